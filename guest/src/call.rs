@@ -1,0 +1,182 @@
+//! `call`: one `tool_use` input object as JSON in, one tool result out.
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::{commands, root};
+
+/// What `call` returns: the text for the model and whether it is an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult {
+    pub content: String,
+    pub is_error: bool,
+}
+
+impl From<Result<String>> for ToolResult {
+    fn from(result: Result<String>) -> Self {
+        match result {
+            Ok(content) => Self {
+                content,
+                is_error: false,
+            },
+            Err(e) => Self {
+                content: e.message,
+                is_error: true,
+            },
+        }
+    }
+}
+
+impl ToolResult {
+    /// The `{"content": …, "is_error": …}` line of `memcap call`.
+    pub fn to_json_line(&self) -> String {
+        let mut map = Map::new();
+        map.insert("content".into(), Value::String(self.content.clone()));
+        map.insert("is_error".into(), Value::Bool(self.is_error));
+        Value::Object(map).to_string()
+    }
+}
+
+const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
+
+/// Runs one tool input. Never fails: every problem becomes an error result.
+pub fn call(input: &str) -> ToolResult {
+    dispatch(input).into()
+}
+
+fn dispatch(input: &str) -> Result<String> {
+    let value: Value = serde_json::from_str(input).map_err(|e| {
+        invalid(format!(
+            "Invalid tool input: not valid JSON ({e}). Send one object such as \
+             {{\"command\": \"view\", \"path\": \"/memories\"}}."
+        ))
+    })?;
+    let Value::Object(fields) = value else {
+        return Err(invalid(format!(
+            "Invalid tool input: expected a JSON object with a \"command\" field, got {}.",
+            type_name(&value)
+        )));
+    };
+    let args = Args(&fields);
+    let command = match fields.get("command") {
+        Some(Value::String(c)) => c.as_str(),
+        None | Some(Value::Null) => {
+            return Err(invalid(format!(
+                "Missing \"command\": use one of {COMMANDS}."
+            )));
+        }
+        Some(other) => {
+            return Err(invalid(format!(
+                "\"command\" must be a string, one of {COMMANDS}; got {}.",
+                type_name(other)
+            )));
+        }
+    };
+    root::with_root(|root| match command {
+        "view" => commands::view::view(root, args.string("view", "path")?, args.view_range()?),
+        "create" => commands::create::create(
+            root,
+            args.string(command, "path")?,
+            args.string(command, "file_text")?,
+        ),
+        "str_replace" => commands::str_replace::str_replace(
+            root,
+            args.string(command, "path")?,
+            args.string(command, "old_str")?,
+            args.string(command, "new_str")?,
+        ),
+        "insert" => commands::insert::insert(
+            root,
+            args.string(command, "path")?,
+            args.integer(command, "insert_line")?,
+            args.string(command, "insert_text")?,
+        ),
+        "delete" => commands::delete::delete(root, args.string(command, "path")?),
+        "rename" => commands::rename::rename(
+            root,
+            args.string(command, "old_path")?,
+            args.string(command, "new_path")?,
+        ),
+        other => Err(invalid(format!(
+            "Unknown command: {other}. Use one of {COMMANDS}."
+        ))),
+    })
+}
+
+fn invalid(message: String) -> ToolError {
+    ToolError::new(ErrorKind::InvalidInput, message)
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Integers as JSON numbers; values past the `s64` range are clamped, which
+/// gives the same outcome as Python's unbounded integers for every command.
+fn as_integer(value: &Value) -> Option<i64> {
+    let n = value.as_number()?;
+    n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX))
+}
+
+struct Args<'a>(&'a Map<String, Value>);
+
+impl Args<'_> {
+    fn string(&self, command: &str, name: &str) -> Result<&str> {
+        match self.0.get(name) {
+            Some(Value::String(s)) => Ok(s),
+            None | Some(Value::Null) => Err(invalid(format!(
+                "Missing required parameter \"{name}\" for command {command}: send it as a string."
+            ))),
+            Some(other) => Err(invalid(format!(
+                "Parameter \"{name}\" for command {command} must be a string, got {}.",
+                type_name(other)
+            ))),
+        }
+    }
+
+    fn integer(&self, command: &str, name: &str) -> Result<i64> {
+        match self.0.get(name) {
+            Some(value) if value.is_number() => as_integer(value).ok_or_else(|| {
+                invalid(format!(
+                    "Parameter \"{name}\" for command {command} must be a whole number, got {value}."
+                ))
+            }),
+            None | Some(Value::Null) => Err(invalid(format!(
+                "Missing required parameter \"{name}\" for command {command}: send it as an integer."
+            ))),
+            Some(other) => Err(invalid(format!(
+                "Parameter \"{name}\" for command {command} must be an integer, got {}.",
+                type_name(other)
+            ))),
+        }
+    }
+
+    /// `view_range` is used only when it holds exactly two items, as in the SDK;
+    /// null, `[]`, `[n]` and longer lists show the whole file.
+    fn view_range(&self) -> Result<Option<(i64, i64)>> {
+        let bad = || {
+            invalid(
+                "Parameter \"view_range\" for command view must be two integers [start, end], \
+                 for example [1, 20] or [10, -1]."
+                    .to_owned(),
+            )
+        };
+        match self.0.get("view_range") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(items)) if items.len() == 2 => {
+                let start = as_integer(&items[0]).ok_or_else(bad)?;
+                let end = as_integer(&items[1]).ok_or_else(bad)?;
+                Ok(Some((start, end)))
+            }
+            Some(Value::Array(_)) => Ok(None),
+            Some(_) => Err(bad()),
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! `create`: a new file with the given text; never overwrites.
+
+use wasip2::filesystem::types::{Descriptor, ErrorCode};
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::fs;
+use crate::vpath::MemPath;
+
+pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String> {
+    let path = MemPath::parse(shown)?;
+    let exists = || {
+        ToolError::new(
+            ErrorKind::AlreadyExists,
+            format!("File {shown} already exists"),
+        )
+    };
+    if path.is_root() {
+        return Err(exists());
+    }
+    if file_text.contains('\0') {
+        return Err(ToolError::new(
+            ErrorKind::NotText,
+            format!(
+                "Cannot create {shown}: file_text contains a NUL character; memory files are text"
+            ),
+        ));
+    }
+    // Refuse early, before any directory is made, when the name is taken.
+    match fs::lstat(root, &path) {
+        Ok(_) => return Err(exists()),
+        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {}
+        Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+    }
+    fs::create_parents(root, &path, shown)?;
+    fs::create_file(root, &path, shown, file_text.as_bytes())?;
+    Ok(format!("File created successfully at: {shown}"))
+}

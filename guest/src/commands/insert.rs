@@ -1,0 +1,38 @@
+//! `insert`: add text as new lines after a given line of a file.
+
+use wasip2::filesystem::types::Descriptor;
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::fs;
+use crate::vpath::MemPath;
+
+pub fn insert(
+    root: &Descriptor,
+    shown: &str,
+    insert_line: i64,
+    insert_text: &str,
+) -> Result<String> {
+    let path = MemPath::parse(shown)?;
+    super::require_file(root, &path, shown)?;
+    let file = fs::read_text(root, &path, shown)?;
+    let mut lines: Vec<&str> = file.text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let count = lines.len();
+    let at = usize::try_from(insert_line).ok().filter(|&at| at <= count).ok_or_else(|| {
+        ToolError::new(
+            ErrorKind::InvalidLine,
+            format!(
+                "Invalid `insert_line` parameter: {insert_line}. It should be within the range [0, {count}]."
+            ),
+        )
+    })?;
+    lines.insert(at, insert_text.trim_end_matches('\n'));
+    let mut updated = lines.join("\n");
+    if !updated.ends_with('\n') {
+        updated.push('\n');
+    }
+    fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
+    Ok(format!("The file {shown} has been edited."))
+}

@@ -1,0 +1,66 @@
+//! `rename`: move a file or directory to a new path; never overwrites.
+
+use wasip2::filesystem::types::{Descriptor, ErrorCode};
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::fs;
+use crate::vpath::MemPath;
+
+pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<String> {
+    let old = MemPath::parse(old_shown)?;
+    let new = MemPath::parse(new_shown)?;
+    if old.is_root() {
+        return Err(ToolError::new(
+            ErrorKind::Protected,
+            "Cannot rename the /memories directory itself",
+        ));
+    }
+    let taken = || {
+        ToolError::new(
+            ErrorKind::AlreadyExists,
+            format!("The destination {new_shown} already exists"),
+        )
+    };
+    // As in the SDK, a taken destination is reported before the source is checked.
+    match fs::stat(root, &new) {
+        Ok(_) => return Err(taken()),
+        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {
+            // A dangling link is still a name that would be replaced.
+            if fs::lstat(root, &new).is_ok() {
+                return Err(taken());
+            }
+        }
+        Err(e) => return Err(ToolError::from_fs(e, new_shown, "rename to")),
+    }
+    let missing = || {
+        ToolError::new(
+            ErrorKind::NotFound,
+            format!("The path {old_shown} does not exist"),
+        )
+    };
+    match fs::stat(root, &old) {
+        Ok(_) => {}
+        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(missing()),
+        Err(e) => return Err(ToolError::from_fs(e, old_shown, "rename")),
+    }
+    if new.is_inside(&old) {
+        return Err(ToolError::new(
+            ErrorKind::NotADirectory,
+            format!("Cannot move {old_shown} into itself ({new_shown})"),
+        ));
+    }
+    fs::create_parents(root, &new, new_shown)?;
+    root.rename_at(&old.relative(), root, &new.relative())
+        .map_err(|e| match e {
+            ErrorCode::NoEntry => missing(),
+            e => ToolError::from_fs(e, new_shown, "rename to"),
+        })?;
+    let sync = |dir: &MemPath| {
+        fs::sync_dir(root, dir).map_err(|e| ToolError::from_fs(e, new_shown, "rename to"))
+    };
+    sync(&new.parent())?;
+    if old.parent() != new.parent() {
+        sync(&old.parent())?;
+    }
+    Ok(format!("Successfully renamed {old_shown} to {new_shown}"))
+}

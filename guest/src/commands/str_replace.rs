@@ -1,0 +1,92 @@
+//! `str_replace`: replace the single occurrence of a string in a file.
+
+use wasip2::filesystem::types::Descriptor;
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::fs;
+use crate::text::numbered;
+use crate::vpath::MemPath;
+
+/// Occurrences listed in a "multiple matches" error before the list is cut
+/// short (the SDK lists every one, which is quadratic for an empty `old_str`).
+const MAX_LISTED_MATCHES: usize = 1000;
+
+pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str) -> Result<String> {
+    let path = MemPath::parse(shown)?;
+    super::require_file(root, &path, shown)?;
+    let file = fs::read_text(root, &path, shown)?;
+    let content = &file.text;
+    let mut matches = content.match_indices(old_str);
+    let Some((pos, _)) = matches.next() else {
+        return Err(ToolError::new(
+            ErrorKind::NoMatch,
+            format!(
+                "No replacement was performed, old_str `{old_str}` did not appear verbatim in {shown}."
+            ),
+        ));
+    };
+    if matches.next().is_some() {
+        return Err(ToolError::new(
+            ErrorKind::MultipleMatches,
+            format!(
+                "No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: {}. Please ensure it is unique",
+                occurrence_lines(content, old_str)
+            ),
+        ));
+    }
+    let mut updated = String::with_capacity(content.len() - old_str.len() + new_str.len());
+    updated.push_str(&content[..pos]);
+    updated.push_str(new_str);
+    updated.push_str(&content[pos + old_str.len()..]);
+    fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
+
+    let line = content[..pos].matches('\n').count();
+    let lines: Vec<&str> = updated.split('\n').collect();
+    let first = line.saturating_sub(2);
+    let last = (line + 3).min(lines.len());
+    let mut out = String::from(
+        "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n",
+    );
+    numbered(&mut out, first + 1, lines[first..last].iter().copied());
+    Ok(out)
+}
+
+/// The line of every occurrence, overlapping ones included (the SDK restarts
+/// its search one character after each match), joined by ", ".
+fn occurrence_lines(content: &str, needle: &str) -> String {
+    let mut lines = Vec::new();
+    let mut line = 1;
+    let mut counted_to = 0;
+    let mut from = 0;
+    while let Some(found) = content[from..].find(needle) {
+        let pos = from + found;
+        line += content[counted_to..pos].matches('\n').count();
+        counted_to = pos;
+        lines.push(line.to_string());
+        if lines.len() == MAX_LISTED_MATCHES {
+            lines.push("…".to_owned());
+            break;
+        }
+        match content[pos..].chars().next() {
+            Some(c) => from = pos + c.len_utf8(),
+            None => break,
+        }
+    }
+    lines.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::occurrence_lines;
+
+    #[test]
+    fn overlapping_and_empty_needles() {
+        assert_eq!(occurrence_lines("aa bb aa", "aa"), "1, 1");
+        assert_eq!(occurrence_lines("aaaa", "aa"), "1, 1, 1");
+        assert_eq!(occurrence_lines("x\ny\nx\ny\n", "x\ny"), "1, 3");
+        assert_eq!(
+            occurrence_lines("Line 1\nSecond\nLine 3\n", ""),
+            "1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4"
+        );
+    }
+}

@@ -1,0 +1,344 @@
+//! File operations relative to the root descriptor: reads, atomic writes,
+//! directory creation and removal. Everything goes through `wasi:filesystem`
+//! (Rust `std::fs` cannot write under some hosts, such as Node's preview2-shim).
+
+use wasip2::filesystem::types::{
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+};
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::vpath::{MemPath, RESERVED};
+
+/// The largest file memcap reads or writes.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// Where unfinished writes live until they are renamed into place. The host
+/// empties it when it opens the store, so a crash leaves nothing behind.
+pub const TEMP_DIR: &str = ".memcap/tmp";
+/// `blocking-write-and-flush` takes at most 4096 bytes per call.
+const WRITE_CHUNK: usize = 4096;
+const READ_CHUNK: u64 = 64 * 1024;
+
+/// `stat` following symbolic links; WASI keeps the links confined to the root.
+pub fn stat(root: &Descriptor, path: &MemPath) -> Result<DescriptorStat, ErrorCode> {
+    if path.is_root() {
+        return root.stat();
+    }
+    root.stat_at(PathFlags::SYMLINK_FOLLOW, &path.relative())
+}
+
+/// `stat` of the name itself: a symbolic link is reported as a link.
+pub fn lstat(root: &Descriptor, path: &MemPath) -> Result<DescriptorStat, ErrorCode> {
+    if path.is_root() {
+        return root.stat();
+    }
+    root.stat_at(PathFlags::empty(), &path.relative())
+}
+
+/// What a writer compares to detect that a file changed under it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Stamp {
+    size: u64,
+    modified: Option<(u64, u32)>,
+    hash: Option<(u64, u64)>,
+}
+
+pub fn stamp(root: &Descriptor, path: &MemPath) -> Result<Stamp, ErrorCode> {
+    let st = stat(root, path)?;
+    let hash = root
+        .metadata_hash_at(PathFlags::SYMLINK_FOLLOW, &path.relative())
+        .ok()
+        .map(|h| (h.lower, h.upper));
+    Ok(Stamp {
+        size: st.size,
+        modified: st
+            .data_modification_timestamp
+            .map(|t| (t.seconds, t.nanoseconds)),
+        hash,
+    })
+}
+
+/// A text file's content, with the stamp taken before it was read.
+pub struct TextFile {
+    pub text: String,
+    pub stamp: Stamp,
+}
+
+/// Reads a regular file as UTF-8 text. `shown` is the path as the model sent it.
+pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextFile> {
+    let stamp = stamp(root, path).map_err(|e| ToolError::from_fs(e, shown, "read"))?;
+    let file = root
+        .open_at(
+            PathFlags::SYMLINK_FOLLOW,
+            &path.relative(),
+            OpenFlags::empty(),
+            DescriptorFlags::READ,
+        )
+        .map_err(|e| match e {
+            ErrorCode::NoEntry => ToolError::new(
+                ErrorKind::Conflict,
+                format!("The file {shown} no longer exists (may have been deleted or renamed concurrently)."),
+            ),
+            e => ToolError::from_fs(e, shown, "read"),
+        })?;
+    let size = file
+        .stat()
+        .map_err(|e| ToolError::from_fs(e, shown, "read"))?
+        .size;
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(shown, size));
+    }
+    let bytes = read_all(&file, size).map_err(|e| ToolError::from_fs(e, shown, "read"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| not_text(shown))?;
+    if text.contains('\0') {
+        return Err(not_text(shown));
+    }
+    Ok(TextFile { text, stamp })
+}
+
+fn read_all(file: &Descriptor, size_hint: u64) -> Result<Vec<u8>, ErrorCode> {
+    let mut bytes = Vec::with_capacity(size_hint as usize);
+    let mut offset = 0u64;
+    loop {
+        // Positional reads stop at end of file; a file that grows past the
+        // limit while being read is cut off here and refused by the caller.
+        let (chunk, end) = file.read(READ_CHUNK, offset)?;
+        offset += chunk.len() as u64;
+        bytes.extend_from_slice(&chunk);
+        if end || chunk.is_empty() || offset > MAX_FILE_BYTES {
+            return Ok(bytes);
+        }
+    }
+}
+
+pub fn not_text(shown: &str) -> ToolError {
+    ToolError::new(
+        ErrorKind::NotText,
+        format!(
+            "The file {shown} is not UTF-8 text (it is binary or in another encoding), \
+             so memcap cannot show or edit it. It can still be renamed or deleted."
+        ),
+    )
+}
+
+pub fn too_large(shown: &str, size: u64) -> ToolError {
+    ToolError::new(
+        ErrorKind::TooLarge,
+        format!(
+            "The file {shown} would be {size} bytes; memcap keeps files up to {MAX_FILE_BYTES} \
+             bytes (8 MiB). Split the content into several files."
+        ),
+    )
+}
+
+/// Creates every missing directory above `path`, like `mkdir -p` of its parent.
+pub fn create_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
+    let parent = path.parent();
+    if parent.is_root() {
+        return Ok(());
+    }
+    match stat(root, &parent) {
+        Ok(st) if st.type_ == DescriptorType::Directory => return Ok(()),
+        Ok(_) => return Err(parent_is_file(shown, &parent)),
+        Err(ErrorCode::NoEntry) => {}
+        Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+    }
+    for dir in path.ancestors() {
+        match root.create_directory_at(&dir.relative()) {
+            Ok(()) => {}
+            Err(ErrorCode::Exist) => match stat(root, &dir) {
+                Ok(st) if st.type_ == DescriptorType::Directory => {}
+                Ok(_) => return Err(parent_is_file(shown, &dir)),
+                Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+            },
+            Err(ErrorCode::NotDirectory) => return Err(parent_is_file(shown, &dir.parent())),
+            Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+        }
+    }
+    Ok(())
+}
+
+fn parent_is_file(shown: &str, file: &MemPath) -> ToolError {
+    ToolError::new(
+        ErrorKind::NotADirectory,
+        format!(
+            "Cannot create {shown}: {} is a file, not a directory",
+            file.display()
+        ),
+    )
+}
+
+/// An unfinished write in [`TEMP_DIR`], removed on drop unless published.
+struct TempFile<'a> {
+    root: &'a Descriptor,
+    name: String,
+    published: bool,
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = self.root.unlink_file_at(&self.name);
+        }
+    }
+}
+
+/// Writes `bytes` to a new temporary file and syncs it.
+fn write_temp<'a>(root: &'a Descriptor, bytes: &[u8]) -> Result<TempFile<'a>, ErrorCode> {
+    let name = format!(
+        "{TEMP_DIR}/{:016x}{:016x}",
+        wasip2::random::random::get_random_u64(),
+        wasip2::random::random::get_random_u64()
+    );
+    // Only `write`, never `mutate-directory`: Node's preview2-shim refuses the latter.
+    let open = || {
+        root.open_at(
+            PathFlags::empty(),
+            &name,
+            OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+            DescriptorFlags::WRITE,
+        )
+    };
+    let file = match open() {
+        Err(ErrorCode::NoEntry) => {
+            // First write under a host that did not prepare the store.
+            for dir in [RESERVED, TEMP_DIR] {
+                match root.create_directory_at(dir) {
+                    Ok(()) | Err(ErrorCode::Exist) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            open()?
+        }
+        other => other?,
+    };
+    let temp = TempFile {
+        root,
+        name,
+        published: false,
+    };
+    {
+        let stream = file.write_via_stream(0).map_err(|_| ErrorCode::Io)?;
+        for chunk in bytes.chunks(WRITE_CHUNK) {
+            stream
+                .blocking_write_and_flush(chunk)
+                .map_err(|_| ErrorCode::Io)?;
+        }
+    }
+    // An fsync error is a failure: the data may never reach the disk.
+    file.sync()?;
+    Ok(temp)
+}
+
+/// Makes a directory's entries (a create, rename or delete in it) durable.
+pub fn sync_dir(root: &Descriptor, dir: &MemPath) -> Result<(), ErrorCode> {
+    if dir.is_root() {
+        return root.sync();
+    }
+    root.open_at(
+        PathFlags::SYMLINK_FOLLOW,
+        &dir.relative(),
+        OpenFlags::DIRECTORY,
+        DescriptorFlags::READ,
+    )?
+    .sync()
+}
+
+/// Replaces the content of an existing file atomically: temp file, fsync,
+/// rename over the original, fsync of the directory. Refuses with `conflict`
+/// when the file changed since `expected` was taken.
+pub fn replace_file(
+    root: &Descriptor,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    expected: Stamp,
+) -> Result<()> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    let fail = |e| ToolError::from_fs(e, shown, "write");
+    let mut temp = write_temp(root, bytes).map_err(fail)?;
+    match stamp(root, path) {
+        Ok(now) if now == expected => {}
+        _ => {
+            return Err(ToolError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "The file {shown} was changed by someone else while this edit ran; \
+                     nothing was written. View it again and retry."
+                ),
+            ));
+        }
+    }
+    root.rename_at(&temp.name, root, &path.relative())
+        .map_err(fail)?;
+    temp.published = true;
+    sync_dir(root, &path.parent()).map_err(fail)
+}
+
+/// Creates a new file with `bytes` atomically and without ever replacing an
+/// existing one: the temp file is hard-linked to the final name (which fails
+/// if the name is taken), so the name never shows partial content.
+pub fn create_file(root: &Descriptor, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<()> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    let fail = |e| ToolError::from_fs(e, shown, "create");
+    let temp = write_temp(root, bytes).map_err(fail)?;
+    root.link_at(PathFlags::empty(), &temp.name, root, &path.relative())
+        .map_err(|e| match e {
+            ErrorCode::Exist => ToolError::new(
+                ErrorKind::AlreadyExists,
+                format!("File {shown} already exists"),
+            ),
+            e => fail(e),
+        })?;
+    drop(temp);
+    sync_dir(root, &path.parent()).map_err(fail)
+}
+
+/// Removes a directory and everything below it, without following links.
+/// Iterative, so a deep tree cannot exhaust the stack.
+pub fn remove_tree(root: &Descriptor, top: &str) -> Result<(), ErrorCode> {
+    // (directory, entries already removed?) pairs, depth first.
+    let mut stack: Vec<(String, bool)> = vec![(top.to_owned(), false)];
+    while let Some((dir, emptied)) = stack.pop() {
+        if emptied {
+            root.remove_directory_at(&dir)?;
+            continue;
+        }
+        stack.push((dir.clone(), true));
+        let handle = root.open_at(
+            PathFlags::empty(),
+            &dir,
+            OpenFlags::DIRECTORY,
+            DescriptorFlags::READ,
+        )?;
+        let entries = handle.read_directory()?;
+        while let Some(entry) = next_entry(&entries)? {
+            let child = format!("{dir}/{}", entry.name);
+            if entry.type_ == DescriptorType::Directory {
+                stack.push((child, false));
+            } else {
+                root.unlink_file_at(&child)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The next directory entry, skipping names that are not valid UTF-8 (WASI
+/// cannot name them; the listing continues after them).
+pub fn next_entry(
+    entries: &wasip2::filesystem::types::DirectoryEntryStream,
+) -> Result<Option<wasip2::filesystem::types::DirectoryEntry>, ErrorCode> {
+    loop {
+        match entries.read_directory_entry() {
+            Err(ErrorCode::IllegalByteSequence) => continue,
+            other => return other,
+        }
+    }
+}

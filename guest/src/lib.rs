@@ -1,0 +1,96 @@
+//! memcap's guest: Claude's memory tool as a WebAssembly component that can
+//! reach exactly one directory, the one its host preopened.
+//!
+//! This file is the glue between the WIT exports and the command modules.
+
+mod call;
+mod commands;
+mod error;
+mod fs;
+mod root;
+mod text;
+mod vpath;
+
+pub use call::{ToolResult, call};
+
+wit_bindgen::generate!({
+    path: "../wit",
+    world: "memcap",
+});
+
+use exports::memcap::memory::memory::{Guest, ToolError as WitError, ToolResult as WitResult};
+
+struct Component;
+
+export!(Component);
+
+fn run(
+    f: impl FnOnce(&wasip2::filesystem::types::Descriptor) -> error::Result<String>,
+) -> Result<String, WitError> {
+    silence_panics();
+    root::with_root(f).map_err(to_wit)
+}
+
+/// A panic is a bug and traps; the host reports it. Its message must not go to
+/// stderr or stdout, which some hosts (Wassette) pass to their MCP channel.
+fn silence_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+}
+
+impl Guest for Component {
+    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
+        run(|root| commands::view::view(root, &path, view_range))
+    }
+
+    fn create(path: String, file_text: String) -> Result<String, WitError> {
+        run(|root| commands::create::create(root, &path, &file_text))
+    }
+
+    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, WitError> {
+        run(|root| commands::str_replace::str_replace(root, &path, &old_str, &new_str))
+    }
+
+    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, WitError> {
+        run(|root| commands::insert::insert(root, &path, insert_line, &insert_text))
+    }
+
+    fn delete(path: String) -> Result<String, WitError> {
+        run(|root| commands::delete::delete(root, &path))
+    }
+
+    fn rename(old_path: String, new_path: String) -> Result<String, WitError> {
+        run(|root| commands::rename::rename(root, &old_path, &new_path))
+    }
+
+    fn call(input: String) -> WitResult {
+        silence_panics();
+        let result = call::call(&input);
+        WitResult {
+            content: result.content,
+            is_error: result.is_error,
+        }
+    }
+}
+
+fn to_wit(e: error::ToolError) -> WitError {
+    use error::ErrorKind as K;
+    let m = e.message;
+    match e.kind {
+        // Only `call` parses tool input; the typed functions cannot get it wrong.
+        K::InvalidPath | K::InvalidInput => WitError::InvalidPath(m),
+        K::Escape => WitError::Escape(m),
+        K::Protected => WitError::Protected(m),
+        K::NotFound => WitError::NotFound(m),
+        K::AlreadyExists => WitError::AlreadyExists(m),
+        K::NotAFile => WitError::NotAFile(m),
+        K::NotADirectory => WitError::NotADirectory(m),
+        K::NoMatch => WitError::NoMatch(m),
+        K::MultipleMatches => WitError::MultipleMatches(m),
+        K::InvalidLine => WitError::InvalidLine(m),
+        K::NotText => WitError::NotText(m),
+        K::TooLarge => WitError::TooLarge(m),
+        K::Conflict => WitError::Conflict(m),
+        K::Io => WitError::Io(m),
+    }
+}

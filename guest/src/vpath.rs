@@ -1,0 +1,196 @@
+//! Turns a model-facing `/memories/...` path into a path relative to the root.
+//!
+//! This is purely lexical: nothing here touches the file system. Containment is
+//! enforced again, by construction, when WASI resolves the result against the
+//! root descriptor.
+
+use crate::error::{ErrorKind, Result, ToolError};
+
+/// The virtual directory every path must live in.
+pub const ROOT: &str = "/memories";
+/// The name, directly under the root, that memcap keeps for itself.
+pub const RESERVED: &str = ".memcap";
+const MAX_NAME_BYTES: usize = 255;
+const MAX_PATH_BYTES: usize = 4096;
+
+/// A validated path inside the root, as `/`-joined components ("" is the root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemPath {
+    components: Vec<String>,
+}
+
+impl MemPath {
+    /// Parses `path` as sent by the model.
+    ///
+    /// Accepts exactly `/memories` or `/memories/...`; empty and `.` components
+    /// are dropped and `..` removes the previous one, but may never climb above
+    /// the root. Unlike the SDK, `/memoriesX` is refused rather than read as
+    /// `/memories/X`, and `/memories/../memories` is an escape (no temporary
+    /// excursions outside the root, as in WASI).
+    pub fn parse(path: &str) -> Result<Self> {
+        let rest = match path.strip_prefix(ROOT) {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+            Some(_) => {
+                return Err(ToolError::new(
+                    ErrorKind::InvalidPath,
+                    format!("Path must be /memories or start with /memories/, got: {path}"),
+                ));
+            }
+            None => {
+                return Err(ToolError::new(
+                    ErrorKind::InvalidPath,
+                    format!("Path must start with /memories, got: {path}"),
+                ));
+            }
+        };
+        if path.contains('\0') {
+            return Err(ToolError::new(
+                ErrorKind::InvalidPath,
+                format!("Path {path} contains a NUL character"),
+            ));
+        }
+        if path.len() > MAX_PATH_BYTES {
+            return Err(ToolError::new(
+                ErrorKind::InvalidPath,
+                format!("Path {path} is longer than {MAX_PATH_BYTES} bytes"),
+            ));
+        }
+        let mut components: Vec<String> = Vec::new();
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if components.pop().is_none() {
+                        return Err(ToolError::escape(path));
+                    }
+                }
+                name if name.len() > MAX_NAME_BYTES => {
+                    return Err(ToolError::new(
+                        ErrorKind::InvalidPath,
+                        format!("Path {path} has a name longer than {MAX_NAME_BYTES} bytes"),
+                    ));
+                }
+                name => components.push(name.to_owned()),
+            }
+        }
+        if components.first().is_some_and(|c| c == RESERVED) {
+            return Err(ToolError::new(
+                ErrorKind::InvalidPath,
+                format!("Path {path} is reserved for memcap's own files; use another name"),
+            ));
+        }
+        Ok(Self { components })
+    }
+
+    /// True for the root itself, in any spelling.
+    pub fn is_root(&self) -> bool {
+        self.components.is_empty()
+    }
+
+    /// The path relative to the root descriptor ("." for the root).
+    pub fn relative(&self) -> String {
+        if self.is_root() {
+            ".".to_owned()
+        } else {
+            self.components.join("/")
+        }
+    }
+
+    /// The parent directory (the root's parent is the root).
+    pub fn parent(&self) -> MemPath {
+        let mut components = self.components.clone();
+        components.pop();
+        MemPath { components }
+    }
+
+    /// Each ancestor from the top down, excluding the root and `self`.
+    pub fn ancestors(&self) -> impl Iterator<Item = MemPath> + '_ {
+        (1..self.components.len()).map(|n| MemPath {
+            components: self.components[..n].to_vec(),
+        })
+    }
+
+    /// The canonical virtual spelling, `/memories/a/b`.
+    pub fn display(&self) -> String {
+        let mut out = String::from(ROOT);
+        for c in &self.components {
+            out.push('/');
+            out.push_str(c);
+        }
+        out
+    }
+
+    /// True when `self` lies strictly below `other`.
+    pub fn is_inside(&self, other: &MemPath) -> bool {
+        self.components.len() > other.components.len()
+            && self.components.starts_with(&other.components)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(p: &str) -> String {
+        MemPath::parse(p).unwrap().relative()
+    }
+
+    fn kind(p: &str) -> ErrorKind {
+        MemPath::parse(p).unwrap_err().kind
+    }
+
+    #[test]
+    fn root_spellings() {
+        for p in [
+            "/memories",
+            "/memories/",
+            "/memories//",
+            "/memories/.",
+            "/memories/a/..",
+        ] {
+            assert!(MemPath::parse(p).unwrap().is_root(), "{p}");
+        }
+    }
+
+    #[test]
+    fn normalises_like_the_sdk() {
+        assert_eq!(rel("/memories/a/../notes.txt"), "notes.txt");
+        assert_eq!(rel("/memories//notes.txt"), "notes.txt");
+        assert_eq!(rel("/memories/./notes.txt"), "notes.txt");
+        assert_eq!(rel("/memories/dir/"), "dir");
+        assert_eq!(rel("/memories/%2e%2e/x"), "%2e%2e/x");
+    }
+
+    #[test]
+    fn refuses_what_the_sdk_lets_through() {
+        assert_eq!(kind("/memoriesX.md"), ErrorKind::InvalidPath);
+        assert_eq!(kind("/memories_backup/s.txt"), ErrorKind::InvalidPath);
+        assert_eq!(kind("/memories/../memories/x"), ErrorKind::Escape);
+        assert_eq!(kind("/memories/.memcap/lock"), ErrorKind::InvalidPath);
+        assert_eq!(kind("/memories/a/../.memcap"), ErrorKind::InvalidPath);
+        assert_eq!(kind("/memories/a\0b"), ErrorKind::InvalidPath);
+    }
+
+    #[test]
+    fn escapes() {
+        for p in [
+            "/memories/..",
+            "/memories/../x",
+            "/memories/a/../../x",
+            "/memories/./../x",
+        ] {
+            assert_eq!(kind(p), ErrorKind::Escape, "{p}");
+        }
+    }
+
+    #[test]
+    fn prefix_errors_use_the_sdk_message() {
+        let err = MemPath::parse("/etc/passwd").unwrap_err();
+        assert_eq!(
+            err.message,
+            "Path must start with /memories, got: /etc/passwd"
+        );
+        assert_eq!(kind(""), ErrorKind::InvalidPath);
+        assert_eq!(kind("memories/x"), ErrorKind::InvalidPath);
+    }
+}

@@ -1,0 +1,122 @@
+//! Errors: a failed tool call (always safe to show the model) and a store that
+//! could not be opened (for the embedding program).
+
+use serde::Serialize;
+
+use crate::bindings::WitError;
+
+/// What kind of failure a call hit. The first cases mirror the WIT
+/// `tool-error`; the rest are detected by the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ToolErrorKind {
+    InvalidPath,
+    Escape,
+    Protected,
+    NotFound,
+    AlreadyExists,
+    NotAFile,
+    NotADirectory,
+    NoMatch,
+    MultipleMatches,
+    InvalidLine,
+    NotText,
+    TooLarge,
+    Conflict,
+    Io,
+    /// Malformed tool input (only from [`crate::Memory::call`]).
+    InvalidInput,
+    /// The call ran past its time limit and was stopped.
+    TimedOut,
+    /// The guest needed more memory than its limit.
+    OutOfMemory,
+    /// The guest trapped for another reason (a bug in memcap).
+    GuestFailure,
+}
+
+/// A failed call: its kind and the exact message for the model. Messages never
+/// hold a host path or operating-system error text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub kind: ToolErrorKind,
+    pub message: String,
+}
+
+impl ToolError {
+    pub(crate) fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<WitError> for ToolError {
+    fn from(e: WitError) -> Self {
+        use ToolErrorKind as K;
+        let (kind, message) = match e {
+            WitError::InvalidPath(m) => (K::InvalidPath, m),
+            WitError::Escape(m) => (K::Escape, m),
+            WitError::Protected(m) => (K::Protected, m),
+            WitError::NotFound(m) => (K::NotFound, m),
+            WitError::AlreadyExists(m) => (K::AlreadyExists, m),
+            WitError::NotAFile(m) => (K::NotAFile, m),
+            WitError::NotADirectory(m) => (K::NotADirectory, m),
+            WitError::NoMatch(m) => (K::NoMatch, m),
+            WitError::MultipleMatches(m) => (K::MultipleMatches, m),
+            WitError::InvalidLine(m) => (K::InvalidLine, m),
+            WitError::NotText(m) => (K::NotText, m),
+            WitError::TooLarge(m) => (K::TooLarge, m),
+            WitError::Conflict(m) => (K::Conflict, m),
+            WitError::Io(m) => (K::Io, m),
+        };
+        Self { kind, message }
+    }
+}
+
+/// One tool result, as `memcap call` prints it: `{"content": …, "is_error": …}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ToolResult {
+    pub content: String,
+    pub is_error: bool,
+}
+
+impl From<Result<String, ToolError>> for ToolResult {
+    fn from(result: Result<String, ToolError>) -> Self {
+        match result {
+            Ok(content) => Self {
+                content,
+                is_error: false,
+            },
+            Err(e) => Self {
+                content: e.message,
+                is_error: true,
+            },
+        }
+    }
+}
+
+impl ToolResult {
+    /// The JSON line of the `memcap call` protocol.
+    pub fn to_json_line(&self) -> String {
+        serde_json::to_string(self).expect("a ToolResult always serialises")
+    }
+}
+
+/// Why [`crate::Memory::open`] failed. These are for the program embedding
+/// memcap, not for the model, so they may name host paths.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("could not create or open the memory directory {path}: {source}")]
+    Root {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("could not prepare memcap's files in {path}: {source}")]
+    Store {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("could not load the memory component: {0}")]
+    Component(String),
+}

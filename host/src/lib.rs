@@ -1,0 +1,28 @@
+//! memcap's host: runs the memory component in wasmtime with exactly one
+//! preopened directory, serialises every call per store, and turns whatever
+//! the guest does (including traps and runaway loops) into a tool result.
+//!
+//! ```no_run
+//! let memory = memcap::Memory::open("./memories")?;
+//! let result = memory.call(r#"{"command": "view", "path": "/memories"}"#);
+//! println!("{}", result.content);
+//! # Ok::<(), memcap::OpenError>(())
+//! ```
+
+mod bindings;
+mod error;
+mod limits;
+mod lock;
+mod memory;
+mod runtime;
+
+pub use error::{OpenError, ToolError, ToolErrorKind, ToolResult};
+pub use limits::Limits;
+pub use memory::{Memory, MemoryBuilder};
+
+/// The library component (`memcap.wasm`) this host embeds.
+pub const GUEST_WASM: &[u8] = include_bytes!(env!("MEMCAP_GUEST_WASM"));
+/// Where the build left the library component, for tests and packaging.
+pub const GUEST_WASM_PATH: &str = env!("MEMCAP_GUEST_WASM");
+/// Where the build left the command component (`wasi:cli/run` reading JSON lines).
+pub const COMMAND_WASM_PATH: &str = env!("MEMCAP_COMMAND_WASM");

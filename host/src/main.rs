@@ -1,0 +1,124 @@
+//! The `memcap` CLI: the memory tool's commands on a local directory, and
+//! `memcap call`, the JSON-lines executor for agent loops in any language.
+
+use std::io::{BufRead, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use memcap::{Memory, ToolError};
+
+#[derive(Parser)]
+#[command(
+    version,
+    about = "Persistent memory for AI agents, sandboxed in WebAssembly"
+)]
+struct Cli {
+    /// The memory directory, served to the agent as /memories.
+    #[arg(long, env = "MEMCAP_ROOT", default_value = "./memories", global = true)]
+    root: PathBuf,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run tool calls: one tool_use input JSON per line on stdin, one
+    /// {"content": …, "is_error": …} JSON line per input on stdout, in order.
+    Call,
+    /// Show a directory (2 levels deep) or a file with line numbers.
+    View {
+        path: String,
+        /// Show only lines START to END (1-based; END -1 means the last line).
+        #[arg(long, num_args = 2, value_names = ["START", "END"], allow_negative_numbers = true)]
+        range: Option<Vec<i64>>,
+    },
+    /// Create a new file; the text comes from TEXT or, if omitted, stdin.
+    Create { path: String, text: Option<String> },
+    /// Replace the single occurrence of OLD with NEW in a file.
+    StrReplace {
+        path: String,
+        old: String,
+        new: String,
+    },
+    /// Insert text after LINE (0 = at the top); TEXT or, if omitted, stdin.
+    Insert {
+        path: String,
+        #[arg(allow_negative_numbers = true)]
+        line: i64,
+        text: Option<String>,
+    },
+    /// Delete a file or a directory tree.
+    Delete { path: String },
+    /// Rename or move a file or directory.
+    Rename { old_path: String, new_path: String },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("memcap: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let memory = Memory::open(&cli.root)?;
+    let result: Result<String, ToolError> = match cli.command {
+        Command::Call => return serve_lines(&memory),
+        Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
+        Command::Create { path, text } => memory.create(&path, &text_or_stdin(text)?),
+        Command::StrReplace { path, old, new } => memory.str_replace(&path, &old, &new),
+        Command::Insert { path, line, text } => memory.insert(&path, line, &text_or_stdin(text)?),
+        Command::Delete { path } => memory.delete(&path),
+        Command::Rename { old_path, new_path } => memory.rename(&old_path, &new_path),
+    };
+    match result {
+        Ok(content) => {
+            println!("{content}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
+    match text {
+        Some(text) => Ok(text),
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("reading the text from stdin")?;
+            Ok(text)
+        }
+    }
+}
+
+/// The `memcap call` protocol. Blank lines are skipped; every other line gets
+/// exactly one answer, flushed at once.
+fn serve_lines(memory: &Memory) -> anyhow::Result<ExitCode> {
+    let stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.split(b'\n') {
+        let line = line.context("reading stdin")?;
+        let result = match String::from_utf8(line) {
+            Ok(text) if text.trim().is_empty() => continue,
+            Ok(text) => memory.call(&text),
+            Err(_) => memcap::ToolResult {
+                content: "Invalid tool input: the line is not UTF-8 text.".to_owned(),
+                is_error: true,
+            },
+        };
+        writeln!(stdout, "{}", result.to_json_line()).context("writing stdout")?;
+        stdout.flush().context("writing stdout")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

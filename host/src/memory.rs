@@ -1,0 +1,346 @@
+//! [`Memory`]: one memory directory, served by the component.
+
+use std::path::{Path, PathBuf};
+
+use wasmtime::Store;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+use crate::bindings::Memcap;
+use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
+use crate::limits::Limits;
+use crate::lock::StoreLock;
+use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
+
+/// The name the guest sees for its one directory.
+const GUEST_ROOT: &str = "/memories";
+/// memcap's own files inside the root; the guest refuses every path in it.
+const RESERVED_DIR: &str = ".memcap";
+const TEMP_DIR: &str = ".memcap/tmp";
+const LOCK_FILE: &str = ".memcap/lock";
+
+/// A memory directory and the component that serves it.
+///
+/// Every call runs in the same sandbox: the guest sees this one directory as
+/// `/memories`, with no environment, network, stdio or other files. Calls are
+/// serialised per directory, across threads and processes, so no edit is lost.
+/// A call that traps, runs too long or exhausts its memory becomes an error
+/// result, and the next call gets a fresh instance.
+pub struct Memory {
+    root: PathBuf,
+    limits: Limits,
+    runtime: &'static Runtime,
+    instance: StoreLock<Option<Warm>>,
+}
+
+/// A live instance, kept between calls so a call costs no instantiation.
+struct Warm {
+    store: Store<StoreData>,
+    bindings: Memcap,
+}
+
+/// Options for [`Memory`]; see [`Memory::builder`].
+pub struct MemoryBuilder {
+    root: PathBuf,
+    limits: Limits,
+}
+
+impl MemoryBuilder {
+    /// Replaces the default [`Limits`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Creates the directory if needed and prepares it; see [`Memory::open`].
+    pub fn open(self) -> Result<Memory, OpenError> {
+        let root = std::path::absolute(&self.root).map_err(|source| OpenError::Root {
+            path: self.root.clone(),
+            source,
+        })?;
+        tighten_umask();
+        let lock_file = prepare_store(&root)?;
+        let runtime = runtime::get()?;
+        let memory = Memory {
+            root,
+            limits: self.limits,
+            runtime,
+            instance: StoreLock::new(lock_file, None),
+        };
+        // Instantiate now so a broken setup fails here, not on the first call.
+        let warm = memory
+            .instantiate()
+            .map_err(|e| OpenError::Component(format!("{e:#}")))?;
+        *memory.instance.lock().map_err(|source| OpenError::Store {
+            path: memory.root.clone(),
+            source,
+        })? = Some(warm);
+        Ok(memory)
+    }
+}
+
+/// WASI cannot pass a file mode, so the guest's files get the process umask:
+/// tighten it so they are 0600 and directories 0700. Bits are only ever
+/// removed from the umask, never added back.
+fn tighten_umask() {
+    use rustix::fs::Mode;
+    use rustix::process::umask;
+    let previous = umask(Mode::from_raw_mode(0o077));
+    umask(previous | Mode::from_raw_mode(0o077));
+}
+
+/// Creates the root (0700) if missing, memcap's reserved directory in it, and
+/// removes the temp files a crashed writer left, under the store lock.
+fn prepare_store(root: &Path) -> Result<std::fs::File, OpenError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let root_err = |source| OpenError::Root {
+        path: root.to_path_buf(),
+        source,
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(root)
+        .map_err(root_err)?;
+    let dir =
+        cap_std::fs::Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(root_err)?;
+    let store_err = |source| OpenError::Store {
+        path: root.to_path_buf(),
+        source,
+    };
+    dir.create_dir_all(TEMP_DIR).map_err(store_err)?;
+    let lock = dir
+        .open_with(
+            LOCK_FILE,
+            cap_std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true),
+        )
+        .map_err(store_err)?
+        .into_std();
+    lock.lock().map_err(store_err)?;
+    let cleaned = remove_leftovers(&dir);
+    lock.unlock().map_err(store_err)?;
+    cleaned.map_err(store_err)?;
+    Ok(lock)
+}
+
+/// Every write goes through `.memcap/tmp`; with the lock held no write is in
+/// flight, so whatever is there was left by a crash.
+fn remove_leftovers(dir: &cap_std::fs::Dir) -> std::io::Result<()> {
+    let temp = dir.open_dir(TEMP_DIR)?;
+    for entry in temp.entries()? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            temp.remove_dir_all(entry.file_name())?;
+        } else {
+            temp.remove_file(entry.file_name())?;
+        }
+    }
+    debug_assert!(dir.is_dir(RESERVED_DIR));
+    Ok(())
+}
+
+impl Memory {
+    /// Opens the memory directory `root`, creating it (mode 0700) if missing.
+    ///
+    /// Leftovers of writes interrupted by a crash are removed. The first open
+    /// in a process loads the compiled component from the on-disk cache (see
+    /// `MEMCAP_CACHE_DIR`) or compiles it. Also tightens the process umask to
+    /// include 0o077, so that the files the guest creates are private.
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Self::builder(root).open()
+    }
+
+    /// Like [`Memory::open`], with options.
+    pub fn builder(root: impl AsRef<Path>) -> MemoryBuilder {
+        MemoryBuilder {
+            root: root.as_ref().to_path_buf(),
+            limits: Limits::default(),
+        }
+    }
+
+    /// The host directory served as `/memories`.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Shows a directory listing or a file with line numbers (WIT `view`).
+    pub fn view(&self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, ToolError> {
+        self.typed(path.len(), |b, s| {
+            b.memcap_memory_memory().call_view(s, path, view_range)
+        })
+    }
+
+    /// Creates a new file; never overwrites (WIT `create`).
+    pub fn create(&self, path: &str, file_text: &str) -> Result<String, ToolError> {
+        self.typed(path.len() + file_text.len(), |b, s| {
+            b.memcap_memory_memory().call_create(s, path, file_text)
+        })
+    }
+
+    /// Replaces the single occurrence of `old_str` (WIT `str-replace`).
+    pub fn str_replace(
+        &self,
+        path: &str,
+        old_str: &str,
+        new_str: &str,
+    ) -> Result<String, ToolError> {
+        self.typed(path.len() + old_str.len() + new_str.len(), |b, s| {
+            b.memcap_memory_memory()
+                .call_str_replace(s, path, old_str, new_str)
+        })
+    }
+
+    /// Inserts text after line `insert_line` (WIT `insert`).
+    pub fn insert(
+        &self,
+        path: &str,
+        insert_line: i64,
+        insert_text: &str,
+    ) -> Result<String, ToolError> {
+        self.typed(path.len() + insert_text.len(), |b, s| {
+            b.memcap_memory_memory()
+                .call_insert(s, path, insert_line, insert_text)
+        })
+    }
+
+    /// Deletes a file or directory tree (WIT `delete`).
+    pub fn delete(&self, path: &str) -> Result<String, ToolError> {
+        self.typed(path.len(), |b, s| {
+            b.memcap_memory_memory().call_delete(s, path)
+        })
+    }
+
+    /// Renames or moves a file or directory; never overwrites (WIT `rename`).
+    pub fn rename(&self, old_path: &str, new_path: &str) -> Result<String, ToolError> {
+        self.typed(old_path.len() + new_path.len(), |b, s| {
+            b.memcap_memory_memory().call_rename(s, old_path, new_path)
+        })
+    }
+
+    /// Runs one `tool_use` input given as JSON (WIT `call`). Never fails:
+    /// every problem, including a bad input or a stopped guest, is an error
+    /// result with a message for the model.
+    pub fn call(&self, input: &str) -> ToolResult {
+        let result = self.invoke(input.len(), |b, s| {
+            b.memcap_memory_memory().call_call(s, input)
+        });
+        match result {
+            Ok(r) => ToolResult {
+                content: r.content,
+                is_error: r.is_error,
+            },
+            Err(e) => Err(e).into(),
+        }
+    }
+
+    fn typed(
+        &self,
+        input_bytes: usize,
+        f: impl FnOnce(
+            &Memcap,
+            &mut Store<StoreData>,
+        ) -> wasmtime::Result<Result<String, crate::bindings::WitError>>,
+    ) -> Result<String, ToolError> {
+        self.invoke(input_bytes, f)?.map_err(ToolError::from)
+    }
+
+    /// Runs `f` on the warm instance under the store lock, within the limits.
+    fn invoke<R>(
+        &self,
+        input_bytes: usize,
+        f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R>,
+    ) -> Result<R, ToolError> {
+        let max = self.limits.max_input_bytes;
+        if input_bytes > max {
+            return Err(ToolError::new(
+                ToolErrorKind::TooLarge,
+                format!(
+                    "The tool input is {input_bytes} bytes; memcap accepts up to {max} bytes per call. \
+                     Split the content into several smaller files."
+                ),
+            ));
+        }
+        let mut held = self.instance.lock().map_err(|_| {
+            ToolError::new(
+                ToolErrorKind::Io,
+                "Could not lock the memory directory; nothing was changed. Try again.",
+            )
+        })?;
+        if held.is_none() {
+            *held = Some(self.instantiate().map_err(|_| guest_failure())?);
+        }
+        let warm = held.as_mut().expect("instance was just created");
+        let ticks = (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
+        warm.store.set_epoch_deadline(ticks as u64);
+        warm.store.data_mut().limiter.refused = false;
+        match f(&warm.bindings, &mut warm.store) {
+            Ok(r) => Ok(r),
+            Err(trap) => {
+                let out_of_memory = warm.store.data().limiter.refused;
+                // A trapped instance may be in any state: never reuse it.
+                *held = None;
+                Err(self.stopped(&trap, out_of_memory))
+            }
+        }
+    }
+
+    fn stopped(&self, trap: &wasmtime::Error, out_of_memory: bool) -> ToolError {
+        const AFTER: &str = "A file it was changing holds either its old or its new content; \
+                             view it before retrying.";
+        if trap.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
+            ToolError::new(
+                ToolErrorKind::TimedOut,
+                format!(
+                    "The memory command was stopped after {} s, memcap's time limit per call. {AFTER}",
+                    self.limits.call_timeout.as_secs_f32()
+                ),
+            )
+        } else if out_of_memory {
+            ToolError::new(
+                ToolErrorKind::OutOfMemory,
+                format!(
+                    "The memory command needed more than {} MiB of memory and was stopped. {AFTER}",
+                    self.limits.memory_bytes >> 20
+                ),
+            )
+        } else {
+            guest_failure()
+        }
+    }
+
+    fn instantiate(&self) -> wasmtime::Result<Warm> {
+        let mut wasi = WasiCtxBuilder::new();
+        // No env, args, stdio or network: the one directory is all it gets.
+        wasi.allow_blocking_current_thread(true)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .preopened_dir(&self.root, GUEST_ROOT, FsPerms::ReadWrite)?;
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(1024);
+        let data = StoreData {
+            wasi: wasi.build(),
+            table,
+            limiter: GuestLimiter {
+                memory_bytes: self.limits.memory_bytes,
+                refused: false,
+            },
+        };
+        let mut store = Store::new(&self.runtime.engine, data);
+        store.limiter(|d| &mut d.limiter);
+        store.set_epoch_deadline(u64::MAX / 2);
+        let bindings = self.runtime.pre.instantiate(&mut store)?;
+        Ok(Warm { store, bindings })
+    }
+}
+
+fn guest_failure() -> ToolError {
+    ToolError::new(
+        ToolErrorKind::GuestFailure,
+        "The memory command failed inside memcap (an internal error). A file it was changing \
+         holds either its old or its new content; view it before retrying.",
+    )
+}
