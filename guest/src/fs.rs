@@ -34,6 +34,17 @@ pub fn lstat(root: &Descriptor, path: &MemPath) -> Result<DescriptorStat, ErrorC
     root.stat_at(PathFlags::empty(), &path.relative())
 }
 
+/// Whether anything is at `path`. Links are followed, so a link out of the
+/// root is an error (not-permitted) rather than "exists"; a dangling link still
+/// counts as a name that is taken.
+pub fn exists(root: &Descriptor, path: &MemPath) -> Result<bool, ErrorCode> {
+    match stat(root, path) {
+        Ok(_) => Ok(true),
+        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => Ok(lstat(root, path).is_ok()),
+        Err(e) => Err(e),
+    }
+}
+
 /// What a writer compares to detect that a file changed under it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Stamp {

