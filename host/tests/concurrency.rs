@@ -1,0 +1,121 @@
+//! No edit is ever lost: writers in separate processes (and threads) editing
+//! different lines of one file are serialised by the host's store lock.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use memcap::Memory;
+
+const WRITERS: usize = 8;
+const EDITS: usize = 200;
+
+fn initial() -> String {
+    (0..WRITERS).map(|w| format!("w{w}=0\n")).collect()
+}
+
+fn edit(w: usize, k: usize) -> String {
+    serde_json::json!({
+        "command": "str_replace",
+        "path": "/memories/shared.txt",
+        "old_str": format!("w{w}={k}\n"),
+        "new_str": format!("w{w}={}\n", k + 1),
+    })
+    .to_string()
+}
+
+fn expected() -> String {
+    (0..WRITERS).map(|w| format!("w{w}={EDITS}\n")).collect()
+}
+
+#[test]
+fn eight_processes_two_hundred_edits_each_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memories");
+    Memory::open(&root)
+        .unwrap()
+        .create("/memories/shared.txt", &initial())
+        .unwrap();
+
+    let children: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
+                .arg("--root")
+                .arg(&root)
+                .arg("call")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let input: String = (0..EDITS).map(|k| edit(w, k) + "\n").collect();
+            let mut stdin = child.stdin.take().unwrap();
+            std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let lines: Vec<memcap::ToolResult> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), EDITS);
+        for line in lines {
+            assert!(!line.is_error, "{}", line.content);
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("shared.txt")).unwrap(),
+        expected()
+    );
+}
+
+#[test]
+fn threads_with_separate_handles_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memories");
+    Memory::open(&root)
+        .unwrap()
+        .create("/memories/shared.txt", &initial())
+        .unwrap();
+    std::thread::scope(|scope| {
+        for w in 0..WRITERS {
+            let root = &root;
+            scope.spawn(move || {
+                // One handle per thread: only the file lock stands between them.
+                let memory = Memory::open(root).unwrap();
+                for k in 0..EDITS / 4 {
+                    let result = memory.call(&edit(w, k));
+                    assert!(!result.is_error, "{}", result.content);
+                }
+            });
+        }
+    });
+    let expected: String = (0..WRITERS)
+        .map(|w| format!("w{w}={}\n", EDITS / 4))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(root.join("shared.txt")).unwrap(),
+        expected
+    );
+}
+
+#[test]
+fn racing_creates_have_exactly_one_winner() {
+    let f = common::Fixture::new();
+    let outcomes: Vec<Result<String, memcap::ToolError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|i| {
+                let memory = &f.memory;
+                scope.spawn(move || memory.create("/memories/race.txt", &format!("writer {i}")))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let winners: Vec<usize> = (0..16).filter(|&i| outcomes[i].is_ok()).collect();
+    assert_eq!(winners.len(), 1, "{outcomes:?}");
+    assert_eq!(f.read("race.txt"), format!("writer {}", winners[0]));
+}

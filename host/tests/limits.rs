@@ -1,0 +1,89 @@
+//! A runaway or greedy guest becomes an error result and the host lives on.
+
+mod common;
+
+use std::time::Duration;
+
+use memcap::{Limits, Memory, ToolErrorKind};
+
+fn open(limits: Limits) -> (tempfile::TempDir, Memory) {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = Memory::builder(dir.path().join("memories"))
+        .limits(limits)
+        .open()
+        .unwrap();
+    (dir, memory)
+}
+
+#[test]
+fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
+    let (dir, memory) = open(Limits {
+        call_timeout: Duration::from_millis(10),
+        ..Limits::default()
+    });
+    // Numbering a million lines takes far longer than one 10 ms epoch tick.
+    std::fs::write(dir.path().join("memories/long.txt"), "x\n".repeat(990_000)).unwrap();
+    let e = memory.view("/memories/long.txt", None).unwrap_err();
+    assert_eq!(e.kind, ToolErrorKind::TimedOut, "{}", e.message);
+    assert!(
+        e.message
+            .starts_with("The memory command was stopped after 0.01 s"),
+        "{}",
+        e.message
+    );
+    assert!(memory.view("/memories", None).unwrap().contains("long.txt"));
+}
+
+#[test]
+fn a_guest_out_of_memory_is_reported_and_replaced() {
+    let (dir, memory) = open(Limits {
+        memory_bytes: 4 << 20,
+        ..Limits::default()
+    });
+    let e = memory
+        .create("/memories/big.txt", &"y".repeat(6 << 20))
+        .unwrap_err();
+    assert_eq!(e.kind, ToolErrorKind::OutOfMemory, "{}", e.message);
+    assert!(!dir.path().join("memories/big.txt").exists());
+    let result =
+        memory.call(r#"{"command": "create", "path": "/memories/small.txt", "file_text": "ok"}"#);
+    assert!(!result.is_error, "{}", result.content);
+}
+
+#[test]
+fn oversized_input_is_refused_before_the_guest_sees_it() {
+    let (dir, memory) = open(Limits {
+        max_input_bytes: 1000,
+        ..Limits::default()
+    });
+    let e = memory
+        .create("/memories/a.txt", &"z".repeat(2000))
+        .unwrap_err();
+    assert_eq!(e.kind, ToolErrorKind::TooLarge);
+    let json = serde_json::json!({"command": "create", "path": "/memories/a.txt", "file_text": "z".repeat(2000)});
+    let result = memory.call(&json.to_string());
+    assert!(result.is_error);
+    assert!(
+        result.content.contains("memcap accepts up to 1000 bytes"),
+        "{}",
+        result.content
+    );
+    assert!(!dir.path().join("memories/a.txt").exists());
+}
+
+#[test]
+fn files_over_eight_mib_are_refused_by_the_guest() {
+    let f = common::Fixture::new();
+    f.plant("huge.txt", "h".repeat((8 << 20) + 1));
+    let e = f
+        .memory
+        .str_replace("/memories/huge.txt", "h", "i")
+        .unwrap_err();
+    assert_eq!(e.kind, ToolErrorKind::TooLarge, "{}", e.message);
+    let e = f
+        .memory
+        .create("/memories/new.txt", &"n".repeat((8 << 20) + 1))
+        .unwrap_err();
+    assert_eq!(e.kind, ToolErrorKind::TooLarge, "{}", e.message);
+    assert!(!f.exists("new.txt"));
+}
