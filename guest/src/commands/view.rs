@@ -116,15 +116,15 @@ fn collect(dir: &Descriptor, shown: &str, prefix: &str, depth: u32, out: &mut St
         match st.type_ {
             DescriptorType::Directory => {
                 out.push_str(&format!("\n{}\t{shown}/{rel}/", format_size(st.size)));
-                if depth < 2 {
-                    if let Ok(child) = dir.open_at(
+                if depth < 2
+                    && let Ok(child) = dir.open_at(
                         PathFlags::SYMLINK_FOLLOW,
                         &name,
                         OpenFlags::DIRECTORY,
                         DescriptorFlags::READ,
-                    ) {
-                        collect(&child, shown, &rel, depth + 1, out);
-                    }
+                    )
+                {
+                    collect(&child, shown, &rel, depth + 1, out);
                 }
             }
             DescriptorType::RegularFile => {
