@@ -68,15 +68,17 @@ pub fn stamp(root: &Descriptor, path: &MemPath) -> Result<Stamp, ErrorCode> {
     })
 }
 
-/// A text file's content, with the stamp taken before it was read.
+/// A text file's content, with the stamp of what was read.
 pub struct TextFile {
     pub text: String,
     pub stamp: Stamp,
 }
 
-/// Reads a regular file as UTF-8 text. `shown` is the path as the model sent it.
+/// Reads a regular file as UTF-8 text. `shown` is the path as the model sent
+/// it. Callers have checked that `path` is a regular file: opening a FIFO
+/// for reading would block.
 pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextFile> {
-    let stamp = stamp(root, path).map_err(|e| ToolError::from_fs(e, shown, "read"))?;
+    let fail = |e| ToolError::from_fs(e, shown, "read");
     let file = root
         .open_at(
             PathFlags::SYMLINK_FOLLOW,
@@ -89,16 +91,21 @@ pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextF
                 ErrorKind::Conflict,
                 format!("The file {shown} no longer exists (may have been deleted or renamed concurrently)."),
             ),
-            e => ToolError::from_fs(e, shown, "read"),
+            e => fail(e),
         })?;
-    let size = file
-        .stat()
-        .map_err(|e| ToolError::from_fs(e, shown, "read"))?
-        .size;
-    if size > MAX_FILE_BYTES {
-        return Err(too_large(shown, size));
+    // Taken from the open file, so it describes exactly what is read.
+    let st = file.stat().map_err(fail)?;
+    let stamp = Stamp {
+        size: st.size,
+        modified: st
+            .data_modification_timestamp
+            .map(|t| (t.seconds, t.nanoseconds)),
+        hash: file.metadata_hash().ok().map(|h| (h.lower, h.upper)),
+    };
+    if st.size > MAX_FILE_BYTES {
+        return Err(too_large(shown, st.size));
     }
-    let bytes = read_all(&file, size).map_err(|e| ToolError::from_fs(e, shown, "read"))?;
+    let bytes = read_all(&file, st.size).map_err(fail)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
@@ -109,13 +116,15 @@ pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextF
     Ok(TextFile { text, stamp })
 }
 
-fn read_all(file: &Descriptor, size_hint: u64) -> Result<Vec<u8>, ErrorCode> {
-    let mut bytes = Vec::with_capacity(size_hint as usize);
+fn read_all(file: &Descriptor, size: u64) -> Result<Vec<u8>, ErrorCode> {
+    let mut bytes = Vec::with_capacity(size as usize);
     let mut offset = 0u64;
     loop {
-        // Positional reads stop at end of file; a file that grows past the
-        // limit while being read is cut off here and refused by the caller.
-        let (chunk, end) = file.read(READ_CHUNK, offset)?;
+        // One byte more than the size asks for the end-of-file mark in the
+        // same call. A file that grows past the limit while being read is cut
+        // off here and refused by the caller.
+        let want = (size.saturating_sub(offset) + 1).min(READ_CHUNK);
+        let (chunk, end) = file.read(want, offset)?;
         offset += chunk.len() as u64;
         bytes.extend_from_slice(&chunk);
         if end || chunk.is_empty() || offset > MAX_FILE_BYTES {

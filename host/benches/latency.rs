@@ -1,0 +1,295 @@
+//! Per-command latency: memcap with a warm instance, native Rust `std::fs`
+//! doing the same durable steps, the Python SDK, and a cold `memcap` CLI call.
+//! Figures are medians of one run, printed as a table with ratios; nothing is
+//! asserted (targets live in the README). Run with `./dev bench`.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use memcap::Memory;
+
+const N: usize = 400;
+const OPS: [&str; 7] = [
+    "view file",
+    "view dir",
+    "create",
+    "str_replace",
+    "insert",
+    "rename",
+    "delete",
+];
+
+fn median_us(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+fn time(mut f: impl FnMut(usize)) -> f64 {
+    let samples = (0..N)
+        .map(|i| {
+            let start = Instant::now();
+            f(i);
+            start.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    median_us(samples)
+}
+
+const SWAP: [&str; 2] = ["alpha", "omega"];
+
+fn memcap_warm(dir: &Path) -> BTreeMap<&'static str, f64> {
+    let m = Memory::open(dir.join("memcap")).unwrap();
+    m.create(
+        "/memories/note.md",
+        &format!("alpha\n{}", "line\n".repeat(20)),
+    )
+    .unwrap();
+    m.create("/memories/ins.md", "").unwrap();
+    m.create("/memories/r0.md", "r").unwrap();
+    for i in 0..20 {
+        m.create(&format!("/memories/dir/f{i}.md"), "x").unwrap();
+    }
+    let mut out = BTreeMap::new();
+    out.insert(
+        "view file",
+        time(|_| drop(m.view("/memories/note.md", None).unwrap())),
+    );
+    out.insert(
+        "view dir",
+        time(|_| drop(m.view("/memories", None).unwrap())),
+    );
+    out.insert(
+        "create",
+        time(|i| {
+            drop(
+                m.create(&format!("/memories/new/{i}.md"), "hello\n")
+                    .unwrap(),
+            )
+        }),
+    );
+    out.insert(
+        "str_replace",
+        time(|i| {
+            drop(
+                m.str_replace("/memories/note.md", SWAP[i % 2], SWAP[(i + 1) % 2])
+                    .unwrap(),
+            )
+        }),
+    );
+    out.insert(
+        "insert",
+        time(|_| drop(m.insert("/memories/ins.md", 0, "x").unwrap())),
+    );
+    out.insert(
+        "rename",
+        time(|i| {
+            drop(
+                m.rename(
+                    &format!("/memories/r{}.md", i % 2),
+                    &format!("/memories/r{}.md", (i + 1) % 2),
+                )
+                .unwrap(),
+            )
+        }),
+    );
+    out.insert(
+        "delete",
+        time(|i| drop(m.delete(&format!("/memories/new/{i}.md")).unwrap())),
+    );
+    out
+}
+
+/// The same durable steps memcap takes: temp file, fsync, rename or link,
+/// fsync of the directory.
+fn durable_write(dir: &Path, name: &str, bytes: &[u8], replace: bool) {
+    let temp = dir.join(".tmp-bench");
+    let mut f = File::create(&temp).unwrap();
+    f.write_all(bytes).unwrap();
+    f.sync_all().unwrap();
+    if replace {
+        fs::rename(&temp, dir.join(name)).unwrap();
+    } else {
+        fs::hard_link(&temp, dir.join(name)).unwrap();
+        fs::remove_file(&temp).unwrap();
+    }
+    File::open(dir).unwrap().sync_all().unwrap();
+}
+
+fn numbered(text: &str) -> String {
+    let mut out = String::from("Here's the content of /memories/note.md with line numbers:\n");
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{:>6}\t{line}", i + 1));
+    }
+    out
+}
+
+fn native(dir: &Path) -> BTreeMap<&'static str, f64> {
+    let root = dir.join("native");
+    fs::create_dir_all(root.join("dir")).unwrap();
+    fs::create_dir_all(root.join("new")).unwrap();
+    fs::write(
+        root.join("note.md"),
+        format!("alpha\n{}", "line\n".repeat(20)),
+    )
+    .unwrap();
+    fs::write(root.join("ins.md"), "").unwrap();
+    fs::write(root.join("r0.md"), "r").unwrap();
+    for i in 0..20 {
+        fs::write(root.join(format!("dir/f{i}.md")), "x").unwrap();
+    }
+    let mut out = BTreeMap::new();
+    out.insert(
+        "view file",
+        time(|_| drop(numbered(&fs::read_to_string(root.join("note.md")).unwrap()))),
+    );
+    out.insert(
+        "view dir",
+        time(|_| {
+            let mut listing = Vec::new();
+            let mut names: Vec<_> = fs::read_dir(&root)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            names.sort();
+            for path in names {
+                let meta = fs::metadata(&path).unwrap();
+                listing.push(format!("{}\t{}", meta.len(), path.display()));
+                if meta.is_dir() {
+                    for e in fs::read_dir(&path).unwrap() {
+                        let e = e.unwrap();
+                        listing.push(format!(
+                            "{}\t{}",
+                            e.metadata().unwrap().len(),
+                            e.path().display()
+                        ));
+                    }
+                }
+            }
+            drop(listing);
+        }),
+    );
+    out.insert(
+        "create",
+        time(|i| durable_write(&root.join("new"), &format!("{i}.md"), b"hello\n", false)),
+    );
+    out.insert(
+        "str_replace",
+        time(|i| {
+            let text = fs::read_to_string(root.join("note.md")).unwrap();
+            durable_write(
+                &root,
+                "note.md",
+                text.replacen(SWAP[i % 2], SWAP[(i + 1) % 2], 1).as_bytes(),
+                true,
+            );
+        }),
+    );
+    out.insert(
+        "insert",
+        time(|_| {
+            let text = fs::read_to_string(root.join("ins.md")).unwrap();
+            durable_write(&root, "ins.md", format!("x\n{text}").as_bytes(), true);
+        }),
+    );
+    out.insert(
+        "rename",
+        time(|i| {
+            fs::rename(
+                root.join(format!("r{}.md", i % 2)),
+                root.join(format!("r{}.md", (i + 1) % 2)),
+            )
+            .unwrap();
+            File::open(&root).unwrap().sync_all().unwrap();
+        }),
+    );
+    out.insert(
+        "delete",
+        time(|i| {
+            fs::remove_file(root.join(format!("new/{i}.md"))).unwrap();
+            File::open(root.join("new")).unwrap().sync_all().unwrap();
+        }),
+    );
+    out
+}
+
+fn sdk(dir: &Path) -> Option<BTreeMap<String, f64>> {
+    let python = std::env::var("MEMCAP_PYTHON").ok()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/sdk_latency.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(N.to_string())
+        .arg(dir)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "SDK benchmark failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// One `memcap view` process per call, compiled component cached on disk.
+fn cold_cli_ms(dir: &Path) -> f64 {
+    let root = dir.join("cold");
+    Memory::open(&root)
+        .unwrap()
+        .create("/memories/note.md", "hello\n")
+        .unwrap();
+    let samples = (0..100)
+        .map(|_| {
+            let start = Instant::now();
+            let status = Command::new(env!("CARGO_BIN_EXE_memcap"))
+                .arg("--root")
+                .arg(&root)
+                .args(["view", "/memories/note.md"])
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success());
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    median_us(samples)
+}
+
+fn main() {
+    // `cargo bench` passes --bench; there is nothing to filter.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let memcap = memcap_warm(dir.path());
+    let native = native(dir.path());
+    let sdk = sdk(dir.path());
+    println!("median latency per call, {N} calls each (µs); ratios from this run");
+    println!(
+        "{:<12} {:>10} {:>10} {:>14} {:>10} {:>12}",
+        "command", "memcap", "native", "memcap/native", "SDK", "SDK/memcap"
+    );
+    for op in OPS {
+        let (m, n) = (memcap[op], native[op]);
+        let s = sdk.as_ref().and_then(|s| s.get(op)).copied();
+        println!(
+            "{op:<12} {m:>10.1} {n:>10.1} {:>13.2}x {:>10} {:>12}",
+            m / n,
+            s.map_or("-".into(), |s| format!("{s:.1}")),
+            s.map_or("-".into(), |s| format!("{:.1}x", s / m)),
+        );
+    }
+    if sdk.is_none() {
+        println!(
+            "(SDK column empty: set MEMCAP_PYTHON to a python with anthropic==2.12.0; ./dev bench does)"
+        );
+    }
+    println!(
+        "cold CLI call (`memcap view`, one process, cached compile): {:.2} ms median of 100",
+        cold_cli_ms(dir.path())
+    );
+}
