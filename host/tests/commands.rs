@@ -699,3 +699,35 @@ fn call_json_line_format() {
         r#"{"content":"The path /memories/x does not exist","is_error":true}"#
     );
 }
+
+#[test]
+fn names_that_are_not_utf8_are_left_out_of_listings() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = Fixture::new();
+    f.plant("good.txt", "g");
+    let bad = std::ffi::OsStr::from_bytes(b"bad\xffname.txt");
+    std::fs::write(f.root().join(bad), "b").unwrap();
+    assert_eq!(
+        f.memory.view("/memories", None).unwrap(),
+        format!(
+            "{LISTING} /memories, excluding hidden items:\n4K\t/memories\n1B\t/memories/good.txt"
+        )
+    );
+}
+
+#[test]
+fn view_range_must_hold_integers() {
+    let f = Fixture::new();
+    f.plant("n.txt", "a\nb\n");
+    for range in ["[true, 2]", "[\"1\", 2]", "[1, 2.0]"] {
+        let result = f.memory.call(&format!(
+            r#"{{"command": "view", "path": "/memories/n.txt", "view_range": {range}}}"#
+        ));
+        assert!(result.is_error, "{range}");
+        assert!(
+            result.content.starts_with("Parameter \"view_range\""),
+            "{range}: {}",
+            result.content
+        );
+    }
+}

@@ -84,6 +84,9 @@ mod tests {
         assert_eq!(occurrence_lines("aa bb aa", "aa"), "1, 1");
         assert_eq!(occurrence_lines("aaaa", "aa"), "1, 1, 1");
         assert_eq!(occurrence_lines("x\ny\nx\ny\n", "x\ny"), "1, 3");
+        let many = occurrence_lines(&"x\n".repeat(2000), "x");
+        assert_eq!(many.split(", ").count(), 1001);
+        assert!(many.ends_with("999, 1000, …"), "{many}");
         assert_eq!(
             occurrence_lines("Line 1\nSecond\nLine 3\n", ""),
             "1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4"
