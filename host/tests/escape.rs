@@ -230,8 +230,55 @@ fn run_suite() -> usize {
     tried
 }
 
+/// A host thread flips `d` between a real directory and a symlink to the
+/// outside while the guest keeps creating, viewing and renaming through `d`.
+/// A resolve-then-open check loses this race; capability-relative opens must
+/// never let a single object land outside.
+fn swap_race(duration: std::time::Duration) -> (usize, usize) {
+    let f = EscapeFixture::new();
+    let outside_before = snapshot(&f.outside(), true);
+    let d = f.root().join("d");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (attempts, ok) = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let parked = f.root().join("d_real");
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::rename(&d, &parked);
+                let _ = symlink(f.outside(), &d);
+                std::thread::yield_now();
+                let _ = std::fs::remove_file(&d);
+                let _ = std::fs::rename(&parked, &d);
+            }
+        });
+        let start = std::time::Instant::now();
+        let (mut attempts, mut ok) = (0, 0);
+        while start.elapsed() < duration {
+            let path = format!("/memories/d/f{attempts}");
+            ok += usize::from(f.memory.create(&path, "x").is_ok());
+            ok += usize::from(f.memory.view("/memories/d", None).is_ok());
+            ok += usize::from(
+                f.memory
+                    .rename("/memories/hello.txt", "/memories/d/moved")
+                    .is_ok(),
+            );
+            let _ = f.memory.rename("/memories/d/moved", "/memories/hello.txt");
+            attempts += 3;
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        (attempts, ok)
+    });
+    assert_eq!(
+        snapshot(&f.outside(), true),
+        outside_before,
+        "an object landed outside the root"
+    );
+    (attempts, ok)
+}
+
 #[test]
 fn escape_suite_with_openat2() {
+    let (attempts, ok) = swap_race(std::time::Duration::from_secs(2));
+    println!("swap race: {attempts} attempts, {ok} succeeded inside, 0 outside");
     let tried = run_suite();
     println!("{tried} escape attempts refused");
     assert!(tried >= 30 * 9, "{tried}");
@@ -247,8 +294,7 @@ fn escape_suite_without_openat2() {
         "--ignored",
         "--exact",
         "escape_suite_in_child",
-        "--test-threads",
-        "1",
+        "--nocapture",
     ]);
     // SAFETY: only async-signal-safe calls (prctl) run between fork and exec.
     unsafe {
@@ -265,6 +311,9 @@ fn escape_suite_without_openat2() {
         stdout.contains("1 passed"),
         "the child ran no test:\n{stdout}"
     );
+    for line in stdout.lines().filter(|l| l.starts_with("swap race")) {
+        println!("{line}");
+    }
 }
 
 #[test]
@@ -278,6 +327,8 @@ fn escape_suite_in_child() {
         (-1, Some(libc::ENOSYS)),
         "openat2 is not disabled"
     );
+    let (attempts, ok) = swap_race(std::time::Duration::from_secs(2));
+    println!("swap race without openat2: {attempts} attempts, {ok} succeeded inside, 0 outside");
     run_suite();
 }
 
