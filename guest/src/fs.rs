@@ -18,19 +18,16 @@ pub const TEMP_DIR: &str = ".memcap/tmp";
 const WRITE_CHUNK: usize = 4096;
 const READ_CHUNK: u64 = 64 * 1024;
 
+// Calls on the preopened root go through its path "." rather than the root
+// descriptor itself: Node's preview2-shim refuses `stat` and `sync` on a preopen.
+
 /// `stat` following symbolic links; WASI keeps the links confined to the root.
 pub fn stat(root: &Descriptor, path: &MemPath) -> Result<DescriptorStat, ErrorCode> {
-    if path.is_root() {
-        return root.stat();
-    }
     root.stat_at(PathFlags::SYMLINK_FOLLOW, &path.relative())
 }
 
 /// `stat` of the name itself: a symbolic link is reported as a link.
 pub fn lstat(root: &Descriptor, path: &MemPath) -> Result<DescriptorStat, ErrorCode> {
-    if path.is_root() {
-        return root.stat();
-    }
     root.stat_at(PathFlags::empty(), &path.relative())
 }
 
@@ -254,9 +251,6 @@ fn write_temp<'a>(root: &'a Descriptor, bytes: &[u8]) -> Result<TempFile<'a>, Er
 
 /// Makes a directory's entries (a create, rename or delete in it) durable.
 pub fn sync_dir(root: &Descriptor, dir: &MemPath) -> Result<(), ErrorCode> {
-    if dir.is_root() {
-        return root.sync();
-    }
     root.open_at(
         PathFlags::SYMLINK_FOLLOW,
         &dir.relative(),

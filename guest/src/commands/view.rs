@@ -73,20 +73,15 @@ fn list(root: &Descriptor, path: &MemPath, shown: &str, own_size: u64) -> Result
         "Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:\n{}\t{shown}",
         format_size(own_size)
     );
-    let dir = if path.is_root() {
-        None
-    } else {
-        Some(
-            root.open_at(
-                PathFlags::SYMLINK_FOLLOW,
-                &path.relative(),
-                OpenFlags::DIRECTORY,
-                DescriptorFlags::READ,
-            )
-            .map_err(|e| ToolError::from_fs(e, shown, "view"))?,
+    let dir = root
+        .open_at(
+            PathFlags::SYMLINK_FOLLOW,
+            &path.relative(),
+            OpenFlags::DIRECTORY,
+            DescriptorFlags::READ,
         )
-    };
-    collect(dir.as_ref().unwrap_or(root), shown, "", 1, &mut out);
+        .map_err(|e| ToolError::from_fs(e, shown, "view"))?;
+    collect(&dir, shown, "", 1, &mut out);
     Ok(out)
 }
 
