@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use memcap::Memory;
 
@@ -29,25 +29,24 @@ fn expected() -> String {
     (0..WRITERS).map(|w| format!("w{w}={EDITS}\n")).collect()
 }
 
-#[test]
-fn eight_processes_two_hundred_edits_each_lose_nothing() {
+/// A fresh store holding `shared.txt`, one line per writer.
+fn shared_file() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("memories");
     Memory::open(&root)
         .unwrap()
         .create("/memories/shared.txt", &initial())
         .unwrap();
+    (dir, root)
+}
+
+#[test]
+fn eight_processes_two_hundred_edits_each_lose_nothing() {
+    let (_dir, root) = shared_file();
 
     let children: Vec<_> = (0..WRITERS)
         .map(|w| {
-            let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
-                .arg("--root")
-                .arg(&root)
-                .arg("call")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
+            let mut child = common::spawn_call(&root, Stdio::piped());
             let input: String = (0..EDITS).map(|k| edit(w, k) + "\n").collect();
             let mut stdin = child.stdin.take().unwrap();
             std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
@@ -75,12 +74,7 @@ fn eight_processes_two_hundred_edits_each_lose_nothing() {
 
 #[test]
 fn threads_with_separate_handles_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memories");
-    Memory::open(&root)
-        .unwrap()
-        .create("/memories/shared.txt", &initial())
-        .unwrap();
+    let (_dir, root) = shared_file();
     std::thread::scope(|scope| {
         for w in 0..WRITERS {
             let root = &root;

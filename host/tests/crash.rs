@@ -5,7 +5,7 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use memcap::Memory;
@@ -54,14 +54,7 @@ fn kill_nine_leaves_old_or_new_content_and_no_temp_files() {
     for kill in 0..KILLS {
         let current = parse(&std::fs::read_to_string(root.join("big.txt")).unwrap())
             .unwrap_or_else(|| panic!("big.txt is partial after kill {kill}"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
-            .arg("--root")
-            .arg(&root)
-            .arg("call")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = common::spawn_call(&root, Stdio::null());
         let mut stdin = child.stdin.take().unwrap();
         let writer = std::thread::spawn(move || {
             for n in current..current + 50 {

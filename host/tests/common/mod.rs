@@ -41,6 +41,18 @@ impl Fixture {
     }
 }
 
+/// Starts `memcap --root ROOT call` with piped stdin and the given stdout.
+pub fn spawn_call(root: &Path, stdout: std::process::Stdio) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .arg("--root")
+        .arg(root)
+        .arg("call")
+        .stdin(std::process::Stdio::piped())
+        .stdout(stdout)
+        .spawn()
+        .unwrap()
+}
+
 /// One entry of a tree snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
