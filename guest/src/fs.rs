@@ -74,23 +74,21 @@ pub struct TextFile {
 /// Reads a regular file as UTF-8 text. `shown` is the path as the model sent
 /// it. Callers have checked that `path` is a regular file: opening a FIFO
 /// for reading would block.
-pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextFile> {
+pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<String> {
+    let file = open_regular(root, path, shown)?;
+    let size = file
+        .stat()
+        .map_err(|e| ToolError::from_fs(e, shown, "read"))?
+        .size;
+    decode(&file, size, shown)
+}
+
+/// Like [`read_text`], plus the stamp of what was read, for an edit.
+pub fn read_for_edit(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextFile> {
     let fail = |e| ToolError::from_fs(e, shown, "read");
-    let file = root
-        .open_at(
-            PathFlags::SYMLINK_FOLLOW,
-            &path.relative(),
-            OpenFlags::empty(),
-            DescriptorFlags::READ,
-        )
-        .map_err(|e| match e {
-            ErrorCode::NoEntry => ToolError::new(
-                ErrorKind::Conflict,
-                format!("The file {shown} no longer exists (may have been deleted or renamed concurrently)."),
-            ),
-            e => fail(e),
-        })?;
-    // Taken from the open file, so it describes exactly what is read.
+    let file = open_regular(root, path, shown)?;
+    // Taken from the open file before reading, so a change during the read
+    // (or a replacement of the file) shows up as a different stamp.
     let st = file.stat().map_err(fail)?;
     let stamp = Stamp {
         size: st.size,
@@ -99,10 +97,33 @@ pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextF
             .map(|t| (t.seconds, t.nanoseconds)),
         hash: file.metadata_hash().ok().map(|h| (h.lower, h.upper)),
     };
-    if st.size > MAX_FILE_BYTES {
-        return Err(too_large(shown, st.size));
+    let text = decode(&file, st.size, shown)?;
+    Ok(TextFile { text, stamp })
+}
+
+fn open_regular(root: &Descriptor, path: &MemPath, shown: &str) -> Result<Descriptor> {
+    root.open_at(
+        PathFlags::SYMLINK_FOLLOW,
+        &path.relative(),
+        OpenFlags::empty(),
+        DescriptorFlags::READ,
+    )
+    .map_err(|e| match e {
+        ErrorCode::NoEntry => ToolError::new(
+            ErrorKind::Conflict,
+            format!(
+                "The file {shown} no longer exists (may have been deleted or renamed concurrently)."
+            ),
+        ),
+        e => ToolError::from_fs(e, shown, "read"),
+    })
+}
+
+fn decode(file: &Descriptor, size: u64, shown: &str) -> Result<String> {
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(shown, size));
     }
-    let bytes = read_all(&file, st.size).map_err(fail)?;
+    let bytes = read_all(file, size).map_err(|e| ToolError::from_fs(e, shown, "read"))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
@@ -110,7 +131,7 @@ pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextF
     if text.contains('\0') {
         return Err(not_text(shown));
     }
-    Ok(TextFile { text, stamp })
+    Ok(text)
 }
 
 fn read_all(file: &Descriptor, size: u64) -> Result<Vec<u8>, ErrorCode> {

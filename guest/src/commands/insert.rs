@@ -14,7 +14,7 @@ pub fn insert(
 ) -> Result<String> {
     let path = MemPath::parse(shown)?;
     super::require_file(root, &path, shown)?;
-    let file = fs::read_text(root, &path, shown)?;
+    let file = fs::read_for_edit(root, &path, shown)?;
     let mut lines: Vec<&str> = file.text.split('\n').collect();
     if lines.last() == Some(&"") {
         lines.pop();

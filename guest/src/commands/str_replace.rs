@@ -14,7 +14,7 @@ const MAX_LISTED_MATCHES: usize = 1000;
 pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str) -> Result<String> {
     let path = MemPath::parse(shown)?;
     super::require_file(root, &path, shown)?;
-    let file = fs::read_text(root, &path, shown)?;
+    let file = fs::read_for_edit(root, &path, shown)?;
     let content = &file.text;
     let mut matches = content.match_indices(old_str);
     let Some((pos, _)) = matches.next() else {

@@ -35,8 +35,8 @@ fn show_file(
     shown: &str,
     range: Option<(i64, i64)>,
 ) -> Result<String> {
-    let file = fs::read_text(root, path, shown)?;
-    let lines: Vec<&str> = file.text.split('\n').collect();
+    let text = fs::read_text(root, path, shown)?;
+    let lines: Vec<&str> = text.split('\n').collect();
     if lines.len() > MAX_VIEW_LINES {
         return Err(ToolError::new(
             ErrorKind::TooLarge,
