@@ -731,3 +731,33 @@ fn view_range_must_hold_integers() {
         );
     }
 }
+
+#[test]
+fn links_inside_the_root_are_read_through_but_changed_as_names() {
+    use std::os::unix::fs::symlink;
+    let f = Fixture::new();
+    f.plant("real.txt", "one\n");
+    symlink("real.txt", f.root().join("link")).unwrap();
+    symlink("real.txt", f.root().join("link2")).unwrap();
+    assert_eq!(
+        f.memory.view("/memories/link", None).unwrap(),
+        "Here's the content of /memories/link with line numbers:\n     1\tone\n     2\t"
+    );
+    // An edit replaces the link with the edited file; the target is untouched.
+    f.memory
+        .str_replace("/memories/link", "one", "two")
+        .unwrap();
+    assert!(!f.root().join("link").is_symlink());
+    assert_eq!(
+        (f.read("link"), f.read("real.txt")),
+        ("two\n".into(), "one\n".into())
+    );
+    // delete and rename act on the link itself.
+    f.memory
+        .rename("/memories/link2", "/memories/moved")
+        .unwrap();
+    assert!(f.root().join("moved").is_symlink());
+    f.memory.delete("/memories/moved").unwrap();
+    assert_eq!(f.read("real.txt"), "one\n");
+    assert!(!f.exists("moved"));
+}
