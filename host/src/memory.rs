@@ -165,6 +165,11 @@ impl Memory {
         &self.root
     }
 
+    /// The limits every call runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// Shows a directory listing or a file with line numbers (WIT `view`).
     pub fn view(&self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, ToolError> {
         self.typed(path.len(), |b, s| {

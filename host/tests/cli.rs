@@ -1,0 +1,132 @@
+//! The `memcap` CLI: one subcommand per command, and the `memcap call`
+//! JSON-lines contract that agent loops in any language depend on.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn memcap(root: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap()
+}
+
+#[test]
+fn subcommands_print_results_and_fail_with_status_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("mem");
+    let out = memcap(&root, &["create", "/memories/n.md"], b"from stdin\n");
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout),
+        "File created successfully at: /memories/n.md\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("n.md")).unwrap(),
+        "from stdin\n"
+    );
+
+    let out = memcap(
+        &root,
+        &["view", "/memories/n.md", "--range", "1", "-1"],
+        b"",
+    );
+    assert_eq!(
+        text(&out.stdout),
+        "Here's the content of /memories/n.md with line numbers:\n     1\tfrom stdin\n     2\t\n"
+    );
+    let out = memcap(
+        &root,
+        &["str-replace", "/memories/n.md", "stdin", "args"],
+        b"",
+    );
+    assert!(out.status.success());
+    let out = memcap(&root, &["insert", "/memories/n.md", "0", "top"], b"");
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(root.join("n.md")).unwrap(),
+        "top\nfrom args\n"
+    );
+    let out = memcap(&root, &["rename", "/memories/n.md", "/memories/m.md"], b"");
+    assert!(out.status.success());
+
+    let out = memcap(&root, &["delete", "/memories/n.md"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "The path /memories/n.md does not exist\n"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn call_answers_every_line_in_order_and_skips_blank_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = b"{\"command\": \"create\", \"path\": \"/memories/a.md\", \"file_text\": \"x\"}\n\n   \n\xff\xfe\n{\"command\": \"view\", \"path\": \"/memories/a.md\"}";
+    let out = memcap(&dir.path().join("mem"), &["call"], input);
+    assert!(out.status.success());
+    let lines: Vec<&str> = text(&out.stdout).lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"content":"File created successfully at: /memories/a.md","is_error":false}"#,
+            r#"{"content":"Invalid tool input: the line is not UTF-8 text.","is_error":true}"#,
+            r#"{"content":"Here's the content of /memories/a.md with line numbers:\n     1\tx","is_error":false}"#,
+        ]
+    );
+}
+
+#[test]
+fn call_refuses_a_line_over_the_input_limit_and_carries_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = b"{\"command\": \"view\", \"path\": \"/memories\"}\n".to_vec();
+    input.extend(std::iter::repeat_n(b'a', (16 << 20) + 10));
+    input.extend(b"\n{\"command\": \"view\", \"path\": \"/memories/x\"}\n");
+    let out = memcap(&dir.path().join("mem"), &["call"], &input);
+    let lines: Vec<memcap::ToolResult> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(!lines[0].is_error);
+    assert!(
+        lines[1].is_error
+            && lines[1]
+                .content
+                .starts_with("The tool input is over 16777216 bytes")
+    );
+    assert_eq!(
+        lines[2].content,
+        "The path /memories/x does not exist. Please provide a valid path."
+    );
+}
+
+#[test]
+fn the_root_is_created_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("a/b/mem");
+    let out = memcap(&root, &["view", "/memories"], b"");
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::metadata(&root).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+}
