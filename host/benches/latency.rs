@@ -28,80 +28,10 @@ fn median_us(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
-fn time(mut f: impl FnMut(usize)) -> f64 {
-    let samples = (0..N)
-        .map(|i| {
-            let start = Instant::now();
-            f(i);
-            start.elapsed().as_secs_f64() * 1e6
-        })
-        .collect();
-    median_us(samples)
-}
-
 const SWAP: [&str; 2] = ["alpha", "omega"];
 
-fn memcap_warm(dir: &Path) -> BTreeMap<&'static str, f64> {
-    let m = Memory::open(dir.join("memcap")).unwrap();
-    m.create(
-        "/memories/note.md",
-        &format!("alpha\n{}", "line\n".repeat(20)),
-    )
-    .unwrap();
-    m.create("/memories/ins.md", "").unwrap();
-    m.create("/memories/r0.md", "r").unwrap();
-    for i in 0..20 {
-        m.create(&format!("/memories/dir/f{i}.md"), "x").unwrap();
-    }
-    let mut out = BTreeMap::new();
-    out.insert(
-        "view file",
-        time(|_| drop(m.view("/memories/note.md", None).unwrap())),
-    );
-    out.insert(
-        "view dir",
-        time(|_| drop(m.view("/memories", None).unwrap())),
-    );
-    out.insert(
-        "create",
-        time(|i| {
-            drop(
-                m.create(&format!("/memories/new/{i}.md"), "hello\n")
-                    .unwrap(),
-            )
-        }),
-    );
-    out.insert(
-        "str_replace",
-        time(|i| {
-            drop(
-                m.str_replace("/memories/note.md", SWAP[i % 2], SWAP[(i + 1) % 2])
-                    .unwrap(),
-            )
-        }),
-    );
-    out.insert(
-        "insert",
-        time(|_| drop(m.insert("/memories/ins.md", 0, "x").unwrap())),
-    );
-    out.insert(
-        "rename",
-        time(|i| {
-            drop(
-                m.rename(
-                    &format!("/memories/r{}.md", i % 2),
-                    &format!("/memories/r{}.md", (i + 1) % 2),
-                )
-                .unwrap(),
-            )
-        }),
-    );
-    out.insert(
-        "delete",
-        time(|i| drop(m.delete(&format!("/memories/new/{i}.md")).unwrap())),
-    );
-    out
-}
+/// One command, as memcap runs it and as native code doing the same steps.
+type Step<'a> = Box<dyn FnMut(usize) + 'a>;
 
 /// The same durable steps memcap takes: temp file, fsync, rename or link,
 /// fsync of the directory.
@@ -130,8 +60,111 @@ fn numbered(text: &str) -> String {
     out
 }
 
-fn native(dir: &Path) -> BTreeMap<&'static str, f64> {
-    let root = dir.join("native");
+fn listing(root: &Path) -> Vec<String> {
+    let mut listing = Vec::new();
+    let mut names: Vec<_> = fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for path in names {
+        let meta = fs::metadata(&path).unwrap();
+        listing.push(format!("{}\t{}", meta.len(), path.display()));
+        if meta.is_dir() {
+            for e in fs::read_dir(&path).unwrap() {
+                let e = e.unwrap();
+                listing.push(format!(
+                    "{}\t{}",
+                    e.metadata().unwrap().len(),
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    listing
+}
+
+/// Each command's memcap and native steps, on identical starting trees.
+fn steps<'a>(m: &'a Memory, root: &'a Path) -> Vec<(&'static str, Step<'a>, Step<'a>)> {
+    vec![
+        (
+            "view file",
+            Box::new(move |_| drop(m.view("/memories/note.md", None).unwrap())),
+            Box::new(move |_| drop(numbered(&fs::read_to_string(root.join("note.md")).unwrap()))),
+        ),
+        (
+            "view dir",
+            Box::new(move |_| drop(m.view("/memories", None).unwrap())),
+            Box::new(move |_| drop(listing(root))),
+        ),
+        (
+            "create",
+            Box::new(move |i| {
+                drop(
+                    m.create(&format!("/memories/new/{i}.md"), "hello\n")
+                        .unwrap(),
+                )
+            }),
+            Box::new(move |i| {
+                durable_write(&root.join("new"), &format!("{i}.md"), b"hello\n", false)
+            }),
+        ),
+        (
+            "str_replace",
+            Box::new(move |i| {
+                drop(
+                    m.str_replace("/memories/note.md", SWAP[i % 2], SWAP[(i + 1) % 2])
+                        .unwrap(),
+                )
+            }),
+            Box::new(move |i| {
+                let text = fs::read_to_string(root.join("note.md")).unwrap();
+                durable_write(
+                    root,
+                    "note.md",
+                    text.replacen(SWAP[i % 2], SWAP[(i + 1) % 2], 1).as_bytes(),
+                    true,
+                );
+            }),
+        ),
+        (
+            "insert",
+            Box::new(move |_| drop(m.insert("/memories/ins.md", 0, "x").unwrap())),
+            Box::new(move |_| {
+                let text = fs::read_to_string(root.join("ins.md")).unwrap();
+                durable_write(root, "ins.md", format!("x\n{text}").as_bytes(), true);
+            }),
+        ),
+        (
+            "rename",
+            Box::new(move |i| {
+                m.rename(
+                    &format!("/memories/r{}.md", i % 2),
+                    &format!("/memories/r{}.md", (i + 1) % 2),
+                )
+                .unwrap();
+            }),
+            Box::new(move |i| {
+                fs::rename(
+                    root.join(format!("r{}.md", i % 2)),
+                    root.join(format!("r{}.md", (i + 1) % 2)),
+                )
+                .unwrap();
+                File::open(root).unwrap().sync_all().unwrap();
+            }),
+        ),
+        (
+            "delete",
+            Box::new(move |i| drop(m.delete(&format!("/memories/new/{i}.md")).unwrap())),
+            Box::new(move |i| {
+                fs::remove_file(root.join(format!("new/{i}.md"))).unwrap();
+                File::open(root.join("new")).unwrap().sync_all().unwrap();
+            }),
+        ),
+    ]
+}
+
+fn seed(root: &Path) {
     fs::create_dir_all(root.join("dir")).unwrap();
     fs::create_dir_all(root.join("new")).unwrap();
     fs::write(
@@ -144,78 +177,32 @@ fn native(dir: &Path) -> BTreeMap<&'static str, f64> {
     for i in 0..20 {
         fs::write(root.join(format!("dir/f{i}.md")), "x").unwrap();
     }
+}
+
+fn elapsed_us(f: &mut Step<'_>, i: usize) -> f64 {
+    let start = Instant::now();
+    f(i);
+    start.elapsed().as_secs_f64() * 1e6
+}
+
+/// memcap and native alternate call by call, so both see the same machine
+/// noise; the ratio is the median of the per-pair ratios.
+fn memcap_and_native(dir: &Path) -> BTreeMap<&'static str, (f64, f64, f64)> {
+    let (mem_root, native_root) = (dir.join("memcap"), dir.join("native"));
+    seed(&mem_root);
+    seed(&native_root);
+    let memory = Memory::open(&mem_root).unwrap();
     let mut out = BTreeMap::new();
-    out.insert(
-        "view file",
-        time(|_| drop(numbered(&fs::read_to_string(root.join("note.md")).unwrap()))),
-    );
-    out.insert(
-        "view dir",
-        time(|_| {
-            let mut listing = Vec::new();
-            let mut names: Vec<_> = fs::read_dir(&root)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-            names.sort();
-            for path in names {
-                let meta = fs::metadata(&path).unwrap();
-                listing.push(format!("{}\t{}", meta.len(), path.display()));
-                if meta.is_dir() {
-                    for e in fs::read_dir(&path).unwrap() {
-                        let e = e.unwrap();
-                        listing.push(format!(
-                            "{}\t{}",
-                            e.metadata().unwrap().len(),
-                            e.path().display()
-                        ));
-                    }
-                }
-            }
-            drop(listing);
-        }),
-    );
-    out.insert(
-        "create",
-        time(|i| durable_write(&root.join("new"), &format!("{i}.md"), b"hello\n", false)),
-    );
-    out.insert(
-        "str_replace",
-        time(|i| {
-            let text = fs::read_to_string(root.join("note.md")).unwrap();
-            durable_write(
-                &root,
-                "note.md",
-                text.replacen(SWAP[i % 2], SWAP[(i + 1) % 2], 1).as_bytes(),
-                true,
-            );
-        }),
-    );
-    out.insert(
-        "insert",
-        time(|_| {
-            let text = fs::read_to_string(root.join("ins.md")).unwrap();
-            durable_write(&root, "ins.md", format!("x\n{text}").as_bytes(), true);
-        }),
-    );
-    out.insert(
-        "rename",
-        time(|i| {
-            fs::rename(
-                root.join(format!("r{}.md", i % 2)),
-                root.join(format!("r{}.md", (i + 1) % 2)),
-            )
-            .unwrap();
-            File::open(&root).unwrap().sync_all().unwrap();
-        }),
-    );
-    out.insert(
-        "delete",
-        time(|i| {
-            fs::remove_file(root.join(format!("new/{i}.md"))).unwrap();
-            File::open(root.join("new")).unwrap().sync_all().unwrap();
-        }),
-    );
+    for (name, mut ours, mut native) in steps(&memory, &native_root) {
+        let (mut a, mut b, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..N {
+            let (x, y) = (elapsed_us(&mut ours, i), elapsed_us(&mut native, i));
+            a.push(x);
+            b.push(y);
+            ratio.push(x / y);
+        }
+        out.insert(name, (median_us(a), median_us(b), median_us(ratio)));
+    }
     out
 }
 
@@ -265,8 +252,7 @@ fn cold_cli_ms(dir: &Path) -> f64 {
 fn main() {
     // `cargo bench` passes --bench; there is nothing to filter.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let memcap = memcap_warm(dir.path());
-    let native = native(dir.path());
+    let pairs = memcap_and_native(dir.path());
     let sdk = sdk(dir.path());
     println!("median latency per call, {N} calls each (µs); ratios from this run");
     println!(
@@ -274,11 +260,10 @@ fn main() {
         "command", "memcap", "native", "memcap/native", "SDK", "SDK/memcap"
     );
     for op in OPS {
-        let (m, n) = (memcap[op], native[op]);
+        let (m, n, ratio) = pairs[op];
         let s = sdk.as_ref().and_then(|s| s.get(op)).copied();
         println!(
-            "{op:<12} {m:>10.1} {n:>10.1} {:>13.2}x {:>10} {:>12}",
-            m / n,
+            "{op:<12} {m:>10.1} {n:>10.1} {ratio:>13.2}x {:>10} {:>12}",
             s.map_or("-".into(), |s| format!("{s:.1}")),
             s.map_or("-".into(), |s| format!("{:.1}x", s / m)),
         );

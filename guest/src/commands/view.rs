@@ -100,7 +100,15 @@ fn collect(dir: &Descriptor, shown: &str, prefix: &str, depth: u32, out: &mut St
     }
     names.sort_unstable();
     for name in names {
-        let Ok(st) = dir.stat_at(PathFlags::SYMLINK_FOLLOW, &name) else {
+        // Only links need following (WASI refuses those that leave the
+        // root); a plain name is cheaper to stat without it.
+        let st = match dir.stat_at(PathFlags::empty(), &name) {
+            Ok(st) if st.type_ == DescriptorType::SymbolicLink => {
+                dir.stat_at(PathFlags::SYMLINK_FOLLOW, &name)
+            }
+            other => other,
+        };
+        let Ok(st) = st else {
             continue;
         };
         let rel = if prefix.is_empty() {
