@@ -3,7 +3,8 @@
 //! (Rust `std::fs` cannot write under some hosts, such as Node's preview2-shim).
 
 use wasip2::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, MetadataHashValue,
+    OpenFlags, PathFlags,
 };
 
 use crate::error::{ErrorKind, Result, ToolError};
@@ -50,19 +51,23 @@ pub struct Stamp {
     hash: Option<(u64, u64)>,
 }
 
+impl Stamp {
+    fn new(st: &DescriptorStat, hash: Result<MetadataHashValue, ErrorCode>) -> Self {
+        Self {
+            size: st.size,
+            modified: st
+                .data_modification_timestamp
+                .map(|t| (t.seconds, t.nanoseconds)),
+            hash: hash.ok().map(|h| (h.lower, h.upper)),
+        }
+    }
+}
+
+/// The stamp of what is at `path` now.
 pub fn stamp(root: &Descriptor, path: &MemPath) -> Result<Stamp, ErrorCode> {
     let st = stat(root, path)?;
-    let hash = root
-        .metadata_hash_at(PathFlags::SYMLINK_FOLLOW, &path.relative())
-        .ok()
-        .map(|h| (h.lower, h.upper));
-    Ok(Stamp {
-        size: st.size,
-        modified: st
-            .data_modification_timestamp
-            .map(|t| (t.seconds, t.nanoseconds)),
-        hash,
-    })
+    let hash = root.metadata_hash_at(PathFlags::SYMLINK_FOLLOW, &path.relative());
+    Ok(Stamp::new(&st, hash))
 }
 
 /// A text file's content, with the stamp of what was read.
@@ -90,13 +95,7 @@ pub fn read_for_edit(root: &Descriptor, path: &MemPath, shown: &str) -> Result<T
     // Taken from the open file before reading, so a change during the read
     // (or a replacement of the file) shows up as a different stamp.
     let st = file.stat().map_err(fail)?;
-    let stamp = Stamp {
-        size: st.size,
-        modified: st
-            .data_modification_timestamp
-            .map(|t| (t.seconds, t.nanoseconds)),
-        hash: file.metadata_hash().ok().map(|h| (h.lower, h.upper)),
-    };
+    let stamp = Stamp::new(&st, file.metadata_hash());
     let text = decode(&file, st.size, shown)?;
     Ok(TextFile { text, stamp })
 }
