@@ -30,6 +30,8 @@ pub struct Memory {
     root: PathBuf,
     limits: Limits,
     runtime: &'static Runtime,
+    /// `.memcap/tmp`, emptied after a call that trapped mid-write.
+    temp_dir: cap_std::fs::Dir,
     instance: StoreLock<Option<Warm>>,
 }
 
@@ -59,12 +61,13 @@ impl MemoryBuilder {
             source,
         })?;
         tighten_umask();
-        let lock_file = prepare_store(&root)?;
+        let (lock_file, temp_dir) = prepare_store(&root)?;
         let runtime = runtime::get()?;
         let memory = Memory {
             root,
             limits: self.limits,
             runtime,
+            temp_dir,
             instance: StoreLock::new(lock_file, None),
         };
         // Instantiate now so a broken setup fails here, not on the first call.
@@ -91,7 +94,8 @@ fn tighten_umask() {
 
 /// Creates the root (0700) if missing, memcap's reserved directory in it, and
 /// removes the temp files a crashed writer left, under the store lock.
-fn prepare_store(root: &Path) -> Result<std::fs::File, OpenError> {
+/// Returns the lock file and the temp directory.
+fn prepare_store(root: &Path) -> Result<(std::fs::File, cap_std::fs::Dir), OpenError> {
     use std::os::unix::fs::DirBuilderExt;
     let root_err = |source| OpenError::Root {
         path: root.to_path_buf(),
@@ -119,17 +123,17 @@ fn prepare_store(root: &Path) -> Result<std::fs::File, OpenError> {
         )
         .map_err(store_err)?
         .into_std();
+    let temp = dir.open_dir(TEMP_DIR).map_err(store_err)?;
     lock.lock().map_err(store_err)?;
-    let cleaned = remove_leftovers(&dir);
+    let cleaned = remove_leftovers(&temp);
     lock.unlock().map_err(store_err)?;
     cleaned.map_err(store_err)?;
-    Ok(lock)
+    Ok((lock, temp))
 }
 
 /// Every write goes through `.memcap/tmp`; with the lock held no write is in
-/// flight, so whatever is there was left by a crash.
-fn remove_leftovers(dir: &cap_std::fs::Dir) -> std::io::Result<()> {
-    let temp = dir.open_dir(TEMP_DIR)?;
+/// flight, so whatever is there was left by a crash or a stopped call.
+fn remove_leftovers(temp: &cap_std::fs::Dir) -> std::io::Result<()> {
     for entry in temp.entries()? {
         let entry = entry?;
         if entry.file_type()?.is_dir() {
@@ -284,8 +288,11 @@ impl Memory {
             Ok(r) => Ok(r),
             Err(trap) => {
                 let out_of_memory = warm.store.data().limiter.refused;
-                // A trapped instance may be in any state: never reuse it.
+                // A trapped instance may be in any state: never reuse it. It
+                // may have stopped mid-write; the lock is still held, so no
+                // other write is in flight and its temp file can go.
                 *held = None;
+                let _ = remove_leftovers(&self.temp_dir);
                 Err(self.stopped(&trap, out_of_memory))
             }
         }

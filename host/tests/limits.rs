@@ -23,8 +23,12 @@ fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
     });
     // Numbering a million lines takes far longer than one 10 ms epoch tick.
     std::fs::write(dir.path().join("memories/long.txt"), "x\n".repeat(990_000)).unwrap();
+    // What a write stopped by the deadline would leave behind.
+    let temp = dir.path().join("memories/.memcap/tmp/0123456789abcdef");
+    std::fs::write(&temp, "half").unwrap();
     let e = memory.view("/memories/long.txt", None).unwrap_err();
     assert_eq!(e.kind, ToolErrorKind::TimedOut, "{}", e.message);
+    assert!(!temp.exists(), "a stopped call's temp file survived");
     assert!(
         e.message
             .starts_with("The memory command was stopped after 0.01 s"),
