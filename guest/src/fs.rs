@@ -7,6 +7,9 @@ use wasip2::filesystem::types::{
     OpenFlags, PathFlags,
 };
 
+use wasip2::filesystem::types::filesystem_error_code;
+use wasip2::io::streams::StreamError;
+
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::vpath::{MemPath, RESERVED};
 
@@ -257,16 +260,25 @@ fn write_temp<'a>(root: &'a Descriptor, bytes: &[u8]) -> Result<TempFile<'a>, Er
         published: false,
     };
     {
-        let stream = file.write_via_stream(0).map_err(|_| ErrorCode::Io)?;
+        let stream = file.write_via_stream(0)?;
         for chunk in bytes.chunks(WRITE_CHUNK) {
             stream
                 .blocking_write_and_flush(chunk)
-                .map_err(|_| ErrorCode::Io)?;
+                .map_err(stream_error)?;
         }
     }
     // An fsync error is a failure: the data may never reach the disk.
     file.sync()?;
     Ok(temp)
+}
+
+/// The file system's own error behind a failed stream write (disk full,
+/// file too large, …), so the message can say what went wrong.
+fn stream_error(e: StreamError) -> ErrorCode {
+    match e {
+        StreamError::LastOperationFailed(e) => filesystem_error_code(&e).unwrap_or(ErrorCode::Io),
+        StreamError::Closed => ErrorCode::Io,
+    }
 }
 
 /// Makes a directory's entries (a create, rename or delete in it) durable.
