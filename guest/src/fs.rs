@@ -17,7 +17,7 @@ use crate::vpath::{MemPath, RESERVED};
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Where unfinished writes live until they are renamed into place. The host
 /// empties it when it opens the store, so a crash leaves nothing behind.
-pub const TEMP_DIR: &str = ".memcap/tmp";
+const TEMP_DIR: &str = ".memcap/tmp";
 /// `blocking-write-and-flush` takes at most 4096 bytes per call.
 const WRITE_CHUNK: usize = 4096;
 const READ_CHUNK: u64 = 64 * 1024;

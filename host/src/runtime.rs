@@ -115,7 +115,7 @@ fn init() -> wasmtime::Result<Runtime> {
 /// Where compiled components are kept: `$MEMCAP_CACHE_DIR`, else
 /// `$XDG_CACHE_HOME/memcap`, else `~/.cache/memcap`. `MEMCAP_CACHE_DIR=off`
 /// turns the cache off.
-pub fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     match std::env::var_os("MEMCAP_CACHE_DIR") {
         Some(dir) if dir == "off" => None,
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
