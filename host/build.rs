@@ -57,7 +57,7 @@ fn main() {
     println!("cargo:rustc-env=MEMCAP_GUEST_WASM={}", library.display());
     println!("cargo:rustc-env=MEMCAP_COMMAND_WASM={}", command.display());
     println!("cargo:rustc-env=MEMCAP_GUEST_SHA256={hex}");
-    for watched in ["guest", "wit", "Cargo.lock"] {
+    for watched in ["guest", "wit", "Cargo.lock", "Cargo.toml"] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

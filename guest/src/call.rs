@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::notes::NoteType;
 use crate::{commands, root};
 
 /// What `call` returns: the text for the model and whether it is an error.
@@ -37,7 +38,8 @@ impl ToolResult {
     }
 }
 
-const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
+const COMMANDS: &str = "view, create, str_replace, insert, delete, rename, \
+                        memory_read, memory_view, memory_write, memory_update, memory_delete, prompt";
 
 /// Runs one tool input. Never fails: every problem becomes an error result.
 pub fn call(input: &str) -> ToolResult {
@@ -97,6 +99,28 @@ fn dispatch(input: &str) -> Result<String> {
             args.string(command, "old_path")?,
             args.string(command, "new_path")?,
         ),
+        "memory_read" => {
+            commands::memory_read::memory_read(root, &args.strings(command, "topics")?)
+        }
+        "memory_view" => commands::memory_view::memory_view(root, args.boolean(command, "all")?),
+        "memory_write" => commands::memory_write::memory_write(
+            root,
+            args.string(command, "filename")?,
+            args.string(command, "name")?,
+            args.string(command, "description")?,
+            args.note_type(command)?,
+            args.string(command, "content")?,
+        ),
+        "memory_update" => commands::memory_update::memory_update(
+            root,
+            args.string(command, "filename")?,
+            args.string(command, "old_str")?,
+            args.string(command, "new_str")?,
+        ),
+        "memory_delete" => {
+            commands::memory_delete::memory_delete(root, args.string(command, "filename")?)
+        }
+        "prompt" => commands::prompt::prompt(root),
         other => Err(invalid(format!(
             "Unknown command: {other}. Use one of {COMMANDS}."
         ))),
@@ -156,6 +180,51 @@ impl Args<'_> {
                 type_name(other)
             ))),
         }
+    }
+
+    /// An optional list of strings; missing or null is an empty list.
+    fn strings(&self, command: &str, name: &str) -> Result<Vec<String>> {
+        let bad = |got: &str| {
+            invalid(format!(
+                "Parameter \"{name}\" for command {command} must be a list of strings, \
+                 for example [\"coffee preference\"]; got {got}."
+            ))
+        };
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(bad(&format!("an item that is {}", type_name(other)))),
+                })
+                .collect(),
+            // One topic sent as a plain string is taken as a list of one.
+            Some(Value::String(s)) => Ok(vec![s.clone()]),
+            Some(other) => Err(bad(type_name(other))),
+        }
+    }
+
+    /// An optional boolean; missing or null is false.
+    fn boolean(&self, command: &str, name: &str) -> Result<bool> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(invalid(format!(
+                "Parameter \"{name}\" for command {command} must be true or false, got {}.",
+                type_name(other)
+            ))),
+        }
+    }
+
+    fn note_type(&self, command: &str) -> Result<NoteType> {
+        let name = self.string(command, "type")?;
+        NoteType::parse(name).ok_or_else(|| {
+            invalid(format!(
+                "Invalid note type {name:?}: use one of {}.",
+                NoteType::writable_list()
+            ))
+        })
     }
 
     /// `view_range` is used only when it holds exactly two items, as in the SDK;

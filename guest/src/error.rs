@@ -20,6 +20,7 @@ pub enum ErrorKind {
     TooLarge,
     Conflict,
     Io,
+    InvalidNote,
     InvalidInput,
 }
 

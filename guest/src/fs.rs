@@ -325,6 +325,36 @@ pub fn replace_file(
     sync_dir(root, &path.parent()).map_err(fail)
 }
 
+/// Puts `bytes` at `relative` (under the reserved directory) atomically,
+/// replacing whatever is there. For memcap's own derived files, which need
+/// no conflict check and no directory sync: losing one costs a rebuild.
+pub fn put_private(root: &Descriptor, relative: &str, bytes: &[u8]) -> Result<(), ErrorCode> {
+    let mut temp = write_temp(root, bytes)?;
+    root.rename_at(&temp.name, root, relative)?;
+    temp.published = true;
+    Ok(())
+}
+
+/// Up to `limit` bytes from the start of the regular file at `relative`,
+/// never following a link.
+pub fn read_head(root: &Descriptor, relative: &str, limit: u64) -> Result<Vec<u8>, ErrorCode> {
+    let file = root.open_at(
+        PathFlags::empty(),
+        relative,
+        OpenFlags::empty(),
+        DescriptorFlags::READ,
+    )?;
+    let mut bytes = Vec::new();
+    while (bytes.len() as u64) < limit {
+        let (chunk, end) = file.read(limit - bytes.len() as u64, bytes.len() as u64)?;
+        bytes.extend_from_slice(&chunk);
+        if end || chunk.is_empty() {
+            break;
+        }
+    }
+    Ok(bytes)
+}
+
 /// Creates a new file with `bytes` atomically and without ever replacing an
 /// existing one: the temp file is hard-linked to the final name (which fails
 /// if the name is taken), so the name never shows partial content.

@@ -7,6 +7,7 @@ mod call;
 mod commands;
 mod error;
 mod fs;
+mod notes;
 mod root;
 mod text;
 mod vpath;
@@ -18,7 +19,9 @@ wit_bindgen::generate!({
     world: "memcap",
 });
 
-use exports::memcap::memory::memory::{Guest, ToolError as WitError, ToolResult as WitResult};
+use exports::memcap::memory::memory::{
+    Guest, NoteType as WitNoteType, ToolError as WitError, ToolResult as WitResult,
+};
 
 struct Component;
 
@@ -63,6 +66,55 @@ impl Guest for Component {
         run(|root| commands::rename::rename(root, &old_path, &new_path))
     }
 
+    fn memory_read(topics: Vec<String>) -> Result<String, WitError> {
+        run(|root| commands::memory_read::memory_read(root, &topics))
+    }
+
+    fn memory_view(all: bool) -> Result<String, WitError> {
+        run(|root| commands::memory_view::memory_view(root, all))
+    }
+
+    fn memory_write(
+        filename: String,
+        name: String,
+        description: String,
+        type_: WitNoteType,
+        content: String,
+    ) -> Result<String, WitError> {
+        let kind = match type_ {
+            WitNoteType::User => notes::NoteType::User,
+            WitNoteType::Feedback => notes::NoteType::Feedback,
+            WitNoteType::Project => notes::NoteType::Project,
+            WitNoteType::Reference => notes::NoteType::Reference,
+        };
+        run(|root| {
+            commands::memory_write::memory_write(
+                root,
+                &filename,
+                &name,
+                &description,
+                kind,
+                &content,
+            )
+        })
+    }
+
+    fn memory_update(
+        filename: String,
+        old_str: String,
+        new_str: String,
+    ) -> Result<String, WitError> {
+        run(|root| commands::memory_update::memory_update(root, &filename, &old_str, &new_str))
+    }
+
+    fn memory_delete(filename: String) -> Result<String, WitError> {
+        run(|root| commands::memory_delete::memory_delete(root, &filename))
+    }
+
+    fn prompt() -> Result<String, WitError> {
+        run(commands::prompt::prompt)
+    }
+
     fn call(input: String) -> WitResult {
         silence_panics();
         let result = call::call(&input);
@@ -92,5 +144,6 @@ fn to_wit(e: error::ToolError) -> WitError {
         K::TooLarge => WitError::TooLarge(m),
         K::Conflict => WitError::Conflict(m),
         K::Io => WitError::Io(m),
+        K::InvalidNote => WitError::InvalidNote(m),
     }
 }

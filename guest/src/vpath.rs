@@ -96,6 +96,12 @@ impl MemPath {
         }
     }
 
+    /// The path relative to the root, "" for the root itself: the key the
+    /// note catalog uses.
+    pub fn key(&self) -> String {
+        self.components.join("/")
+    }
+
     /// The parent directory (the root's parent is the root).
     pub fn parent(&self) -> MemPath {
         let mut components = self.components.clone();
@@ -118,6 +124,11 @@ impl MemPath {
             out.push_str(c);
         }
         out
+    }
+
+    /// The last component ("" for the root).
+    pub fn file_name(&self) -> &str {
+        self.components.last().map_or("", String::as_str)
     }
 
     /// True when `self` lies strictly below `other`.

@@ -5,4 +5,5 @@ wasmtime::component::bindgen!({
     world: "memcap",
 });
 
+pub use exports::memcap::memory::memory::NoteType;
 pub use exports::memcap::memory::memory::ToolError as WitError;

@@ -23,6 +23,8 @@ pub enum ToolErrorKind {
     TooLarge,
     Conflict,
     Io,
+    /// `memory_write` got a note it cannot save (an empty name).
+    InvalidNote,
     /// Malformed tool input (only from [`crate::Memory::call`]).
     InvalidInput,
     /// The call ran past its time limit and was stopped.
@@ -69,6 +71,7 @@ impl From<WitError> for ToolError {
             WitError::TooLarge(m) => (K::TooLarge, m),
             WitError::Conflict(m) => (K::Conflict, m),
             WitError::Io(m) => (K::Io, m),
+            WitError::InvalidNote(m) => (K::InvalidNote, m),
         };
         Self { kind, message }
     }

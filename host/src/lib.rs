@@ -16,6 +16,7 @@ mod lock;
 mod memory;
 mod runtime;
 
+pub use bindings::NoteType;
 pub use error::{OpenError, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
 pub use memory::{Memory, MemoryBuilder};

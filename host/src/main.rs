@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use memcap::{Memory, ToolError};
+use memcap::{Memory, NoteType, ToolError};
 
 #[derive(Parser)]
 #[command(
@@ -53,6 +53,54 @@ enum Command {
     Delete { path: String },
     /// Rename or move a file or directory.
     Rename { old_path: String, new_path: String },
+    /// Print the system-prompt text: the memory protocol and the current index.
+    Prompt,
+    /// Show the index and every memory file, or the notes on TOPICs in full.
+    MemoryRead { topics: Vec<String> },
+    /// Show the index, or with --all every note with its metadata.
+    MemoryView {
+        #[arg(long)]
+        all: bool,
+    },
+    /// Save a typed note (created or replaced); CONTENT or, if omitted, stdin.
+    MemoryWrite {
+        /// Relative to /memories; .md is added when there is no extension.
+        filename: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "")]
+        description: String,
+        #[arg(long = "type", value_enum)]
+        note_type: NoteTypeArg,
+        content: Option<String>,
+    },
+    /// Replace the single occurrence of OLD with NEW in a note.
+    MemoryUpdate {
+        filename: String,
+        old: String,
+        new: String,
+    },
+    /// Delete one note.
+    MemoryDelete { filename: String },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum NoteTypeArg {
+    User,
+    Feedback,
+    Project,
+    Reference,
+}
+
+impl From<NoteTypeArg> for NoteType {
+    fn from(t: NoteTypeArg) -> Self {
+        match t {
+            NoteTypeArg::User => NoteType::User,
+            NoteTypeArg::Feedback => NoteType::Feedback,
+            NoteTypeArg::Project => NoteType::Project,
+            NoteTypeArg::Reference => NoteType::Reference,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -76,6 +124,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Insert { path, line, text } => memory.insert(&path, line, &text_or_stdin(text)?),
         Command::Delete { path } => memory.delete(&path),
         Command::Rename { old_path, new_path } => memory.rename(&old_path, &new_path),
+        Command::Prompt => memory.prompt(),
+        Command::MemoryRead { topics } => memory.memory_read(&topics),
+        Command::MemoryView { all } => memory.memory_view(all),
+        Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            note_type,
+            content,
+        } => memory.memory_write(
+            &filename,
+            &name,
+            &description,
+            note_type.into(),
+            &text_or_stdin(content)?,
+        ),
+        Command::MemoryUpdate { filename, old, new } => memory.memory_update(&filename, &old, &new),
+        Command::MemoryDelete { filename } => memory.memory_delete(&filename),
     };
     match result {
         Ok(content) => {

@@ -6,7 +6,7 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use crate::bindings::Memcap;
+use crate::bindings::{Memcap, NoteType};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
 use crate::lock::StoreLock;
@@ -226,6 +226,66 @@ impl Memory {
         self.typed(old_path.len() + new_path.len(), |b, s| {
             b.memcap_memory_memory().call_rename(s, old_path, new_path)
         })
+    }
+
+    /// The index, or with `topics` those notes in full (WIT `memory-read`).
+    pub fn memory_read(&self, topics: &[String]) -> Result<String, ToolError> {
+        let bytes = topics.iter().map(String::len).sum();
+        self.typed(bytes, |b, s| {
+            b.memcap_memory_memory().call_memory_read(s, topics)
+        })
+    }
+
+    /// The index, or with `all` every note and its metadata (WIT `memory-view`).
+    pub fn memory_view(&self, all: bool) -> Result<String, ToolError> {
+        self.typed(0, |b, s| b.memcap_memory_memory().call_memory_view(s, all))
+    }
+
+    /// Saves a typed note, creating or replacing it (WIT `memory-write`).
+    pub fn memory_write(
+        &self,
+        filename: &str,
+        name: &str,
+        description: &str,
+        note_type: NoteType,
+        content: &str,
+    ) -> Result<String, ToolError> {
+        let bytes = filename.len() + name.len() + description.len() + content.len();
+        self.typed(bytes, |b, s| {
+            b.memcap_memory_memory().call_memory_write(
+                s,
+                filename,
+                name,
+                description,
+                note_type,
+                content,
+            )
+        })
+    }
+
+    /// Replaces the single occurrence of `old_str` in a note (WIT `memory-update`).
+    pub fn memory_update(
+        &self,
+        filename: &str,
+        old_str: &str,
+        new_str: &str,
+    ) -> Result<String, ToolError> {
+        self.typed(filename.len() + old_str.len() + new_str.len(), |b, s| {
+            b.memcap_memory_memory()
+                .call_memory_update(s, filename, old_str, new_str)
+        })
+    }
+
+    /// Deletes one note (WIT `memory-delete`).
+    pub fn memory_delete(&self, filename: &str) -> Result<String, ToolError> {
+        self.typed(filename.len(), |b, s| {
+            b.memcap_memory_memory().call_memory_delete(s, filename)
+        })
+    }
+
+    /// The system-prompt text: the memory protocol and the index (WIT `prompt`).
+    pub fn prompt(&self) -> Result<String, ToolError> {
+        self.typed(0, |b, s| b.memcap_memory_memory().call_prompt(s))
     }
 
     /// Runs one `tool_use` input given as JSON (WIT `call`). Never fails:

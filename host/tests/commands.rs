@@ -645,11 +645,11 @@ fn call_dispatches_json_and_explains_bad_input() {
         ),
         (
             "{}",
-            "Missing \"command\": use one of view, create, str_replace, insert, delete, rename.",
+            "Missing \"command\": use one of view, create, str_replace, insert, delete, rename, memory_read,",
         ),
         (
             r#"{"command": "foo"}"#,
-            "Unknown command: foo. Use one of view, create, str_replace, insert, delete, rename.",
+            "Unknown command: foo. Use one of view, create, str_replace, insert, delete, rename, memory_read,",
         ),
         (
             r#"{"command": "create", "path": "/memories/x"}"#,

@@ -1,6 +1,6 @@
 //! A write the operating system refuses comes back as an error, never as
 //! success, and leaves the previous version intact. The refusal is injected
-//! without privileges: `memcap call` runs with a 64 KiB file-size limit
+//! without privileges: `memcap call` runs with a 1 MiB file-size limit
 //! (RLIMIT_FSIZE, with SIGXFSZ ignored), so larger writes fail with EFBIG.
 
 use std::io::Write;
@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use memcap::ToolResult;
 
-const LIMIT: u64 = 64 * 1024;
+const LIMIT: u64 = 1024 * 1024;
 
 fn call_with_file_size_limit(
     root: &std::path::Path,

@@ -4,6 +4,7 @@ use wasip2::filesystem::types::Descriptor;
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::maintain;
 use crate::vpath::MemPath;
 
 pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String> {
@@ -33,5 +34,6 @@ pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String>
     }
     fs::create_parents(root, &path, shown)?;
     fs::create_file(root, &path, shown, file_text.as_bytes())?;
-    Ok(format!("File created successfully at: {shown}"))
+    let note = maintain::after_change(root, &[&path]);
+    Ok(format!("File created successfully at: {shown}") + note.as_deref().unwrap_or(""))
 }

@@ -4,6 +4,7 @@ use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::maintain;
 use crate::vpath::MemPath;
 
 pub fn delete(root: &Descriptor, shown: &str) -> Result<String> {
@@ -39,5 +40,6 @@ pub fn delete(root: &Descriptor, shown: &str) -> Result<String> {
         root.unlink_file_at(&rel).map_err(fail)?;
     }
     fs::sync_dir(root, &path.parent()).map_err(fail)?;
-    Ok(format!("Successfully deleted {shown}"))
+    let note = maintain::after_change(root, &[&path]);
+    Ok(format!("Successfully deleted {shown}") + note.as_deref().unwrap_or(""))
 }

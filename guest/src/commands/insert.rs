@@ -4,6 +4,7 @@ use wasip2::filesystem::types::Descriptor;
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::maintain;
 use crate::vpath::MemPath;
 
 pub fn insert(
@@ -34,5 +35,6 @@ pub fn insert(
         updated.push('\n');
     }
     fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
-    Ok(format!("The file {shown} has been edited."))
+    let note = maintain::after_change(root, &[&path]);
+    Ok(format!("The file {shown} has been edited.") + note.as_deref().unwrap_or(""))
 }

@@ -4,6 +4,7 @@ use wasip2::filesystem::types::{Descriptor, ErrorCode};
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::maintain;
 use crate::vpath::MemPath;
 
 pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<String> {
@@ -57,5 +58,6 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
     if old.parent() != new.parent() {
         sync(&old.parent())?;
     }
-    Ok(format!("Successfully renamed {old_shown} to {new_shown}"))
+    let note = maintain::after_change(root, &[&old, &new]);
+    Ok(format!("Successfully renamed {old_shown} to {new_shown}") + note.as_deref().unwrap_or(""))
 }

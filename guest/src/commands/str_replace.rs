@@ -4,6 +4,7 @@ use wasip2::filesystem::types::Descriptor;
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::maintain;
 use crate::text::numbered;
 use crate::vpath::MemPath;
 
@@ -15,7 +16,20 @@ pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str)
     let path = MemPath::parse(shown)?;
     super::require_file(root, &path, shown)?;
     let file = fs::read_for_edit(root, &path, shown)?;
-    let content = &file.text;
+    let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
+    fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
+    let note = maintain::after_change(root, &[&path]);
+    Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))
+}
+
+/// `content` with its only occurrence of `old_str` replaced, and the line
+/// (from 0) where it was; the SDK's errors when there is none or several.
+pub fn replace_once(
+    content: &str,
+    shown: &str,
+    old_str: &str,
+    new_str: &str,
+) -> Result<(String, usize)> {
     let mut matches = content.match_indices(old_str);
     let Some((pos, _)) = matches.next() else {
         return Err(ToolError::new(
@@ -38,9 +52,12 @@ pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str)
     updated.push_str(&content[..pos]);
     updated.push_str(new_str);
     updated.push_str(&content[pos + old_str.len()..]);
-    fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
-
     let line = content[..pos].matches('\n').count();
+    Ok((updated, line))
+}
+
+/// The SDK's answer to an edit: the lines around `line`, numbered.
+pub fn snippet(updated: &str, line: usize) -> String {
     let lines: Vec<&str> = updated.split('\n').collect();
     let first = line.saturating_sub(2);
     let last = (line + 3).min(lines.len());
@@ -48,7 +65,7 @@ pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str)
         "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n",
     );
     numbered(&mut out, first + 1, lines[first..last].iter().copied());
-    Ok(out)
+    out
 }
 
 /// The line of every occurrence, overlapping ones included (the SDK restarts

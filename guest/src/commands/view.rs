@@ -6,6 +6,7 @@ use wasip2::filesystem::types::{
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::maintain;
 use crate::text::{format_size, numbered};
 use crate::vpath::MemPath;
 
@@ -14,6 +15,11 @@ const MAX_VIEW_LINES: usize = 999_999;
 
 pub fn view(root: &Descriptor, shown: &str, view_range: Option<(i64, i64)>) -> Result<String> {
     let path = MemPath::parse(shown)?;
+    if maintain::is_index(&path) {
+        // The index is the one file whose content memcap derives: bring it up
+        // to date with the notes, edited behind memcap's back or not.
+        maintain::fresh(root, |_, _| Ok(()))?;
+    }
     let st = match fs::stat(root, &path) {
         Ok(st) => st,
         Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(ToolError::missing(shown)),

@@ -1,0 +1,40 @@
+//! `memory_delete`: remove one note; the index stops listing it.
+
+use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::fs;
+use crate::notes::maintain;
+
+pub fn memory_delete(root: &Descriptor, filename: &str) -> Result<String> {
+    let (path, shown) = super::note_path(filename)?;
+    let missing = || {
+        ToolError::new(
+            ErrorKind::NotFound,
+            format!("The note {shown} does not exist. memory_read lists every memory file."),
+        )
+    };
+    let fail = |e| match e {
+        ErrorCode::NoEntry | ErrorCode::NotDirectory => missing(),
+        e => ToolError::from_fs(e, &shown, "delete"),
+    };
+    // Following links first refuses links that point outside the root.
+    fs::stat(root, &path).map_err(fail)?;
+    let target = fs::lstat(root, &path).map_err(fail)?;
+    if target.type_ == DescriptorType::Directory {
+        return Err(ToolError::new(
+            ErrorKind::NotAFile,
+            format!(
+                "{shown} is a directory; memory_delete removes one note. \
+                 The delete command removes a directory with everything in it."
+            ),
+        ));
+    }
+    root.unlink_file_at(&path.relative()).map_err(fail)?;
+    fs::sync_dir(root, &path.parent()).map_err(fail)?;
+    let note = maintain::after_change(root, &[&path]);
+    Ok(format!(
+        "Successfully deleted {shown}; the index no longer lists it.{}",
+        note.as_deref().unwrap_or("")
+    ))
+}

@@ -1,0 +1,51 @@
+//! `memory_view`: the index, or every note with its metadata.
+
+use wasip2::filesystem::types::Descriptor;
+
+use crate::error::Result;
+use crate::notes::maintain;
+
+pub fn memory_view(root: &Descriptor, all: bool) -> Result<String> {
+    maintain::fresh(root, |catalog, index| {
+        if !all {
+            return Ok(if index.is_empty() {
+                "No notes yet: the memory is empty. Save what you learn with memory_write."
+                    .to_owned()
+            } else {
+                index.to_owned()
+            });
+        }
+        let count = catalog.len();
+        let mut out = format!(
+            "{count} {} in /memories:\n",
+            if count == 1 { "note" } else { "notes" }
+        );
+        for entry in catalog.entries() {
+            let meta = &entry.meta;
+            out.push_str(&format!(
+                "\n/memories/{}\n  name: {}\n",
+                entry.path, meta.name
+            ));
+            match &meta.declared_type {
+                Some(declared) => out.push_str(&format!("  type: other (declared: {declared})\n")),
+                None => out.push_str(&format!("  type: {}\n", meta.kind.as_str())),
+            }
+            if !meta.description.is_empty() {
+                out.push_str(&format!("  description: {}\n", meta.description));
+            }
+            if let Some(updated) = &meta.updated {
+                out.push_str(&format!("  updated: {updated}\n"));
+            }
+            if !meta.tags.is_empty() {
+                out.push_str(&format!("  tags: {}\n", meta.tags.join(", ")));
+            }
+            if let Some(permalink) = &meta.permalink {
+                out.push_str(&format!("  permalink: {permalink}\n"));
+            }
+            if let Some(problem) = &meta.problem {
+                out.push_str(&format!("  problem: {problem}\n"));
+            }
+        }
+        Ok(out)
+    })
+}

@@ -1,0 +1,415 @@
+//! The catalog: every note's metadata with the stamp of the file it was read
+//! from, so only files that changed are read again.
+//!
+//! It lives in guest memory while the instance is warm and in a journal,
+//! `/memories/.memcap/notes.jsonl`, between instances and processes: a header
+//! line, then one record per change. The directory stays the truth: a scan
+//! compares stamps and rereads what differs, so a lost or torn journal costs
+//! time, never correctness.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use wasip2::filesystem::types::{
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+};
+
+use super::frontmatter::{self, Meta};
+use super::is_note_path;
+use crate::fs;
+
+const JOURNAL: &str = ".memcap/notes.jsonl";
+const FORMAT: u32 = 1;
+/// Frontmatter and a first line fit in this much of a note.
+const HEAD_BYTES: u64 = 64 * 1024;
+const READ_CHUNK: u64 = 256 * 1024;
+
+/// When a file was last changed, as far as the catalog needs to know.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct FileStamp {
+    pub size: u64,
+    /// Modification time (seconds, nanoseconds).
+    pub modified: Option<(u64, u32)>,
+    /// Status-change time, which also moves on a rename or in-place rewrite.
+    pub changed: Option<(u64, u32)>,
+}
+
+impl FileStamp {
+    fn of(st: &DescriptorStat) -> Self {
+        let time =
+            |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
+        Self {
+            size: st.size,
+            modified: time(st.data_modification_timestamp),
+            changed: time(st.status_change_timestamp),
+        }
+    }
+}
+
+/// One note in the catalog.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// Relative to the root: `prefs/coffee.md`.
+    pub path: String,
+    pub stamp: FileStamp,
+    #[serde(flatten)]
+    pub meta: Meta,
+}
+
+impl Entry {
+    /// Seconds since the epoch of the last change, for "most recent first".
+    pub fn recency(&self) -> u64 {
+        self.stamp.modified.map_or(0, |(s, _)| s)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    memcap_notes: u32,
+    generation: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Record {
+    Put(Entry),
+    Del(String),
+}
+
+/// Every note, by path, plus where this instance is in the journal.
+pub struct Catalog {
+    entries: BTreeMap<String, Entry>,
+    generation: u64,
+    /// Bytes of the journal already applied (whole lines only).
+    applied: u64,
+    records: usize,
+    pending: Vec<Record>,
+}
+
+thread_local! {
+    static CATALOG: RefCell<Option<Catalog>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the catalog, loaded or brought up to date with the journal
+/// first (a cheap read of what other instances appended), then saves what
+/// `f` changed. On any failure the in-memory copy is dropped, so the next
+/// call starts again from the journal.
+pub fn with<T>(
+    root: &Descriptor,
+    f: impl FnOnce(&Descriptor, &mut Catalog) -> Result<T, ErrorCode>,
+) -> Result<T, ErrorCode> {
+    CATALOG.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let outcome = (|| {
+            let mut catalog = match slot.take() {
+                Some(mut warm) => {
+                    if warm.catch_up(root)? {
+                        warm
+                    } else {
+                        Catalog::load(root)?
+                    }
+                }
+                None => Catalog::load(root)?,
+            };
+            let value = f(root, &mut catalog)?;
+            catalog.save(root)?;
+            Ok((catalog, value))
+        })();
+        match outcome {
+            Ok((catalog, value)) => {
+                *slot = Some(catalog);
+                Ok(value)
+            }
+            Err(e) => Err(e),
+        }
+    })
+}
+
+impl Catalog {
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Reads the journal from the start; builds it from the directory when
+    /// there is none (the first call on a store) or it is from another format.
+    fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
+        let mut catalog = Self {
+            entries: BTreeMap::new(),
+            generation: 0,
+            applied: 0,
+            records: 0,
+            pending: Vec::new(),
+        };
+        match read_from(root, 0) {
+            Ok(bytes) => {
+                if let Some((generation, body)) = header(&bytes) {
+                    catalog.generation = generation;
+                    catalog.apply(&bytes[body..], body as u64);
+                    return Ok(catalog);
+                }
+            }
+            Err(ErrorCode::NoEntry) => {}
+            Err(e) => return Err(e),
+        }
+        catalog.scan(root, "")?;
+        catalog.compact(root)?;
+        Ok(catalog)
+    }
+
+    /// Applies what was appended since this instance last looked: reads only
+    /// the header and the new tail. False when the journal was rewritten (or
+    /// removed), so it must be read again from the start.
+    fn catch_up(&mut self, root: &Descriptor) -> Result<bool, ErrorCode> {
+        let head = match fs::read_head(root, JOURNAL, 512) {
+            Ok(head) => head,
+            Err(ErrorCode::NoEntry) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        if header(&head).map(|(generation, _)| generation) != Some(self.generation) {
+            return Ok(false);
+        }
+        let tail = read_from(root, self.applied)?;
+        self.apply(&tail, self.applied);
+        Ok(true)
+    }
+
+    /// Applies the whole lines of `bytes`, the journal from offset `base`.
+    /// Lines that do not parse (a write torn by a crash) are skipped: a later
+    /// scan rereads those notes.
+    fn apply(&mut self, bytes: &[u8], base: u64) {
+        let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') else {
+            self.applied = base;
+            return;
+        };
+        for line in bytes[..last_newline].split(|&b| b == b'\n') {
+            match serde_json::from_slice::<Record>(line) {
+                Ok(Record::Put(entry)) => {
+                    self.entries.insert(entry.path.clone(), entry);
+                }
+                Ok(Record::Del(path)) => {
+                    self.entries.remove(&path);
+                }
+                Err(_) => continue,
+            }
+            self.records += 1;
+        }
+        self.applied = base + last_newline as u64 + 1;
+    }
+
+    /// Brings the catalog in line with the files at and below `top` (a root-
+    /// relative path, "" for everything): rereads notes whose stamp differs,
+    /// adds new ones, drops vanished ones. Returns whether anything changed.
+    pub fn scan(&mut self, root: &Descriptor, top: &str) -> Result<bool, ErrorCode> {
+        let mut seen = Vec::new();
+        let mut changed = false;
+        let target = if top.is_empty() {
+            Some(DescriptorType::Directory)
+        } else {
+            match root.stat_at(PathFlags::empty(), top) {
+                Ok(st) => Some(st.type_),
+                Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => None,
+                Err(e) => return Err(e),
+            }
+        };
+        match target {
+            Some(DescriptorType::Directory) => {
+                let mut stack = vec![top.to_owned()];
+                while let Some(dir) = stack.pop() {
+                    let handle = root.open_at(
+                        PathFlags::empty(),
+                        if dir.is_empty() { "." } else { &dir },
+                        OpenFlags::DIRECTORY,
+                        DescriptorFlags::READ,
+                    )?;
+                    let entries = handle.read_directory()?;
+                    while let Some(entry) = fs::next_entry(&entries)? {
+                        let path = if dir.is_empty() {
+                            entry.name
+                        } else {
+                            format!("{dir}/{}", entry.name)
+                        };
+                        if !is_note_path(&path) {
+                            continue;
+                        }
+                        match entry.type_ {
+                            DescriptorType::Directory => stack.push(path),
+                            DescriptorType::RegularFile => {
+                                changed |= self.check_file(root, &path)?;
+                                seen.push(path);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            Some(DescriptorType::RegularFile) if is_note_path(top) => {
+                changed |= self.check_file(root, top)?;
+                seen.push(top.to_owned());
+            }
+            _ => {}
+        }
+        seen.sort_unstable();
+        let vanished: Vec<String> = self
+            .under(top)
+            .filter(|path| seen.binary_search(path).is_err())
+            .cloned()
+            .collect();
+        for path in vanished {
+            self.entries.remove(&path);
+            self.pending.push(Record::Del(path));
+            changed = true;
+        }
+        Ok(changed)
+    }
+
+    /// Paths in the catalog at or below `top`.
+    fn under<'a>(&'a self, top: &'a str) -> impl Iterator<Item = &'a String> + 'a {
+        self.entries
+            .range::<str, _>((std::ops::Bound::Included(top), std::ops::Bound::Unbounded))
+            .map(|(path, _)| path)
+            .take_while(move |path| path.starts_with(top))
+            .filter(move |path| {
+                top.is_empty() || path.len() == top.len() || path.as_bytes()[top.len()] == b'/'
+            })
+    }
+
+    /// Rereads the file at `path` when its stamp changed. Returns whether it did.
+    fn check_file(&mut self, root: &Descriptor, path: &str) -> Result<bool, ErrorCode> {
+        let st = match root.stat_at(PathFlags::empty(), path) {
+            Ok(st) => st,
+            // Gone since the directory was listed: the caller drops it.
+            Err(ErrorCode::NoEntry) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        let stamp = FileStamp::of(&st);
+        if self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
+            return Ok(false);
+        }
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        let meta = match fs::read_head(root, path, HEAD_BYTES) {
+            Ok(bytes) => {
+                // A cut in the middle of a character only loses that character.
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(text) => text.to_owned(),
+                    Err(e) if e.error_len().is_none() => {
+                        String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
+                    }
+                    Err(_) => String::new(),
+                };
+                let mut meta = frontmatter::read(&text, file_name);
+                if text.is_empty() && !bytes.is_empty() {
+                    meta.problem = Some(
+                        "the file is not UTF-8 text, so memcap cannot read its metadata".to_owned(),
+                    );
+                }
+                meta
+            }
+            Err(ErrorCode::NoEntry) => return Ok(false),
+            Err(e) => return Err(e),
+        };
+        let entry = Entry {
+            path: path.to_owned(),
+            stamp,
+            meta,
+        };
+        self.entries.insert(path.to_owned(), entry.clone());
+        self.pending.push(Record::Put(entry));
+        Ok(true)
+    }
+
+    /// Appends this call's changes to the journal, or rewrites it when it has
+    /// grown well past the number of notes.
+    fn save(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        if self.records + self.pending.len() > 2 * self.entries.len() + 256 {
+            self.pending.clear();
+            return self.compact(root);
+        }
+        let mut bytes = Vec::new();
+        for record in self.pending.drain(..) {
+            serde_json::to_writer(&mut bytes, &record).map_err(|_| ErrorCode::Io)?;
+            bytes.push(b'\n');
+            self.records += 1;
+        }
+        let file = match root.open_at(
+            PathFlags::empty(),
+            JOURNAL,
+            OpenFlags::empty(),
+            DescriptorFlags::WRITE,
+        ) {
+            Ok(file) => file,
+            Err(ErrorCode::NoEntry) => return self.compact(root),
+            Err(e) => return Err(e),
+        };
+        let mut end = file.stat()?.size;
+        if end != self.applied {
+            // Bytes of a torn write: end them so our first line stands alone.
+            bytes.insert(0, b'\n');
+        }
+        let stream = file.write_via_stream(end)?;
+        for chunk in bytes.chunks(4096) {
+            stream
+                .blocking_write_and_flush(chunk)
+                .map_err(|_| ErrorCode::Io)?;
+        }
+        end += bytes.len() as u64;
+        self.applied = end;
+        Ok(())
+    }
+
+    /// Rewrites the journal as one record per note, under a new generation.
+    fn compact(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
+        let generation = wasip2::random::random::get_random_u64();
+        let header = Header {
+            memcap_notes: FORMAT,
+            generation,
+        };
+        let mut bytes = serde_json::to_vec(&header).map_err(|_| ErrorCode::Io)?;
+        bytes.push(b'\n');
+        for entry in self.entries.values() {
+            serde_json::to_writer(&mut bytes, &Record::Put(entry.clone()))
+                .map_err(|_| ErrorCode::Io)?;
+            bytes.push(b'\n');
+        }
+        fs::put_private(root, JOURNAL, &bytes)?;
+        self.generation = generation;
+        self.applied = bytes.len() as u64;
+        self.records = self.entries.len();
+        self.pending.clear();
+        Ok(())
+    }
+}
+
+/// The generation in the journal's header line, and where its records start.
+fn header(bytes: &[u8]) -> Option<(u64, usize)> {
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    let header: Header = serde_json::from_slice(&bytes[..end]).ok()?;
+    (header.memcap_notes == FORMAT).then_some((header.generation, end + 1))
+}
+
+/// The journal's bytes from `offset` to its end.
+fn read_from(root: &Descriptor, offset: u64) -> Result<Vec<u8>, ErrorCode> {
+    let file = root.open_at(
+        PathFlags::empty(),
+        JOURNAL,
+        OpenFlags::empty(),
+        DescriptorFlags::READ,
+    )?;
+    let mut bytes = Vec::new();
+    let mut at = offset;
+    loop {
+        let (chunk, end) = file.read(READ_CHUNK, at)?;
+        at += chunk.len() as u64;
+        bytes.extend_from_slice(&chunk);
+        if end || chunk.is_empty() {
+            return Ok(bytes);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Keeps `/memories/MEMORY.md` in step with the notes: after every change a
+//! command makes, and before every answer that shows the index.
+
+use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
+
+use super::INDEX_FILE;
+use super::catalog::{self, Catalog};
+use super::index::{self, PROMPT_BUDGET};
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::fs;
+use crate::vpath::MemPath;
+
+/// How often a rewrite of MEMORY.md is retried when an editor changed it
+/// between memcap's read and write.
+const ATTEMPTS: usize = 3;
+
+pub fn index_path() -> MemPath {
+    MemPath::parse(&format!("/memories/{INDEX_FILE}")).expect("the index path is valid")
+}
+
+/// Whether `path` is the index file itself.
+pub fn is_index(path: &MemPath) -> bool {
+    *path == index_path()
+}
+
+/// After a command changed what is at `paths`: updates the catalog for them
+/// (and for nothing else, so the cost does not grow with the store) and
+/// rewrites the index. The command has succeeded whatever happens here, so a
+/// failure comes back as a sentence to add to its output.
+pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
+    let outcome = catalog::with(root, |root, catalog| {
+        for path in paths {
+            catalog.scan(root, &path.key())?;
+        }
+        Ok(write_index(root, catalog))
+    })
+    .map_err(catalog_error)
+    .and_then(|written| written);
+    outcome.err().map(|e| {
+        format!(
+            "\n\nNote: the change was made, but the index {} could not be updated: {}",
+            index_path().display(),
+            e.message
+        )
+    })
+}
+
+/// Brings the catalog in line with every file (catching edits made behind
+/// memcap's back, by an editor or another program), rewrites the index when
+/// it changed, then runs `f` with the catalog and MEMORY.md's text.
+pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) -> Result<T> {
+    let mut f = Some(f);
+    catalog::with(root, |root, catalog| {
+        catalog.scan(root, "")?;
+        Ok(write_index(root, catalog)
+            .and_then(|text| (f.take().expect("run once"))(catalog, &text)))
+    })
+    .map_err(catalog_error)?
+}
+
+fn catalog_error(e: ErrorCode) -> ToolError {
+    let mut error = ToolError::from_fs(e, "/memories", "index the notes in");
+    if error.kind == ErrorKind::NotFound {
+        error.kind = ErrorKind::Conflict;
+        error.message = "A note disappeared while memcap indexed the notes; retry.".to_owned();
+    }
+    error
+}
+
+/// Renders the index for `catalog` into MEMORY.md, keeping the agent's text
+/// around the generated region. Returns MEMORY.md's text as it now is ("" when
+/// there is neither a note nor a MEMORY.md: an empty store stays empty).
+fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
+    let path = index_path();
+    let shown = path.display();
+    let mut last_error = None;
+    for _ in 0..ATTEMPTS {
+        let existing = match fs::stat(root, &path) {
+            Ok(st) if st.type_ == DescriptorType::RegularFile => {
+                Some(fs::read_for_edit(root, &path, &shown)?)
+            }
+            Ok(_) => {
+                return Err(ToolError::new(
+                    ErrorKind::NotAFile,
+                    format!(
+                        "{shown} is not a file, so memcap cannot keep the index there; \
+                         rename or delete it"
+                    ),
+                ));
+            }
+            Err(ErrorCode::NoEntry) => None,
+            Err(e) => return Err(ToolError::from_fs(e, &shown, "read")),
+        };
+        let old = existing.as_ref().map_or("", |f| f.text.as_str());
+        if existing.is_none() && catalog.len() == 0 {
+            return Ok(String::new());
+        }
+        let parts = index::split(old);
+        let around = format!("{}{}", parts.before, parts.after);
+        let region = index::render(catalog, PROMPT_BUDGET.after(&around));
+        let new = index::compose(&parts, &region);
+        if existing.is_some() && new == old {
+            return Ok(new);
+        }
+        let written = match &existing {
+            Some(file) => fs::replace_file(root, &path, &shown, new.as_bytes(), file.stamp),
+            None => fs::create_file(root, &path, &shown, new.as_bytes()),
+        };
+        match written {
+            Ok(()) => return Ok(new),
+            Err(e) if matches!(e.kind, ErrorKind::Conflict | ErrorKind::AlreadyExists) => {
+                last_error = Some(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_error.expect("at least one attempt failed"))
+}
