@@ -183,7 +183,7 @@ pub fn entry_line(entry: &Entry) -> String {
         line.push_str(&description);
     }
     if entry.meta.problem.is_some() {
-        line.push_str(" (frontmatter problem: memory_view with all lists it)");
+        line.push_str(" (problem: memory_view with all=true says what)");
     }
     line
 }

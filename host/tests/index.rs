@@ -1,0 +1,257 @@
+//! The index, /memories/MEMORY.md: never stale after changes made behind
+//! memcap's back, the agent's own text kept, the prompt budget, and two
+//! processes writing notes at once.
+
+mod common;
+
+use std::io::Write;
+use std::process::Stdio;
+
+use common::Fixture;
+use memcap::{Memory, NoteType};
+
+const BEGIN: &str = "<!-- memcap:index:begin -->";
+const END: &str = "<!-- memcap:index:end -->";
+
+fn note(name: &str, description: &str, kind: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\ntype: {kind}\n---\nBody of {name}.\n")
+}
+
+/// The note lines of an index, without headings.
+fn listed(index: &str) -> Vec<String> {
+    index
+        .lines()
+        .filter(|l| l.starts_with("- ["))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn edits_made_behind_memcaps_back_show_in_the_next_index() {
+    let f = Fixture::new();
+    for (file, name) in [
+        ("keep.md", "Keep"),
+        ("edit.md", "Edit"),
+        ("gone.md", "Gone"),
+    ] {
+        f.memory
+            .memory_write(
+                file,
+                name,
+                &format!("{name} before"),
+                NoteType::Project,
+                "x",
+            )
+            .unwrap();
+    }
+    // Another program: rewrites one note in place with the same size, adds
+    // one in a new directory, deletes one, and renames one.
+    let edit = f.root().join("edit.md");
+    let before = std::fs::read_to_string(&edit).unwrap();
+    let after = before.replace("Edit before", "Edit AFTERS");
+    assert_eq!(before.len(), after.len());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&edit)
+        .unwrap()
+        .write_all(after.as_bytes())
+        .unwrap();
+    f.plant("new/added.md", note("Added", "Added outside", "user"));
+    std::fs::remove_file(f.root().join("gone.md")).unwrap();
+    std::fs::rename(f.root().join("keep.md"), f.root().join("kept.md")).unwrap();
+
+    let want = [
+        "- [Added](new/added.md) - Added outside",
+        "- [Edit](edit.md) - Edit AFTERS",
+        "- [Keep](kept.md) - Keep before",
+    ];
+    // Every call that shows the index sees exactly the new state, and
+    // MEMORY.md on disk is rewritten to match.
+    assert_eq!(listed(&f.memory.memory_view(false).unwrap()), want);
+    assert_eq!(listed(&f.read("MEMORY.md")), want);
+    assert_eq!(listed(&f.memory.prompt().unwrap()), want);
+    assert_eq!(listed(&f.memory.memory_read(&[]).unwrap()), want);
+
+    // A plain `view` of MEMORY.md is brought up to date first as well.
+    std::fs::remove_file(f.root().join("new/added.md")).unwrap();
+    let viewed = f.memory.view("/memories/MEMORY.md", None).unwrap();
+    assert!(!viewed.contains("Added"), "{viewed}");
+    assert!(viewed.contains("- [Edit](edit.md) - Edit AFTERS"));
+
+    // A fresh host on the same directory (its own catalog from the journal)
+    // agrees.
+    std::fs::write(
+        f.root().join("edit.md"),
+        note("Edit", "Third version", "feedback"),
+    )
+    .unwrap();
+    let other = Memory::open(f.root()).unwrap();
+    assert_eq!(
+        listed(&other.memory_view(false).unwrap()),
+        [
+            "- [Edit](edit.md) - Third version",
+            "- [Keep](kept.md) - Keep before"
+        ]
+    );
+}
+
+#[test]
+fn the_agents_text_outside_the_markers_survives_every_rebuild() {
+    let f = Fixture::new();
+    // The agent starts MEMORY.md itself, before any note exists.
+    f.memory
+        .create(
+            "/memories/MEMORY.md",
+            "# My memory\n\nAlways greet Sam by name.\n",
+        )
+        .unwrap();
+    f.memory
+        .memory_write("a.md", "A", "first", NoteType::User, "a")
+        .unwrap();
+    let text = f.read("MEMORY.md");
+    assert!(
+        text.starts_with(&format!(
+            "# My memory\n\nAlways greet Sam by name.\n\n{BEGIN}\n"
+        )),
+        "{text}"
+    );
+    // Text added below the region, and an edit inside it that is replaced.
+    f.memory
+        .insert(
+            "/memories/MEMORY.md",
+            text.lines().count() as i64,
+            "Footer: ask before deleting.",
+        )
+        .unwrap();
+    f.memory
+        .str_replace("/memories/MEMORY.md", "- [A](a.md) - first", "- hand edit")
+        .unwrap();
+    let mine_before = "# My memory\n\nAlways greet Sam by name.\n\n";
+    let mine_after = "Footer: ask before deleting.\n";
+    let check = |f: &Fixture, expect_listed: &[&str]| {
+        let text = f.read("MEMORY.md");
+        assert!(text.starts_with(mine_before), "{text}");
+        assert!(text.ends_with(&format!("{END}\n{mine_after}")), "{text}");
+        assert_eq!(listed(&text), expect_listed, "{text}");
+    };
+    check(&f, &["- [A](a.md) - first"]);
+    f.memory
+        .memory_write("b.md", "B", "second", NoteType::Project, "b")
+        .unwrap();
+    check(&f, &["- [A](a.md) - first", "- [B](b.md) - second"]);
+    f.memory.memory_update("b.md", "second", "2nd").unwrap();
+    check(&f, &["- [A](a.md) - first", "- [B](b.md) - 2nd"]);
+    f.memory
+        .rename("/memories/a.md", "/memories/old/a.md")
+        .unwrap();
+    check(&f, &["- [A](old/a.md) - first", "- [B](b.md) - 2nd"]);
+    f.memory.memory_delete("b.md").unwrap();
+    check(&f, &["- [A](old/a.md) - first"]);
+    f.memory.delete("/memories/old").unwrap();
+    check(&f, &[]);
+    assert!(f.read("MEMORY.md").contains("No notes yet."));
+    f.plant("c.md", note("C", "outside", "reference"));
+    assert!(f.memory.prompt().unwrap().contains(mine_before));
+    check(&f, &["- [C](c.md) - outside"]);
+}
+
+#[test]
+fn an_empty_store_gets_no_index() {
+    let f = Fixture::new();
+    assert!(
+        f.memory
+            .memory_view(false)
+            .unwrap()
+            .starts_with("No notes yet")
+    );
+    assert!(
+        f.memory
+            .prompt()
+            .unwrap()
+            .contains("No notes yet. Save one with memory_write.")
+    );
+    assert!(!f.exists("MEMORY.md"));
+}
+
+#[test]
+fn five_hundred_notes_keep_the_prompt_within_budget_and_say_what_is_left_out() {
+    let f = Fixture::new();
+    for i in 0..500 {
+        let kind = ["user", "feedback", "project", "reference"][i % 4];
+        f.plant(
+            &format!("notes/note-{i:03}.md"),
+            note(
+                &format!("Note number {i} about a topic"),
+                &format!("What note {i} holds, described in one sentence of moderate length"),
+                kind,
+            ),
+        );
+    }
+    let prompt = f.memory.prompt().unwrap();
+    assert!(
+        prompt.lines().count() <= 200,
+        "{} lines",
+        prompt.lines().count()
+    );
+    assert!(prompt.len() <= 25_000, "{} bytes", prompt.len());
+    assert!(prompt.contains("Check memory first"));
+    let shown = listed(&prompt).len();
+    let left_out_line = prompt
+        .lines()
+        .find(|l| l.starts_with("- … "))
+        .expect("a line saying what is left out");
+    assert!(shown > 50, "only {shown} notes shown");
+    assert!(
+        left_out_line.starts_with(&format!("- … {} more notes not listed here", 500 - shown)),
+        "{left_out_line}"
+    );
+    assert!(left_out_line.contains("memory_view with all=true lists every note"));
+    let file = f.read("MEMORY.md");
+    assert!(file.lines().count() <= 200 && file.len() <= 25_000);
+    // Every note is still reachable.
+    assert!(
+        f.memory
+            .memory_view(true)
+            .unwrap()
+            .starts_with("500 notes in /memories:")
+    );
+}
+
+#[test]
+fn two_processes_writing_different_notes_both_land_in_the_index() {
+    const EACH: usize = 40;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memories");
+    Memory::open(&root).unwrap();
+    let children: Vec<_> = ["alpha", "beta"]
+        .into_iter()
+        .map(|who| {
+            let mut child = common::spawn_call(&root, Stdio::piped());
+            let input: String = (0..EACH)
+                .map(|i| {
+                    serde_json::json!({"command": "memory_write", "filename": format!("{who}/{i}"),
+                        "name": format!("{who} {i}"), "description": "d", "type": "project",
+                        "content": "c"})
+                    .to_string()
+                        + "\n"
+                })
+                .collect();
+            let mut stdin = child.stdin.take().unwrap();
+            std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), EACH);
+        assert!(!text.contains("\"is_error\":true"), "{text}");
+    }
+    // MEMORY.md as the last writer left it, without any rescan: each process
+    // caught up with the other's journal records before rendering.
+    let on_disk = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    assert_eq!(listed(&on_disk).len(), 2 * EACH, "{on_disk}");
+    let fresh = Memory::open(&root).unwrap().memory_view(false).unwrap();
+    assert_eq!(fresh, on_disk);
+}
