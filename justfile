@@ -57,3 +57,4 @@ lint: toolchain
 # Latency of memcap (warm and cold CLI) against native std::fs and the Python SDK.
 bench: setup build
     MEMCAP_PYTHON={{venv}}/bin/python cargo bench -p memcap-host --bench latency
+    cargo bench -p memcap-host --bench index

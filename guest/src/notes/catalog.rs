@@ -8,7 +8,8 @@
 //! time, never correctness.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use wasip2::filesystem::types::{
@@ -16,7 +17,7 @@ use wasip2::filesystem::types::{
 };
 
 use super::frontmatter::{self, Meta};
-use super::is_note_path;
+use super::{NoteType, is_note_path};
 use crate::fs;
 
 const JOURNAL: &str = ".memcap/notes.jsonl";
@@ -77,9 +78,14 @@ enum Record {
     Del(String),
 }
 
-/// Every note, by path, plus where this instance is in the journal.
+/// Every note, by path and by recency, plus where this instance is in the
+/// journal.
 pub struct Catalog {
     entries: BTreeMap<String, Entry>,
+    /// (newest first, path): the index lists from the front, so rendering
+    /// costs the same for 100 notes as for 10,000.
+    by_recency: BTreeSet<(Reverse<u64>, String)>,
+    by_type: [usize; NoteType::ALL.len()],
     generation: u64,
     /// Bytes of the journal already applied (whole lines only).
     applied: u64,
@@ -135,11 +141,38 @@ impl Catalog {
         self.entries.len()
     }
 
+    /// Notes from the most recently changed on (ties by path).
+    pub fn most_recent(&self) -> impl Iterator<Item = &Entry> {
+        self.by_recency.iter().map(|(_, path)| &self.entries[path])
+    }
+
+    /// How many notes there are of each type, indexed by `NoteType as usize`.
+    pub fn count_by_type(&self) -> [usize; NoteType::ALL.len()] {
+        self.by_type
+    }
+
+    fn put(&mut self, entry: Entry) {
+        self.remove(&entry.path.clone());
+        self.by_recency
+            .insert((Reverse(entry.recency()), entry.path.clone()));
+        self.by_type[entry.meta.kind as usize] += 1;
+        self.entries.insert(entry.path.clone(), entry);
+    }
+
+    fn remove(&mut self, path: &str) {
+        if let Some(old) = self.entries.remove(path) {
+            self.by_recency.remove(&(Reverse(old.recency()), old.path));
+            self.by_type[old.meta.kind as usize] -= 1;
+        }
+    }
+
     /// Reads the journal from the start; builds it from the directory when
     /// there is none (the first call on a store) or it is from another format.
     fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
         let mut catalog = Self {
             entries: BTreeMap::new(),
+            by_recency: BTreeSet::new(),
+            by_type: [0; NoteType::ALL.len()],
             generation: 0,
             applied: 0,
             records: 0,
@@ -188,12 +221,8 @@ impl Catalog {
         };
         for line in bytes[..last_newline].split(|&b| b == b'\n') {
             match serde_json::from_slice::<Record>(line) {
-                Ok(Record::Put(entry)) => {
-                    self.entries.insert(entry.path.clone(), entry);
-                }
-                Ok(Record::Del(path)) => {
-                    self.entries.remove(&path);
-                }
+                Ok(Record::Put(entry)) => self.put(entry),
+                Ok(Record::Del(path)) => self.remove(&path),
                 Err(_) => continue,
             }
             self.records += 1;
@@ -228,10 +257,11 @@ impl Catalog {
                     )?;
                     let entries = handle.read_directory()?;
                     while let Some(entry) = fs::next_entry(&entries)? {
+                        let entry_name = entry.name;
                         let path = if dir.is_empty() {
-                            entry.name
+                            entry_name.clone()
                         } else {
-                            format!("{dir}/{}", entry.name)
+                            format!("{dir}/{entry_name}")
                         };
                         if !is_note_path(&path) {
                             continue;
@@ -239,7 +269,7 @@ impl Catalog {
                         match entry.type_ {
                             DescriptorType::Directory => stack.push(path),
                             DescriptorType::RegularFile => {
-                                changed |= self.check_file(root, &path)?;
+                                changed |= self.check_file(&handle, &entry_name, &path)?;
                                 seen.push(path);
                             }
                             _ => {}
@@ -248,7 +278,7 @@ impl Catalog {
                 }
             }
             Some(DescriptorType::RegularFile) if is_note_path(top) => {
-                changed |= self.check_file(root, top)?;
+                changed |= self.check_file(root, top, top)?;
                 seen.push(top.to_owned());
             }
             _ => {}
@@ -260,7 +290,7 @@ impl Catalog {
             .cloned()
             .collect();
         for path in vanished {
-            self.entries.remove(&path);
+            self.remove(&path);
             self.pending.push(Record::Del(path));
             changed = true;
         }
@@ -279,8 +309,10 @@ impl Catalog {
     }
 
     /// Rereads the file at `path` when its stamp changed. Returns whether it did.
-    fn check_file(&mut self, root: &Descriptor, path: &str) -> Result<bool, ErrorCode> {
-        let st = match root.stat_at(PathFlags::empty(), path) {
+    /// `dir` and `name` locate the file (its directory's handle makes this
+    /// one cheap lookup rather than a walk from the root); `path` is its key.
+    fn check_file(&mut self, dir: &Descriptor, name: &str, path: &str) -> Result<bool, ErrorCode> {
+        let st = match dir.stat_at(PathFlags::empty(), name) {
             Ok(st) => st,
             // Gone since the directory was listed: the caller drops it.
             Err(ErrorCode::NoEntry) => return Ok(false),
@@ -291,7 +323,7 @@ impl Catalog {
             return Ok(false);
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
-        let meta = match fs::read_head(root, path, HEAD_BYTES) {
+        let meta = match fs::read_head(dir, name, HEAD_BYTES) {
             Ok(bytes) => {
                 // A cut in the middle of a character only loses that character.
                 let text = match std::str::from_utf8(&bytes) {
@@ -317,7 +349,7 @@ impl Catalog {
             stamp,
             meta,
         };
-        self.entries.insert(path.to_owned(), entry.clone());
+        self.put(entry.clone());
         self.pending.push(Record::Put(entry));
         Ok(true)
     }

@@ -110,9 +110,6 @@ pub fn compose(parts: &Parts, region: &str) -> String {
 /// recently changed ones are listed and a last line says how many are left
 /// out, of which types, and how to reach them.
 pub fn render(catalog: &Catalog, budget: Budget) -> String {
-    let mut by_recency: Vec<&Entry> = catalog.entries().collect();
-    by_recency.sort_unstable_by(|a, b| b.recency().cmp(&a.recency()).then(a.path.cmp(&b.path)));
-
     // Lines always present: markers and explanation, and room for the
     // "left out" line, which is kept short.
     let fixed = [BEGIN, EXPLAIN, END];
@@ -122,7 +119,7 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
         .saturating_sub(fixed.iter().map(|l| l.len() + 1).sum::<usize>() + 400);
     let mut shown: Vec<(&Entry, String)> = Vec::new();
     let mut has_heading = [false; NoteType::ALL.len()];
-    for entry in &by_recency {
+    for entry in catalog.most_recent() {
         let line = entry_line(entry);
         let group = entry.meta.kind as usize;
         let (lines, bytes) = if has_heading[group] {
@@ -161,8 +158,11 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    let left_out = &by_recency[shown.len()..];
-    if !left_out.is_empty() {
+    let mut left_out = catalog.count_by_type();
+    for (entry, _) in &shown {
+        left_out[entry.meta.kind as usize] -= 1;
+    }
+    if left_out.iter().sum::<usize>() > 0 {
         out.push_str(&left_out_line(left_out));
         out.push('\n');
     }
@@ -188,22 +188,19 @@ pub fn entry_line(entry: &Entry) -> String {
     line
 }
 
-fn left_out_line(left_out: &[&Entry]) -> String {
-    let mut counts = [0usize; NoteType::ALL.len()];
-    for entry in left_out {
-        counts[entry.meta.kind as usize] += 1;
-    }
+fn left_out_line(counts: [usize; NoteType::ALL.len()]) -> String {
+    let total: usize = counts.iter().sum();
     let by_type: Vec<String> = NoteType::ALL
         .iter()
         .zip(counts)
         .filter(|(_, n)| *n > 0)
         .map(|(t, n)| format!("{n} {}", t.as_str()))
         .collect();
-    let notes = if left_out.len() == 1 { "note" } else { "notes" };
+    let notes = if total == 1 { "note" } else { "notes" };
     format!(
         "- … {} more {notes} not listed here, the least recently changed ({}). \
          memory_view with all=true lists every note; memory_read with topics reads any by name or path.",
-        left_out.len(),
+        total,
         by_type.join(", ")
     )
 }
