@@ -82,7 +82,7 @@ impl EscapeFixture {
         let b = dir.path();
         let outside = b.join("outside");
         std::fs::create_dir_all(outside.join("sub")).unwrap();
-        std::fs::write(outside.join("secret.txt"), "secret\n").unwrap();
+        std::fs::write(outside.join("secret.txt"), "top secret\n").unwrap();
         std::fs::write(outside.join("sub/x.txt"), "x\n").unwrap();
         let root = b.join("root");
         let memory = Memory::open(&root).unwrap();
@@ -162,7 +162,8 @@ impl IntoResult for memcap::ToolResult {
     }
 }
 
-fn run_suite() -> usize {
+/// Returns (attempts refused by the file commands, note-command attempts).
+fn run_suite() -> (usize, usize) {
     let f = EscapeFixture::new();
     let outside_before = snapshot(&f.outside(), true);
     let root_before = snapshot(&f.root(), false);
@@ -227,6 +228,53 @@ fn run_suite() -> usize {
         .unwrap();
     assert!(f.root().join("%2e%2e/x").is_file() && f.root().join("a\\..\\..\\x").is_file());
     assert_eq!(snapshot(&f.outside(), true), outside_before);
+    (tried, note_commands_stay_inside(&f, &host_dir))
+}
+
+/// The note commands with every spelling: they may write notes inside the
+/// root (a note path gets `.md` added, so some spellings name a new file
+/// inside), but never read, write or delete anything outside, and their
+/// answers never show outside content or a host path. The index they
+/// rebuild never lists what the planted links point to.
+fn note_commands_stay_inside(f: &EscapeFixture, host_dir: &str) -> usize {
+    use memcap::NoteType;
+    let outside_before = snapshot(&f.outside(), true);
+    let mut tried = 0;
+    for path in traversal_spellings(&f.outside()) {
+        let results = [
+            f.memory
+                .memory_write(&path, "pwned", "d", NoteType::User, "pwned"),
+            f.memory.memory_update(&path, "secret", "pwned"),
+            f.memory.memory_read(std::slice::from_ref(&path)),
+            f.memory.memory_delete(&path),
+        ];
+        for result in results {
+            tried += 1;
+            let text = match result {
+                Ok(text) => text,
+                Err(e) => e.message,
+            };
+            assert!(!text.contains("top secret"), "{path:?}: {text}");
+            assert!(
+                !text.replace(&path, "").contains(host_dir),
+                "{path:?}: {text}"
+            );
+            assert!(!text.contains("os error"), "{path:?}: {text}");
+        }
+    }
+    assert_eq!(
+        snapshot(&f.outside(), true),
+        outside_before,
+        "the outside tree changed"
+    );
+    let all = f.memory.memory_view(true).unwrap();
+    assert!(!all.contains("top secret"), "{all}");
+    for link in ["link_out", "link_abs", "link_file", "chain2", "evil"] {
+        assert!(
+            !all.contains(&format!("/memories/{link}")),
+            "{link} indexed:\n{all}"
+        );
+    }
     tried
 }
 
@@ -279,9 +327,11 @@ fn swap_race(duration: std::time::Duration) -> (usize, usize) {
 fn escape_suite_with_openat2() {
     let (attempts, ok) = swap_race(std::time::Duration::from_secs(2));
     println!("swap race: {attempts} attempts, {ok} succeeded inside, 0 outside");
-    let tried = run_suite();
-    println!("{tried} escape attempts refused");
-    assert!(tried >= 30 * 9, "{tried}");
+    let (refused, notes) = run_suite();
+    println!(
+        "{refused} escape attempts refused; {notes} note-command attempts, none reached outside"
+    );
+    assert!(refused >= 30 * 9 && notes >= 30 * 4, "{refused} {notes}");
 }
 
 /// Runs `escape_suite_in_child` in a child whose `openat2` always fails with

@@ -255,3 +255,46 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
     let fresh = Memory::open(&root).unwrap().memory_view(false).unwrap();
     assert_eq!(fresh, on_disk);
 }
+
+#[test]
+fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
+    let f = Fixture::new();
+    f.plant("a.md", note("A", "first", "user"));
+    let outside = f.dir.path().join("outside.md");
+    std::fs::write(&outside, "outside\n").unwrap();
+    let cases: [(&str, Box<dyn Fn(&std::path::Path)>); 3] = [
+        ("a directory", Box::new(|p| std::fs::create_dir(p).unwrap())),
+        (
+            "binary",
+            Box::new(|p| std::fs::write(p, [0xff, 0xfe, 0]).unwrap()),
+        ),
+        (
+            "a link out of the root",
+            Box::new(|p| std::os::unix::fs::symlink(&outside, p).unwrap()),
+        ),
+    ];
+    for (what, make) in cases {
+        let index = f.root().join("MEMORY.md");
+        make(&index);
+        let read = f.memory.memory_read(&[]).unwrap();
+        assert!(read.contains("- [A](a.md) - first"), "{what}: {read}");
+        assert!(
+            read.contains("Note: /memories/MEMORY.md could not be updated: "),
+            "{what}: {read}"
+        );
+        let written = f
+            .memory
+            .memory_write("b", "B", "second", NoteType::User, "b")
+            .unwrap();
+        assert!(
+            written.contains("could not be updated"),
+            "{what}: {written}"
+        );
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+        f.memory.memory_delete("b").unwrap();
+        match std::fs::symlink_metadata(&index).unwrap().is_dir() {
+            true => std::fs::remove_dir(&index).unwrap(),
+            false => std::fs::remove_file(&index).unwrap(),
+        }
+    }
+}

@@ -52,8 +52,17 @@ pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) 
     let mut f = Some(f);
     catalog::with(root, |root, catalog| {
         catalog.scan(root, "")?;
-        Ok(write_index(root, catalog)
-            .and_then(|text| (f.take().expect("run once"))(catalog, &text)))
+        // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
+        // of the root) must not keep the agent from its notes.
+        let text = write_index(root, catalog).unwrap_or_else(|e| {
+            format!(
+                "{}\n\nNote: {} could not be updated: {}\n",
+                index::render(catalog, PROMPT_BUDGET),
+                index_path().display(),
+                e.message
+            )
+        });
+        Ok((f.take().expect("run once"))(catalog, &text))
     })
     .map_err(catalog_error)?
 }
