@@ -302,6 +302,31 @@ pub fn replace_file(
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
+    replace(root, path, shown, bytes, expected)?;
+    sync_dir(root, &path.parent()).map_err(|e| ToolError::from_fs(e, shown, "write"))
+}
+
+/// Like [`replace_file`] without the directory fsync, for the index: after a
+/// power loss the file holds its old or its new content, both whole, and a
+/// stale index is rebuilt by the next call that shows it. Saves an fsync on
+/// every change.
+pub fn replace_derived(
+    root: &Descriptor,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    expected: Stamp,
+) -> Result<()> {
+    replace(root, path, shown, bytes, expected)
+}
+
+fn replace(
+    root: &Descriptor,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    expected: Stamp,
+) -> Result<()> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
@@ -322,7 +347,7 @@ pub fn replace_file(
     root.rename_at(&temp.name, root, &path.relative())
         .map_err(fail)?;
     temp.published = true;
-    sync_dir(root, &path.parent()).map_err(fail)
+    Ok(())
 }
 
 /// Puts `bytes` at `relative` (under the reserved directory) atomically,

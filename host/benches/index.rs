@@ -26,8 +26,9 @@ fn plant(root: &Path, notes: usize) {
         let dir = root.join(format!("area-{:02}", i % 50));
         std::fs::create_dir_all(&dir).unwrap();
         let kind = ["user", "feedback", "project", "reference"][i % 4];
+        let path = dir.join(format!("note-{i:05}.md"));
         std::fs::write(
-            dir.join(format!("note-{i:05}.md")),
+            &path,
             format!(
                 "---\nname: Note {i}\ndescription: What note {i} is about, in one sentence\n\
                  type: {kind}\nupdated: 2026-11-22\n---\n\n{}\n",
@@ -35,6 +36,15 @@ fn plant(root: &Path, notes: usize) {
             ),
         )
         .unwrap();
+        // A store's notes are mostly old; memcap rereads files changed in the
+        // last seconds whatever their stamp says.
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
     }
 }
 
@@ -76,7 +86,7 @@ fn measure(notes: usize) -> Row {
     // One note changed through memcap: only that note is reread.
     let target = "area-07/note-00007.md";
     let words = ["sentence", "phrase"];
-    let via_memcap = (0..40)
+    let via_memcap = (0..100)
         .map(|i| {
             let (old, new) = (words[i % 2], words[(i + 1) % 2]);
             time_ms(|| drop(memory.memory_update(target, old, new).unwrap()))

@@ -96,6 +96,28 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
 }
 
 #[test]
+fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
+    // File times tick every few milliseconds, so memcap's write and another
+    // program's can share a stamp; recent files are read again regardless.
+    let f = Fixture::new();
+    f.memory
+        .memory_write("n.md", "N", "version one", NoteType::User, "x")
+        .unwrap();
+    let path = f.root().join("n.md");
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    (&file)
+        .write_all(text.replace("version one", "version two").as_bytes())
+        .unwrap();
+    file.set_modified(modified).unwrap();
+    assert_eq!(
+        listed(&f.memory.memory_view(false).unwrap()),
+        ["- [N](n.md) - version two"]
+    );
+}
+
+#[test]
 fn the_agents_text_outside_the_markers_survives_every_rebuild() {
     let f = Fixture::new();
     // The agent starts MEMORY.md itself, before any note exists.

@@ -25,6 +25,8 @@ const FORMAT: u32 = 1;
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
 const READ_CHUNK: u64 = 256 * 1024;
+/// How old a file's times must be before its stamp alone is trusted.
+const RACY_SECONDS: u64 = 2;
 
 /// When a file was last changed, as far as the catalog needs to know.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
@@ -236,6 +238,13 @@ impl Catalog {
     pub fn scan(&mut self, root: &Descriptor, top: &str) -> Result<bool, ErrorCode> {
         let mut seen = Vec::new();
         let mut changed = false;
+        // File times tick coarsely (a few milliseconds on Linux), so a file
+        // rewritten with the same size within one tick keeps its stamp. As
+        // git does with "racily clean" entries, stamps this young are not
+        // trusted: such files are read again.
+        let trust_before = wasip2::clocks::wall_clock::now()
+            .seconds
+            .saturating_sub(RACY_SECONDS);
         let target = if top.is_empty() {
             Some(DescriptorType::Directory)
         } else {
@@ -269,7 +278,8 @@ impl Catalog {
                         match entry.type_ {
                             DescriptorType::Directory => stack.push(path),
                             DescriptorType::RegularFile => {
-                                changed |= self.check_file(&handle, &entry_name, &path)?;
+                                changed |=
+                                    self.check_file(&handle, &entry_name, &path, trust_before)?;
                                 seen.push(path);
                             }
                             _ => {}
@@ -278,7 +288,7 @@ impl Catalog {
                 }
             }
             Some(DescriptorType::RegularFile) if is_note_path(top) => {
-                changed |= self.check_file(root, top, top)?;
+                changed |= self.check_file(root, top, top, trust_before)?;
                 seen.push(top.to_owned());
             }
             _ => {}
@@ -311,7 +321,13 @@ impl Catalog {
     /// Rereads the file at `path` when its stamp changed. Returns whether it did.
     /// `dir` and `name` locate the file (its directory's handle makes this
     /// one cheap lookup rather than a walk from the root); `path` is its key.
-    fn check_file(&mut self, dir: &Descriptor, name: &str, path: &str) -> Result<bool, ErrorCode> {
+    fn check_file(
+        &mut self,
+        dir: &Descriptor,
+        name: &str,
+        path: &str,
+        trust_before: u64,
+    ) -> Result<bool, ErrorCode> {
         let st = match dir.stat_at(PathFlags::empty(), name) {
             Ok(st) => st,
             // Gone since the directory was listed: the caller drops it.
@@ -319,7 +335,10 @@ impl Catalog {
             Err(e) => return Err(e),
         };
         let stamp = FileStamp::of(&st);
-        if self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
+        // The modification time alone decides: a rewrite that also sets an
+        // old modification time still moves the change time in the stamp.
+        let trusted = stamp.modified.is_some_and(|(s, _)| s < trust_before);
+        if trusted && self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
             return Ok(false);
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
@@ -349,6 +368,10 @@ impl Catalog {
             stamp,
             meta,
         };
+        if self.entries.get(path) == Some(&entry) {
+            // Reread only because its stamp is young: nothing to record.
+            return Ok(false);
+        }
         self.put(entry.clone());
         self.pending.push(Record::Put(entry));
         Ok(true)

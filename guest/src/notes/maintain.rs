@@ -112,7 +112,7 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
             return Ok(new);
         }
         let written = match &existing {
-            Some(file) => fs::replace_file(root, &path, &shown, new.as_bytes(), file.stamp),
+            Some(file) => fs::replace_derived(root, &path, &shown, new.as_bytes(), file.stamp),
             None => fs::create_file(root, &path, &shown, new.as_bytes()),
         };
         match written {
