@@ -225,8 +225,12 @@ impl Drop for TempFile<'_> {
     }
 }
 
-/// Writes `bytes` to a new temporary file and syncs it.
-fn write_temp<'a>(root: &'a Descriptor, bytes: &[u8]) -> Result<TempFile<'a>, ErrorCode> {
+/// Writes `bytes` to a new temporary file, and syncs it when `durable`.
+fn write_temp<'a>(
+    root: &'a Descriptor,
+    bytes: &[u8],
+    durable: bool,
+) -> Result<TempFile<'a>, ErrorCode> {
     let name = format!(
         "{TEMP_DIR}/{:016x}{:016x}",
         wasip2::random::random::get_random_u64(),
@@ -267,8 +271,10 @@ fn write_temp<'a>(root: &'a Descriptor, bytes: &[u8]) -> Result<TempFile<'a>, Er
                 .map_err(stream_error)?;
         }
     }
-    // An fsync error is a failure: the data may never reach the disk.
-    file.sync()?;
+    if durable {
+        // An fsync error is a failure: the data may never reach the disk.
+        file.sync()?;
+    }
     Ok(temp)
 }
 
@@ -302,22 +308,24 @@ pub fn replace_file(
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
-    replace(root, path, shown, bytes, expected)?;
+    replace(root, path, shown, bytes, expected, true)?;
     sync_dir(root, &path.parent()).map_err(|e| ToolError::from_fs(e, shown, "write"))
 }
 
-/// Like [`replace_file`] without the directory fsync, for the index: after a
-/// power loss the file holds its old or its new content, both whole, and a
-/// stale index is rebuilt by the next call that shows it. Saves an fsync on
-/// every change.
+/// Like [`replace_file`] without the directory fsync, and without the data
+/// fsync unless `durable`, for the index. A stale index is rebuilt by the next
+/// call that shows it, so only the agent's own text in it needs the data
+/// synced (then a power loss leaves the old or the new content, both whole);
+/// a file of generated text alone may come back empty and is regenerated.
 pub fn replace_derived(
     root: &Descriptor,
     path: &MemPath,
     shown: &str,
     bytes: &[u8],
     expected: Stamp,
+    durable: bool,
 ) -> Result<()> {
-    replace(root, path, shown, bytes, expected)
+    replace(root, path, shown, bytes, expected, durable)
 }
 
 fn replace(
@@ -326,12 +334,13 @@ fn replace(
     shown: &str,
     bytes: &[u8],
     expected: Stamp,
+    durable: bool,
 ) -> Result<()> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| ToolError::from_fs(e, shown, "write");
-    let mut temp = write_temp(root, bytes).map_err(fail)?;
+    let mut temp = write_temp(root, bytes, durable).map_err(fail)?;
     match stamp(root, path) {
         Ok(now) if now == expected => {}
         _ => {
@@ -354,7 +363,7 @@ fn replace(
 /// replacing whatever is there. For memcap's own derived files, which need
 /// no conflict check and no directory sync: losing one costs a rebuild.
 pub fn put_private(root: &Descriptor, relative: &str, bytes: &[u8]) -> Result<(), ErrorCode> {
-    let mut temp = write_temp(root, bytes)?;
+    let mut temp = write_temp(root, bytes, false)?;
     root.rename_at(&temp.name, root, relative)?;
     temp.published = true;
     Ok(())
@@ -388,7 +397,7 @@ pub fn create_file(root: &Descriptor, path: &MemPath, shown: &str, bytes: &[u8])
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| ToolError::from_fs(e, shown, "create");
-    let temp = write_temp(root, bytes).map_err(fail)?;
+    let temp = write_temp(root, bytes, true).map_err(fail)?;
     root.link_at(PathFlags::empty(), &temp.name, root, &path.relative())
         .map_err(|e| match e {
             ErrorCode::Exist => ToolError::new(

@@ -278,13 +278,16 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
     assert_eq!(fresh, on_disk);
 }
 
+/// Puts something memcap cannot rewrite at the index path.
+type MakeIndex = dyn Fn(&std::path::Path);
+
 #[test]
 fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
     let f = Fixture::new();
     f.plant("a.md", note("A", "first", "user"));
     let outside = f.dir.path().join("outside.md");
     std::fs::write(&outside, "outside\n").unwrap();
-    let cases: [(&str, Box<dyn Fn(&std::path::Path)>); 3] = [
+    let cases: [(&str, Box<MakeIndex>); 3] = [
         ("a directory", Box::new(|p| std::fs::create_dir(p).unwrap())),
         (
             "binary",

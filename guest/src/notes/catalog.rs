@@ -9,7 +9,8 @@
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 use wasip2::filesystem::types::{
@@ -58,6 +59,9 @@ pub struct Entry {
     pub stamp: FileStamp,
     #[serde(flatten)]
     pub meta: Meta,
+    /// The note's line in the index, made once when the entry is stored.
+    #[serde(skip)]
+    pub line: String,
 }
 
 impl Entry {
@@ -83,10 +87,10 @@ enum Record {
 /// Every note, by path and by recency, plus where this instance is in the
 /// journal.
 pub struct Catalog {
-    entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<String, Rc<Entry>>,
     /// (newest first, path): the index lists from the front, so rendering
     /// costs the same for 100 notes as for 10,000.
-    by_recency: BTreeSet<(Reverse<u64>, String)>,
+    by_recency: BTreeMap<(Reverse<u64>, String), Rc<Entry>>,
     by_type: [usize; NoteType::ALL.len()],
     generation: u64,
     /// Bytes of the journal already applied (whole lines only).
@@ -136,7 +140,7 @@ pub fn with<T>(
 
 impl Catalog {
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.values()
+        self.entries.values().map(|e| &**e)
     }
 
     pub fn len(&self) -> usize {
@@ -145,7 +149,7 @@ impl Catalog {
 
     /// Notes from the most recently changed on (ties by path).
     pub fn most_recent(&self) -> impl Iterator<Item = &Entry> {
-        self.by_recency.iter().map(|(_, path)| &self.entries[path])
+        self.by_recency.values().map(|e| &**e)
     }
 
     /// How many notes there are of each type, indexed by `NoteType as usize`.
@@ -153,17 +157,22 @@ impl Catalog {
         self.by_type
     }
 
-    fn put(&mut self, entry: Entry) {
+    fn put(&mut self, mut entry: Entry) {
         self.remove(&entry.path.clone());
-        self.by_recency
-            .insert((Reverse(entry.recency()), entry.path.clone()));
+        entry.line = super::index::entry_line(&entry);
         self.by_type[entry.meta.kind as usize] += 1;
+        let entry = Rc::new(entry);
+        self.by_recency.insert(
+            (Reverse(entry.recency()), entry.path.clone()),
+            Rc::clone(&entry),
+        );
         self.entries.insert(entry.path.clone(), entry);
     }
 
     fn remove(&mut self, path: &str) {
         if let Some(old) = self.entries.remove(path) {
-            self.by_recency.remove(&(Reverse(old.recency()), old.path));
+            self.by_recency
+                .remove(&(Reverse(old.recency()), old.path.clone()));
             self.by_type[old.meta.kind as usize] -= 1;
         }
     }
@@ -173,7 +182,7 @@ impl Catalog {
     fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
         let mut catalog = Self {
             entries: BTreeMap::new(),
-            by_recency: BTreeSet::new(),
+            by_recency: BTreeMap::new(),
             by_type: [0; NoteType::ALL.len()],
             generation: 0,
             applied: 0,
@@ -367,8 +376,13 @@ impl Catalog {
             path: path.to_owned(),
             stamp,
             meta,
+            line: String::new(),
         };
-        if self.entries.get(path) == Some(&entry) {
+        if self
+            .entries
+            .get(path)
+            .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)
+        {
             // Reread only because its stamp is young: nothing to record.
             return Ok(false);
         }
@@ -429,7 +443,7 @@ impl Catalog {
         let mut bytes = serde_json::to_vec(&header).map_err(|_| ErrorCode::Io)?;
         bytes.push(b'\n');
         for entry in self.entries.values() {
-            serde_json::to_writer(&mut bytes, &Record::Put(entry.clone()))
+            serde_json::to_writer(&mut bytes, &Record::Put((**entry).clone()))
                 .map_err(|_| ErrorCode::Io)?;
             bytes.push(b'\n');
         }

@@ -117,10 +117,10 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
     let mut bytes_left = budget
         .bytes
         .saturating_sub(fixed.iter().map(|l| l.len() + 1).sum::<usize>() + 400);
-    let mut shown: Vec<(&Entry, String)> = Vec::new();
+    let mut shown: Vec<(&Entry, &String)> = Vec::new();
     let mut has_heading = [false; NoteType::ALL.len()];
     for entry in catalog.most_recent() {
-        let line = entry_line(entry);
+        let line = &entry.line;
         let group = entry.meta.kind as usize;
         let (lines, bytes) = if has_heading[group] {
             (1, line.len() + 1)
@@ -135,13 +135,7 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
         has_heading[group] = true;
         shown.push((entry, line));
     }
-    shown.sort_unstable_by(|(a, _), (b, _)| {
-        (a.meta.kind, a.meta.name.to_lowercase(), &a.path).cmp(&(
-            b.meta.kind,
-            b.meta.name.to_lowercase(),
-            &b.path,
-        ))
-    });
+    shown.sort_by_cached_key(|(e, _)| (e.meta.kind, e.meta.name.to_lowercase(), e.path.clone()));
 
     let mut out = format!("{BEGIN}\n{EXPLAIN}\n");
     if catalog.len() == 0 {

@@ -112,7 +112,10 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
             return Ok(new);
         }
         let written = match &existing {
-            Some(file) => fs::replace_derived(root, &path, &shown, new.as_bytes(), file.stamp),
+            Some(file) => {
+                let agent_text = !around.trim().is_empty();
+                fs::replace_derived(root, &path, &shown, new.as_bytes(), file.stamp, agent_text)
+            }
             None => fs::create_file(root, &path, &shown, new.as_bytes()),
         };
         match written {
