@@ -279,7 +279,7 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
 }
 
 /// Puts something memcap cannot rewrite at the index path.
-type MakeIndex = dyn Fn(&std::path::Path);
+type MakeIndex<'a> = dyn Fn(&std::path::Path) + 'a;
 
 #[test]
 fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
@@ -287,7 +287,7 @@ fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
     f.plant("a.md", note("A", "first", "user"));
     let outside = f.dir.path().join("outside.md");
     std::fs::write(&outside, "outside\n").unwrap();
-    let cases: [(&str, Box<MakeIndex>); 3] = [
+    let cases: [(&str, Box<MakeIndex<'_>>); 3] = [
         ("a directory", Box::new(|p| std::fs::create_dir(p).unwrap())),
         (
             "binary",
