@@ -313,6 +313,8 @@ fn frontmatter_edge_cases_still_give_notes() {
         "/memories/vault/Bob.md\n  name: Bob Jones\n  type: other (declared: person)\n  \
          description: Runs the data team.\n  tags: team, lead\n  permalink: people/bob-jones\n",
         "/memories/binary.bin\n  name: binary\n  type: other\n  problem: the file is not UTF-8 text",
+        "/memories/plain.md\n  name: plain\n  type: other\n  description: Milk and eggs.\n  \
+         frontmatter: none (name and description come from the file;",
     ] {
         assert!(all.contains(expected), "missing {expected:?} in\n{all}");
     }

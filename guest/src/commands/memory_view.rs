@@ -44,6 +44,11 @@ pub fn memory_view(root: &Descriptor, all: bool) -> Result<String> {
             }
             if let Some(problem) = &meta.problem {
                 out.push_str(&format!("  problem: {problem}\n"));
+            } else if !meta.frontmatter {
+                out.push_str(
+                    "  frontmatter: none (name and description come from the file; \
+                     rewrite it with memory_write to give it a type)\n",
+                );
             }
         }
         Ok(out)

@@ -22,7 +22,7 @@ use super::{NoteType, is_note_path};
 use crate::fs;
 
 const JOURNAL: &str = ".memcap/notes.jsonl";
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
 const READ_CHUNK: u64 = 256 * 1024;
@@ -128,13 +128,10 @@ pub fn with<T>(
             catalog.save(root)?;
             Ok((catalog, value))
         })();
-        match outcome {
-            Ok((catalog, value)) => {
-                *slot = Some(catalog);
-                Ok(value)
-            }
-            Err(e) => Err(e),
-        }
+        outcome.map(|(catalog, value)| {
+            *slot = Some(catalog);
+            value
+        })
     })
 }
 
@@ -243,10 +240,9 @@ impl Catalog {
 
     /// Brings the catalog in line with the files at and below `top` (a root-
     /// relative path, "" for everything): rereads notes whose stamp differs,
-    /// adds new ones, drops vanished ones. Returns whether anything changed.
-    pub fn scan(&mut self, root: &Descriptor, top: &str) -> Result<bool, ErrorCode> {
+    /// adds new ones, drops vanished ones.
+    pub fn scan(&mut self, root: &Descriptor, top: &str) -> Result<(), ErrorCode> {
         let mut seen = Vec::new();
-        let mut changed = false;
         // File times tick coarsely (a few milliseconds on Linux), so a file
         // rewritten with the same size within one tick keeps its stamp. As
         // git does with "racily clean" entries, stamps this young are not
@@ -287,8 +283,7 @@ impl Catalog {
                         match entry.type_ {
                             DescriptorType::Directory => stack.push(path),
                             DescriptorType::RegularFile => {
-                                changed |=
-                                    self.check_file(&handle, &entry_name, &path, trust_before)?;
+                                self.check_file(&handle, &entry_name, &path, trust_before)?;
                                 seen.push(path);
                             }
                             _ => {}
@@ -297,7 +292,7 @@ impl Catalog {
                 }
             }
             Some(DescriptorType::RegularFile) if is_note_path(top) => {
-                changed |= self.check_file(root, top, top, trust_before)?;
+                self.check_file(root, top, top, trust_before)?;
                 seen.push(top.to_owned());
             }
             _ => {}
@@ -311,9 +306,8 @@ impl Catalog {
         for path in vanished {
             self.remove(&path);
             self.pending.push(Record::Del(path));
-            changed = true;
         }
-        Ok(changed)
+        Ok(())
     }
 
     /// Paths in the catalog at or below `top`.
@@ -327,7 +321,8 @@ impl Catalog {
             })
     }
 
-    /// Rereads the file at `path` when its stamp changed. Returns whether it did.
+    /// Rereads the file at `path` when its stamp changed or is too young to
+    /// trust, and records it when what memcap knows of it changed.
     /// `dir` and `name` locate the file (its directory's handle makes this
     /// one cheap lookup rather than a walk from the root); `path` is its key.
     fn check_file(
@@ -336,11 +331,11 @@ impl Catalog {
         name: &str,
         path: &str,
         trust_before: u64,
-    ) -> Result<bool, ErrorCode> {
+    ) -> Result<(), ErrorCode> {
         let st = match dir.stat_at(PathFlags::empty(), name) {
             Ok(st) => st,
             // Gone since the directory was listed: the caller drops it.
-            Err(ErrorCode::NoEntry) => return Ok(false),
+            Err(ErrorCode::NoEntry) => return Ok(()),
             Err(e) => return Err(e),
         };
         let stamp = FileStamp::of(&st);
@@ -348,7 +343,7 @@ impl Catalog {
         // old modification time still moves the change time in the stamp.
         let trusted = stamp.modified.is_some_and(|(s, _)| s < trust_before);
         if trusted && self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
-            return Ok(false);
+            return Ok(());
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
         let meta = match fs::read_head(dir, name, HEAD_BYTES) {
@@ -369,7 +364,7 @@ impl Catalog {
                 }
                 meta
             }
-            Err(ErrorCode::NoEntry) => return Ok(false),
+            Err(ErrorCode::NoEntry) => return Ok(()),
             Err(e) => return Err(e),
         };
         let entry = Entry {
@@ -384,11 +379,11 @@ impl Catalog {
             .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)
         {
             // Reread only because its stamp is young: nothing to record.
-            return Ok(false);
+            return Ok(());
         }
         self.put(entry.clone());
         self.pending.push(Record::Put(entry));
-        Ok(true)
+        Ok(())
     }
 
     /// Appends this call's changes to the journal, or rewrites it when it has

@@ -27,6 +27,9 @@ pub struct Meta {
     pub tags: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permalink: Option<String>,
+    /// Whether the file opens with a frontmatter block that parsed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub frontmatter: bool,
     /// Why the frontmatter could not be used, in words for the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
@@ -90,6 +93,7 @@ pub fn read(text: &str, file_name: &str) -> Meta {
         updated: None,
         tags: Vec::new(),
         permalink: None,
+        frontmatter: false,
         problem,
     };
     let block = match find_block(text) {
@@ -135,6 +139,7 @@ pub fn read(text: &str, file_name: &str) -> Meta {
     };
     let get = |key: &str| fields.get(&Yaml::String(key.to_owned())).and_then(scalar);
     let mut meta = plain(block.body, None);
+    meta.frontmatter = true;
     if let Some(name) = get("name")
         .or_else(|| get("title"))
         .filter(|n| !n.is_empty())
@@ -295,6 +300,7 @@ mod tests {
         assert_eq!(meta.description, "First words here.");
         assert_eq!(meta.kind, NoteType::Other);
         assert_eq!(meta.problem, None);
+        assert!(!meta.frontmatter);
         assert_eq!(
             read("# Only a heading\n", "x.md").description,
             "Only a heading"
