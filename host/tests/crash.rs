@@ -94,8 +94,21 @@ fn kill_nine_leaves_old_or_new_content_and_no_temp_files() {
             }
         }
     }
-    Memory::open(&root).unwrap();
+    let memory = Memory::open(&root).unwrap();
     assert_eq!(leftovers(&root), 0, "temp files survived the next open");
+    // Kills also landed in journal appends and index rewrites: the next index
+    // still lists exactly the files there are.
+    let files: Vec<String> = common::snapshot(&root, false)
+        .into_iter()
+        .filter(|(path, node)| matches!(node, common::Node::File(_)) && path != "MEMORY.md")
+        .map(|(path, _)| format!("/memories/{path}\n"))
+        .collect();
+    let all = memory.memory_view(true).unwrap();
+    let listed: Vec<&str> = all
+        .split_inclusive('\n')
+        .filter(|l| l.starts_with("/memories/"))
+        .collect();
+    assert_eq!(listed, files, "{all}");
     println!(
         "{KILLS} kills: {interrupted_writes} interrupted a write, {created} files created whole"
     );
