@@ -156,6 +156,42 @@ fn library_component_under_invoke_keeps_state_in_the_directory() {
 }
 
 #[test]
+fn typed_notes_under_invoke_keep_the_index_in_the_directory() {
+    // Every call is a new instance: the catalog comes back from the journal.
+    let dir = tempfile::tempdir().unwrap();
+    let mount = format!("{}::/memories", dir.path().display());
+    let iface = "memcap:memory/memory";
+    let written = invoke(
+        &mount,
+        &format!(
+            r#"{iface}.memory-write@0.1.0("prefs/tea", "Tea", "Green, no sugar", user, "Likes green tea.")"#
+        ),
+    );
+    assert!(
+        written.starts_with(r#"ok("Saved note /memories/prefs/tea.md (user: Tea)."#),
+        "{written}"
+    );
+    invoke(
+        &mount,
+        &format!(r#"{iface}.memory-write@0.1.0("db", "Database", "Postgres", project, "PG 16")"#),
+    );
+    invoke(&mount, &format!(r#"{iface}.memory-delete@0.1.0("db")"#));
+    let index = std::fs::read_to_string(dir.path().join("MEMORY.md")).unwrap();
+    assert!(
+        index.contains("## User\n- [Tea](prefs/tea.md) - Green, no sugar\n"),
+        "{index}"
+    );
+    assert!(!index.contains("Database"), "{index}");
+    let read = invoke(&mount, &format!(r#"{iface}.memory-read@0.1.0(["tea"])"#));
+    assert!(read.contains("Likes green tea."), "{read}");
+    let prompt = invoke(&mount, &format!("{iface}.prompt@0.1.0()"));
+    assert!(
+        prompt.contains("- [Tea](prefs/tea.md) - Green, no sugar"),
+        "{prompt}"
+    );
+}
+
+#[test]
 fn the_root_is_found_whatever_the_host_names_it() {
     // `--dir H` names the preopen after the host path, as Wassette does.
     let dir = tempfile::tempdir().unwrap();
