@@ -22,7 +22,7 @@ use super::{NoteType, is_note_path};
 use crate::fs;
 
 const JOURNAL: &str = ".memcap/notes.jsonl";
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
 const READ_CHUNK: u64 = 256 * 1024;
@@ -57,7 +57,6 @@ pub struct Entry {
     /// Relative to the root: `prefs/coffee.md`.
     pub path: String,
     pub stamp: FileStamp,
-    #[serde(flatten)]
     pub meta: Meta,
     /// The note's line in the index, made once when the entry is stored.
     #[serde(skip)]
