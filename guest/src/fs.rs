@@ -308,7 +308,7 @@ pub fn replace_file(
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
-    replace(root, path, shown, bytes, expected, true)?;
+    replace_derived(root, path, shown, bytes, expected, true)?;
     sync_dir(root, &path.parent()).map_err(|e| ToolError::from_fs(e, shown, "write"))
 }
 
@@ -318,17 +318,6 @@ pub fn replace_file(
 /// synced (then a power loss leaves the old or the new content, both whole);
 /// a file of generated text alone may come back empty and is regenerated.
 pub fn replace_derived(
-    root: &Descriptor,
-    path: &MemPath,
-    shown: &str,
-    bytes: &[u8],
-    expected: Stamp,
-    durable: bool,
-) -> Result<()> {
-    replace(root, path, shown, bytes, expected, durable)
-}
-
-fn replace(
     root: &Descriptor,
     path: &MemPath,
     shown: &str,

@@ -3,9 +3,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::Stdio;
-
 use memcap::Memory;
 
 const WRITERS: usize = 8;
@@ -45,13 +42,7 @@ fn eight_processes_two_hundred_edits_each_lose_nothing() {
     let (_dir, root) = shared_file();
 
     let children: Vec<_> = (0..WRITERS)
-        .map(|w| {
-            let mut child = common::spawn_call(&root, Stdio::piped());
-            let input: String = (0..EDITS).map(|k| edit(w, k) + "\n").collect();
-            let mut stdin = child.stdin.take().unwrap();
-            std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-            child
-        })
+        .map(|w| common::feed_call(&root, (0..EDITS).map(|k| edit(w, k) + "\n").collect()))
         .collect();
     for child in children {
         let out = child.wait_with_output().unwrap();

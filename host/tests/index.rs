@@ -5,7 +5,6 @@
 mod common;
 
 use std::io::Write;
-use std::process::Stdio;
 
 use common::Fixture;
 use memcap::{Memory, NoteType};
@@ -248,7 +247,6 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
     let children: Vec<_> = ["alpha", "beta"]
         .into_iter()
         .map(|who| {
-            let mut child = common::spawn_call(&root, Stdio::piped());
             let input: String = (0..EACH)
                 .map(|i| {
                     serde_json::json!({"command": "memory_write", "filename": format!("{who}/{i}"),
@@ -258,9 +256,7 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
                         + "\n"
                 })
                 .collect();
-            let mut stdin = child.stdin.take().unwrap();
-            std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-            child
+            common::feed_call(&root, input)
         })
         .collect();
     for child in children {

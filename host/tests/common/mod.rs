@@ -53,6 +53,16 @@ pub fn spawn_call(root: &Path, stdout: std::process::Stdio) -> std::process::Chi
         .unwrap()
 }
 
+/// Starts `memcap --root ROOT call` with `input` written to its stdin from a
+/// thread (so a full pipe cannot stall the test) and stdout piped.
+pub fn feed_call(root: &Path, input: String) -> std::process::Child {
+    use std::io::Write;
+    let mut child = spawn_call(root, std::process::Stdio::piped());
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    child
+}
+
 /// One entry of a tree snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
