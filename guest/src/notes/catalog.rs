@@ -18,14 +18,12 @@ use wasip2::filesystem::types::{
 };
 
 use super::frontmatter::{self, Meta};
+use super::journal::Record;
 use super::{NoteType, is_note_path};
 use crate::fs;
 
-const JOURNAL: &str = ".memcap/notes.jsonl";
-const FORMAT: u32 = 3;
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
-const READ_CHUNK: u64 = 256 * 1024;
 /// How old a file's times must be before its stamp alone is trusted.
 const RACY_SECONDS: u64 = 2;
 
@@ -70,32 +68,19 @@ impl Entry {
     }
 }
 
-#[derive(Serialize, Deserialize)]
-struct Header {
-    memcap_notes: u32,
-    generation: u64,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Record {
-    Put(Entry),
-    Del(String),
-}
-
 /// Every note, by path and by recency, plus where this instance is in the
 /// journal.
 pub struct Catalog {
-    entries: BTreeMap<String, Rc<Entry>>,
+    pub(super) entries: BTreeMap<String, Rc<Entry>>,
     /// (newest first, path): the index lists from the front, so rendering
     /// costs the same for 100 notes as for 10,000.
     by_recency: BTreeMap<(Reverse<u64>, String), Rc<Entry>>,
     by_type: [usize; NoteType::ALL.len()],
-    generation: u64,
+    pub(super) generation: u64,
     /// Bytes of the journal already applied (whole lines only).
-    applied: u64,
-    records: usize,
-    pending: Vec<Record>,
+    pub(super) applied: u64,
+    pub(super) records: usize,
+    pub(super) pending: Vec<Record>,
 }
 
 thread_local! {
@@ -153,7 +138,19 @@ impl Catalog {
         self.by_type
     }
 
-    fn put(&mut self, mut entry: Entry) {
+    pub(super) fn empty() -> Self {
+        Self {
+            entries: BTreeMap::new(),
+            by_recency: BTreeMap::new(),
+            by_type: [0; NoteType::ALL.len()],
+            generation: 0,
+            applied: 0,
+            records: 0,
+            pending: Vec::new(),
+        }
+    }
+
+    pub(super) fn put(&mut self, mut entry: Entry) {
         self.remove(&entry.path.clone());
         entry.line = super::index::entry_line(&entry);
         self.by_type[entry.meta.kind as usize] += 1;
@@ -165,76 +162,12 @@ impl Catalog {
         self.entries.insert(entry.path.clone(), entry);
     }
 
-    fn remove(&mut self, path: &str) {
+    pub(super) fn remove(&mut self, path: &str) {
         if let Some(old) = self.entries.remove(path) {
             self.by_recency
                 .remove(&(Reverse(old.recency()), old.path.clone()));
             self.by_type[old.meta.kind as usize] -= 1;
         }
-    }
-
-    /// Reads the journal from the start; builds it from the directory when
-    /// there is none (the first call on a store) or it is from another format.
-    fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
-        let mut catalog = Self {
-            entries: BTreeMap::new(),
-            by_recency: BTreeMap::new(),
-            by_type: [0; NoteType::ALL.len()],
-            generation: 0,
-            applied: 0,
-            records: 0,
-            pending: Vec::new(),
-        };
-        match read_from(root, 0) {
-            Ok(bytes) => {
-                if let Some((generation, body)) = header(&bytes) {
-                    catalog.generation = generation;
-                    catalog.apply(&bytes[body..], body as u64);
-                    return Ok(catalog);
-                }
-            }
-            Err(ErrorCode::NoEntry) => {}
-            Err(e) => return Err(e),
-        }
-        catalog.scan(root, "")?;
-        catalog.compact(root)?;
-        Ok(catalog)
-    }
-
-    /// Applies what was appended since this instance last looked: reads only
-    /// the header and the new tail. False when the journal was rewritten (or
-    /// removed), so it must be read again from the start.
-    fn catch_up(&mut self, root: &Descriptor) -> Result<bool, ErrorCode> {
-        let head = match fs::read_head(root, JOURNAL, 512) {
-            Ok(head) => head,
-            Err(ErrorCode::NoEntry) => return Ok(false),
-            Err(e) => return Err(e),
-        };
-        if header(&head).map(|(generation, _)| generation) != Some(self.generation) {
-            return Ok(false);
-        }
-        let tail = read_from(root, self.applied)?;
-        self.apply(&tail, self.applied);
-        Ok(true)
-    }
-
-    /// Applies the whole lines of `bytes`, the journal from offset `base`.
-    /// Lines that do not parse (a write torn by a crash) are skipped: a later
-    /// scan rereads those notes.
-    fn apply(&mut self, bytes: &[u8], base: u64) {
-        let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') else {
-            self.applied = base;
-            return;
-        };
-        for line in bytes[..last_newline].split(|&b| b == b'\n') {
-            match serde_json::from_slice::<Record>(line) {
-                Ok(Record::Put(entry)) => self.put(entry),
-                Ok(Record::Del(path)) => self.remove(&path),
-                Err(_) => continue,
-            }
-            self.records += 1;
-        }
-        self.applied = base + last_newline as u64 + 1;
     }
 
     /// Brings the catalog in line with the files at and below `top` (a root-
@@ -383,96 +316,5 @@ impl Catalog {
         self.put(entry.clone());
         self.pending.push(Record::Put(entry));
         Ok(())
-    }
-
-    /// Appends this call's changes to the journal, or rewrites it when it has
-    /// grown well past the number of notes.
-    fn save(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
-        if self.pending.is_empty() {
-            return Ok(());
-        }
-        if self.records + self.pending.len() > 2 * self.entries.len() + 256 {
-            self.pending.clear();
-            return self.compact(root);
-        }
-        let mut bytes = Vec::new();
-        for record in self.pending.drain(..) {
-            serde_json::to_writer(&mut bytes, &record).map_err(|_| ErrorCode::Io)?;
-            bytes.push(b'\n');
-            self.records += 1;
-        }
-        let file = match root.open_at(
-            PathFlags::empty(),
-            JOURNAL,
-            OpenFlags::empty(),
-            DescriptorFlags::WRITE,
-        ) {
-            Ok(file) => file,
-            Err(ErrorCode::NoEntry) => return self.compact(root),
-            Err(e) => return Err(e),
-        };
-        let mut end = file.stat()?.size;
-        if end != self.applied {
-            // Bytes of a torn write: end them so our first line stands alone.
-            bytes.insert(0, b'\n');
-        }
-        let stream = file.write_via_stream(end)?;
-        for chunk in bytes.chunks(4096) {
-            stream
-                .blocking_write_and_flush(chunk)
-                .map_err(|_| ErrorCode::Io)?;
-        }
-        end += bytes.len() as u64;
-        self.applied = end;
-        Ok(())
-    }
-
-    /// Rewrites the journal as one record per note, under a new generation.
-    fn compact(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
-        let generation = wasip2::random::random::get_random_u64();
-        let header = Header {
-            memcap_notes: FORMAT,
-            generation,
-        };
-        let mut bytes = serde_json::to_vec(&header).map_err(|_| ErrorCode::Io)?;
-        bytes.push(b'\n');
-        for entry in self.entries.values() {
-            serde_json::to_writer(&mut bytes, &Record::Put((**entry).clone()))
-                .map_err(|_| ErrorCode::Io)?;
-            bytes.push(b'\n');
-        }
-        fs::put_private(root, JOURNAL, &bytes)?;
-        self.generation = generation;
-        self.applied = bytes.len() as u64;
-        self.records = self.entries.len();
-        self.pending.clear();
-        Ok(())
-    }
-}
-
-/// The generation in the journal's header line, and where its records start.
-fn header(bytes: &[u8]) -> Option<(u64, usize)> {
-    let end = bytes.iter().position(|&b| b == b'\n')?;
-    let header: Header = serde_json::from_slice(&bytes[..end]).ok()?;
-    (header.memcap_notes == FORMAT).then_some((header.generation, end + 1))
-}
-
-/// The journal's bytes from `offset` to its end.
-fn read_from(root: &Descriptor, offset: u64) -> Result<Vec<u8>, ErrorCode> {
-    let file = root.open_at(
-        PathFlags::empty(),
-        JOURNAL,
-        OpenFlags::empty(),
-        DescriptorFlags::READ,
-    )?;
-    let mut bytes = Vec::new();
-    let mut at = offset;
-    loop {
-        let (chunk, end) = file.read(READ_CHUNK, at)?;
-        at += chunk.len() as u64;
-        bytes.extend_from_slice(&chunk);
-        if end || chunk.is_empty() {
-            return Ok(bytes);
-        }
     }
 }

@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod frontmatter;
 pub mod index;
+mod journal;
 pub mod maintain;
 pub mod topics;
 
