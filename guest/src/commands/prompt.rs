@@ -27,8 +27,10 @@ with memory_update instead of writing a second one.
 6. Assume the context may be reset at any moment: save progress and \
 decisions when they happen, not at the end.
 
-The index is rebuilt after every change. Text you add to /memories/MEMORY.md \
-outside its generated region is kept and shown here.
+With only the file commands (view, create, str_replace, insert, delete, \
+rename), do the same on files under /memories: the index follows every change. \
+Text you add to /memories/MEMORY.md outside its generated region is kept and \
+shown here.
 
 ## Index: /memories/MEMORY.md
 ";
