@@ -319,3 +319,51 @@ fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
         }
     }
 }
+
+#[test]
+fn a_damaged_or_missing_journal_costs_a_rebuild_never_a_wrong_index() {
+    let f = Fixture::new();
+    for name in ["a", "b", "c"] {
+        f.memory
+            .memory_write(name, name, &format!("{name} note"), NoteType::User, "x")
+            .unwrap();
+    }
+    let journal = f.root().join(".memcap/notes.jsonl");
+    let want = [
+        "- [a](a.md) - a note",
+        "- [b](b.md) - b note",
+        "- [c](c.md) - c note",
+    ];
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let damaged = [
+        // A record torn by a crash, then garbage.
+        format!("{}{{\"put\":{{\"path\":\"x.md\"", &text),
+        format!("{text}not json\n\u{0}\u{1}\n"),
+        // A header from another format.
+        text.replacen("memcap_notes", "other_tool", 1),
+        // Cut in the middle of the header.
+        text[..10].to_owned(),
+        String::new(),
+    ];
+    for (i, bytes) in damaged.iter().enumerate() {
+        std::fs::write(&journal, bytes).unwrap();
+        // A fresh host reads the journal back; so does this one on its next call.
+        for memory in [&Memory::open(f.root()).unwrap(), &f.memory] {
+            assert_eq!(
+                listed(&memory.memory_view(false).unwrap()),
+                want,
+                "case {i}"
+            );
+        }
+        f.memory
+            .memory_write("d", "d", "d note", NoteType::User, "x")
+            .unwrap();
+        f.memory.memory_delete("d").unwrap();
+        assert_eq!(listed(&f.read("MEMORY.md")), want, "case {i}");
+    }
+    std::fs::remove_file(&journal).unwrap();
+    assert_eq!(
+        listed(&Memory::open(f.root()).unwrap().memory_view(false).unwrap()),
+        want
+    );
+}
