@@ -43,21 +43,26 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
             )
             .unwrap();
     }
-    // Another program: rewrites one note in place with the same size, adds
-    // one in a new directory, deletes one, and renames one.
-    let edit = f.root().join("edit.md");
-    let before = std::fs::read_to_string(&edit).unwrap();
+    // Another process: rewrites one note in place with the same size (no
+    // truncation, `1<>`), adds one in a new directory, deletes one, renames one.
+    let before = f.read("edit.md");
     let after = before.replace("Edit before", "Edit AFTERS");
     assert_eq!(before.len(), after.len());
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&edit)
-        .unwrap()
-        .write_all(after.as_bytes())
+    let status = std::process::Command::new("sh")
+        .current_dir(f.root())
+        .args([
+            "-c",
+            r#"printf '%s' "$1" 1<> edit.md &&
+               mkdir new && printf '%s' "$2" > new/added.md &&
+               rm gone.md && mv keep.md kept.md"#,
+            "sh",
+            &after,
+            &note("Added", "Added outside", "user"),
+        ])
+        .status()
         .unwrap();
-    f.plant("new/added.md", note("Added", "Added outside", "user"));
-    std::fs::remove_file(f.root().join("gone.md")).unwrap();
-    std::fs::rename(f.root().join("keep.md"), f.root().join("kept.md")).unwrap();
+    assert!(status.success());
+    assert_eq!(f.read("edit.md"), after);
 
     let want = [
         "- [Added](new/added.md) - Added outside",
