@@ -49,7 +49,6 @@ pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
 /// memcap's back, by an editor or another program), rewrites the index when
 /// it changed, then runs `f` with the catalog and MEMORY.md's text.
 pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) -> Result<T> {
-    let mut f = Some(f);
     catalog::with(root, |root, catalog| {
         catalog.scan(root, "")?;
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
@@ -62,7 +61,7 @@ pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) 
                 e.message
             )
         });
-        Ok((f.take().expect("run once"))(catalog, &text))
+        Ok(f(catalog, &text))
     })
     .map_err(catalog_error)?
 }
