@@ -57,6 +57,16 @@ fn main() {
     println!("cargo:rustc-env=MEMCAP_GUEST_WASM={}", library.display());
     println!("cargo:rustc-env=MEMCAP_COMMAND_WASM={}", command.display());
     println!("cargo:rustc-env=MEMCAP_GUEST_SHA256={hex}");
+    let lock = std::fs::read_to_string(workspace.join("Cargo.lock")).expect("Cargo.lock");
+    let wasmtime = lock
+        .split("[[package]]")
+        .find_map(|p| {
+            p.trim_start()
+                .strip_prefix("name = \"wasmtime\"\nversion = \"")
+                .and_then(|rest| rest.split('"').next())
+        })
+        .expect("Cargo.lock names a wasmtime version");
+    println!("cargo:rustc-env=MEMCAP_WASMTIME_VERSION={wasmtime}");
     for watched in ["guest", "wit", "Cargo.lock", "Cargo.toml"] {
         println!(
             "cargo:rerun-if-changed={}",

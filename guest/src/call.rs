@@ -47,12 +47,7 @@ pub fn call(input: &str) -> ToolResult {
 }
 
 fn dispatch(input: &str) -> Result<String> {
-    let value: Value = serde_json::from_str(input).map_err(|e| {
-        invalid(format!(
-            "Invalid tool input: not valid JSON ({e}). Send one object such as \
-             {{\"command\": \"view\", \"path\": \"/memories\"}}."
-        ))
-    })?;
+    let value: Value = serde_json::from_str(input).map_err(|e| invalid(json_problem(&e)))?;
     let Value::Object(fields) = value else {
         return Err(invalid(format!(
             "Invalid tool input: expected a JSON object with a \"command\" field, got {}.",
@@ -107,7 +102,7 @@ fn dispatch(input: &str) -> Result<String> {
             root,
             args.string(command, "filename")?,
             args.string(command, "name")?,
-            args.string(command, "description")?,
+            args.optional_string(command, "description")?,
             args.note_type(command)?,
             args.string(command, "content")?,
         ),
@@ -125,6 +120,26 @@ fn dispatch(input: &str) -> Result<String> {
             "Unknown command: {other}. Use one of {COMMANDS}."
         ))),
     })
+}
+
+/// What is wrong with input that is not JSON, in words that say what to send.
+fn json_problem(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    // serde_json words a lone UTF-16 surrogate as a broken escape.
+    if text.contains("surrogate") || text.contains("end of hex escape") {
+        return format!(
+            "Invalid tool input: the \\u escape at line {} column {} is half of a UTF-16 \
+             surrogate pair (\\ud800-\\udfff) without its other half, so it is not a character. \
+             Send the text as UTF-8, or write a character outside the Basic Multilingual Plane \
+             as a whole pair such as \\ud83d\\ude00.",
+            e.line(),
+            e.column()
+        );
+    }
+    format!(
+        "Invalid tool input: not valid JSON ({e}). Send one object such as \
+         {{\"command\": \"view\", \"path\": \"/memories\"}}."
+    )
 }
 
 fn invalid(message: String) -> ToolError {
@@ -162,6 +177,14 @@ impl Args<'_> {
                 "Parameter \"{name}\" for command {command} must be a string, got {}.",
                 type_name(other)
             ))),
+        }
+    }
+
+    /// A string that may be left out (or null): then it is empty.
+    fn optional_string(&self, command: &str, name: &str) -> Result<&str> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(""),
+            _ => self.string(command, name),
         }
     }
 

@@ -20,6 +20,9 @@ pub enum ErrorKind {
     TooLarge,
     Conflict,
     Io,
+    /// The storage refused a write (read-only, or permission denied); shown
+    /// to hosts as `io`. Reads still work on such a store.
+    Denied,
     InvalidNote,
     InvalidInput,
 }
@@ -88,11 +91,11 @@ impl ToolError {
                 ),
             ),
             ErrorCode::ReadOnly => Self::new(
-                K::Io,
+                K::Denied,
                 format!("Could not {doing} {path}: the memory directory is read-only"),
             ),
             ErrorCode::Access => Self::new(
-                K::Io,
+                K::Denied,
                 format!("Could not {doing} {path}: permission denied"),
             ),
             ErrorCode::FileTooLarge => Self::new(

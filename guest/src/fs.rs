@@ -93,14 +93,26 @@ pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<Strin
 
 /// Like [`read_text`], plus the stamp of what was read, for an edit.
 pub fn read_for_edit(root: &Descriptor, path: &MemPath, shown: &str) -> Result<TextFile> {
+    let (bytes, stamp) = read_bytes_for_edit(root, path, shown)?;
+    Ok(TextFile {
+        text: text_of(bytes, shown)?,
+        stamp,
+    })
+}
+
+/// A regular file's bytes, whatever they are, with the stamp of what was read.
+pub fn read_bytes_for_edit(
+    root: &Descriptor,
+    path: &MemPath,
+    shown: &str,
+) -> Result<(Vec<u8>, Stamp)> {
     let fail = |e| ToolError::from_fs(e, shown, "read");
     let file = open_regular(root, path, shown)?;
     // Taken from the open file before reading, so a change during the read
     // (or a replacement of the file) shows up as a different stamp.
     let st = file.stat().map_err(fail)?;
     let stamp = Stamp::new(&st, file.metadata_hash());
-    let text = decode(&file, st.size, shown)?;
-    Ok(TextFile { text, stamp })
+    Ok((read_bounded(&file, st.size, shown)?, stamp))
 }
 
 fn open_regular(root: &Descriptor, path: &MemPath, shown: &str) -> Result<Descriptor> {
@@ -122,6 +134,10 @@ fn open_regular(root: &Descriptor, path: &MemPath, shown: &str) -> Result<Descri
 }
 
 fn decode(file: &Descriptor, size: u64, shown: &str) -> Result<String> {
+    text_of(read_bounded(file, size, shown)?, shown)
+}
+
+fn read_bounded(file: &Descriptor, size: u64, shown: &str) -> Result<Vec<u8>> {
     if size > MAX_FILE_BYTES {
         return Err(too_large(shown, size));
     }
@@ -129,6 +145,10 @@ fn decode(file: &Descriptor, size: u64, shown: &str) -> Result<String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
+    Ok(bytes)
+}
+
+fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
     let text = String::from_utf8(bytes).map_err(|_| not_text(shown))?;
     if text.contains('\0') {
         return Err(not_text(shown));

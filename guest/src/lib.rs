@@ -143,7 +143,7 @@ fn to_wit(e: error::ToolError) -> WitError {
         K::NotText => WitError::NotText(m),
         K::TooLarge => WitError::TooLarge(m),
         K::Conflict => WitError::Conflict(m),
-        K::Io => WitError::Io(m),
+        K::Io | K::Denied => WitError::Io(m),
         K::InvalidNote => WitError::InvalidNote(m),
     }
 }

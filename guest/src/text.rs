@@ -1,4 +1,5 @@
-//! Output formatting shared by the commands, byte for byte the SDK's.
+//! Output formatting shared by the commands: sizes and numbered lines byte
+//! for byte the SDK's, and one-line text that no note can break out of.
 
 /// Formats a size like the SDK's `_format_file_size`: `0B`, `1023B`, `1K`,
 /// `1.5K`, capped at `G`, one decimal (round half to even) when not integral.
@@ -32,9 +33,74 @@ pub fn numbered<'a>(out: &mut String, first: usize, lines: impl IntoIterator<Ite
     }
 }
 
+/// Characters that change how text around them reads without showing
+/// themselves: bidirectional controls and zero-width characters. With
+/// control characters, they are what a file name may not hold and what
+/// one-line text drops.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Whether a name holds a character it may not: a control character (line
+/// breaks, tabs, escapes, NUL…) or an invisible one ([`is_invisible`]).
+pub fn unsafe_char(name: &str) -> Option<char> {
+    name.chars().find(|&c| c.is_control() || is_invisible(c))
+}
+
+/// `text` as one line of at most `max_chars` characters (then `…`): every run
+/// of white space, control characters and line or paragraph separators
+/// becomes one space, invisible characters are dropped, ends are trimmed.
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars * 4 + 4));
+    let mut chars = 0;
+    let mut gap = false;
+    for c in text.chars() {
+        if is_invisible(c) {
+            continue;
+        }
+        if c.is_whitespace() || c.is_control() {
+            gap = !out.is_empty();
+            continue;
+        }
+        if chars + usize::from(gap) >= max_chars {
+            out.push('…');
+            return out;
+        }
+        if gap {
+            out.push(' ');
+            chars += 1;
+            gap = false;
+        }
+        out.push(c);
+        chars += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::format_size;
+    use super::{format_size, one_line, unsafe_char};
+
+    #[test]
+    fn one_line_cannot_break_out() {
+        assert_eq!(
+            one_line("  a\n## User\r\n- [x](y)  ", 100),
+            "a ## User - [x](y)"
+        );
+        assert_eq!(one_line("a\u{2028}b\u{2029}c\u{85}d", 100), "a b c d");
+        assert_eq!(
+            one_line("\u{202e}evil\u{200b}\u{7}\u{1b}[31m", 100),
+            "evil [31m"
+        );
+        assert_eq!(one_line("abcdef", 3), "abc…");
+        assert_eq!(one_line("ab cdef", 3), "ab…");
+        assert_eq!(one_line("ééé", 3), "ééé");
+        assert_eq!(unsafe_char("a\nb"), Some('\n'));
+        assert_eq!(unsafe_char("a\u{202e}b"), Some('\u{202e}'));
+        assert_eq!(unsafe_char("café 日本.md"), None);
+    }
 
     #[test]
     fn sizes_match_the_sdk_table() {

@@ -5,6 +5,7 @@
 //! root descriptor.
 
 use crate::error::{ErrorKind, Result, ToolError};
+use crate::text::unsafe_char;
 
 /// The virtual directory every path must live in.
 pub const ROOT: &str = "/memories";
@@ -80,6 +81,27 @@ impl MemPath {
             ));
         }
         Ok(Self { components })
+    }
+
+    /// Refuses a path for something new (a created file, a rename's
+    /// destination, a new note) when a name in it holds a control character
+    /// (a line break, tab, escape…) or an invisible one (bidirectional
+    /// controls, zero-width characters): such names can forge lines in
+    /// listings and the index, or disguise what a file is. Existing files
+    /// with such names can still be viewed, renamed and deleted.
+    pub fn check_new(&self, shown: &str) -> Result<()> {
+        match self.components.iter().find_map(|c| unsafe_char(c)) {
+            None => Ok(()),
+            Some(c) => Err(ToolError::new(
+                ErrorKind::InvalidPath,
+                format!(
+                    "Path {} has a control or invisible character (U+{:04X}) in a name; \
+                     memcap does not create such names. Choose a name without it.",
+                    shown.escape_debug(),
+                    c as u32
+                ),
+            )),
+        }
     }
 
     /// True for the root itself, in any spelling.
@@ -180,6 +202,26 @@ mod tests {
         assert_eq!(kind("/memories/.memcap/lock"), ErrorKind::InvalidPath);
         assert_eq!(kind("/memories/a/../.memcap"), ErrorKind::InvalidPath);
         assert_eq!(kind("/memories/a\0b"), ErrorKind::InvalidPath);
+    }
+
+    #[test]
+    fn new_names_may_not_hold_control_or_invisible_characters() {
+        for bad in [
+            "/memories/a\nb",
+            "/memories/d\t/x",
+            "/memories/x\u{202e}gpj.md",
+            "/memories/\u{200b}",
+        ] {
+            let err = MemPath::parse(bad).unwrap().check_new(bad).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::InvalidPath, "{bad:?}");
+            assert!(!err.message.contains('\n'), "{}", err.message);
+        }
+        assert!(
+            MemPath::parse("/memories/café 日本.md")
+                .unwrap()
+                .check_new("x")
+                .is_ok()
+        );
     }
 
     #[test]

@@ -107,18 +107,26 @@ impl ToolResult {
 }
 
 /// Why [`crate::Memory::open`] failed. These are for the program embedding
-/// memcap, not for the model, so they may name host paths.
+/// memcap, not for the model, so they may name host paths. Each message says
+/// it all (the OS error is part of it, not a separate cause), once.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    #[error("could not create or open the memory directory {path}: {source}")]
+    #[error("could not open the memory directory {}: {cause}", path.display())]
     Root {
         path: std::path::PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("could not prepare memcap's files in {path}: {source}")]
+    #[error("the memory directory {} is a file, not a directory: give the path of a directory (it is created if missing)", path.display())]
+    NotADirectory { path: std::path::PathBuf },
+    #[error("could not prepare memcap's files in {}: {cause}", path.display())]
     Store {
         path: std::path::PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
+    },
+    #[error("{} {problem}, but memcap keeps its own files there: remove it (memcap makes it again) and retry", path.display())]
+    Reserved {
+        path: std::path::PathBuf,
+        problem: &'static str,
     },
     #[error("could not load the memory component: {0}")]
     Component(String),

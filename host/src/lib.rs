@@ -10,11 +10,13 @@
 //! ```
 
 mod bindings;
+mod cache;
 mod error;
 mod limits;
 mod lock;
 mod memory;
 mod runtime;
+mod store;
 
 pub use bindings::NoteType;
 pub use error::{OpenError, ToolError, ToolErrorKind, ToolResult};

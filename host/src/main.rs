@@ -107,11 +107,22 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // The reader went away (`memcap view … | head`): stop quietly, as
+        // command-line tools do.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("memcap: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -145,7 +156,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     match result {
         Ok(content) => {
-            println!("{content}");
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{content}")
+                .and_then(|()| stdout.flush())
+                .context("writing stdout")?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

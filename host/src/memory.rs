@@ -9,15 +9,15 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 use crate::bindings::{Memcap, NoteType};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
-use crate::lock::StoreLock;
+use crate::lock::{Held, StoreLock};
 use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
+use crate::store::{self, EmptyDir, Found};
 
 /// The name the guest sees for its one directory.
 const GUEST_ROOT: &str = "/memories";
-/// memcap's own files live in `.memcap` inside the root; the guest refuses
-/// every path in it.
-const TEMP_DIR: &str = ".memcap/tmp";
-const LOCK_FILE: &str = ".memcap/lock";
+/// The `call` commands that only read; every other one may write. A missing
+/// store is created by the first call that may write.
+const READ_COMMANDS: [&str; 4] = ["view", "memory_read", "memory_view", "prompt"];
 
 /// A memory directory and the component that serves it.
 ///
@@ -30,12 +30,21 @@ pub struct Memory {
     root: PathBuf,
     limits: Limits,
     runtime: &'static Runtime,
-    /// `.memcap/tmp`, emptied after a call that trapped mid-write.
-    temp_dir: cap_std::fs::Dir,
-    instance: StoreLock<Option<Warm>>,
+    instance: StoreLock<Served>,
 }
 
-/// A live instance, kept between calls so a call costs no instantiation.
+/// What serves the calls, behind the store lock.
+struct Served {
+    /// `.memcap/tmp`, emptied after a call that trapped mid-write; `None`
+    /// while memcap cannot write the store.
+    temp: Option<cap_std::fs::Dir>,
+    /// While the store's directory does not exist, reads are served from
+    /// this empty directory and nothing is created.
+    empty: Option<EmptyDir>,
+    /// A live instance, kept between calls so a call costs no instantiation.
+    warm: Option<Warm>,
+}
+
 struct Warm {
     store: Store<StoreData>,
     bindings: Memcap,
@@ -54,30 +63,50 @@ impl MemoryBuilder {
         self
     }
 
-    /// Creates the directory if needed and prepares it; see [`Memory::open`].
+    /// Opens the store; see [`Memory::open`].
     pub fn open(self) -> Result<Memory, OpenError> {
-        let root = std::path::absolute(&self.root).map_err(|source| OpenError::Root {
+        let root = std::path::absolute(&self.root).map_err(|cause| OpenError::Root {
             path: self.root.clone(),
-            source,
+            cause,
         })?;
         tighten_umask();
-        let (lock_file, temp_dir) = prepare_store(&root)?;
-        let runtime = runtime::get()?;
+        let (lock, served) = match store::open(&root)? {
+            Found::Present(prepared) => (
+                prepared.lock,
+                Served {
+                    temp: prepared.temp,
+                    empty: None,
+                    warm: None,
+                },
+            ),
+            Found::Missing => (
+                None,
+                Served {
+                    temp: None,
+                    empty: Some(EmptyDir::new().map_err(|cause| OpenError::Root {
+                        path: root.clone(),
+                        cause,
+                    })?),
+                    warm: None,
+                },
+            ),
+        };
         let memory = Memory {
             root,
             limits: self.limits,
-            runtime,
-            temp_dir,
-            instance: StoreLock::new(lock_file, None),
+            runtime: runtime::get()?,
+            instance: StoreLock::new(lock, served),
         };
         // Instantiate now so a broken setup fails here, not on the first call.
-        let warm = memory
-            .instantiate()
-            .map_err(|e| OpenError::Component(format!("{e:#}")))?;
-        *memory.instance.lock().map_err(|source| OpenError::Store {
+        let mut held = memory.instance.lock().map_err(|cause| OpenError::Store {
             path: memory.root.clone(),
-            source,
-        })? = Some(warm);
+            cause,
+        })?;
+        let warm = memory
+            .instantiate(&held)
+            .map_err(|e| OpenError::Component(format!("{e:#}")))?;
+        held.warm = Some(warm);
+        drop(held);
         Ok(memory)
     }
 }
@@ -92,66 +121,17 @@ fn tighten_umask() {
     umask(previous | Mode::from_raw_mode(0o077));
 }
 
-/// Creates the root (0700) if missing, memcap's reserved directory in it, and
-/// removes the temp files a crashed writer left, under the store lock.
-/// Returns the lock file and the temp directory.
-fn prepare_store(root: &Path) -> Result<(std::fs::File, cap_std::fs::Dir), OpenError> {
-    use std::os::unix::fs::DirBuilderExt;
-    let root_err = |source| OpenError::Root {
-        path: root.to_path_buf(),
-        source,
-    };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(root)
-        .map_err(root_err)?;
-    let dir =
-        cap_std::fs::Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(root_err)?;
-    let store_err = |source| OpenError::Store {
-        path: root.to_path_buf(),
-        source,
-    };
-    dir.create_dir_all(TEMP_DIR).map_err(store_err)?;
-    let lock = dir
-        .open_with(
-            LOCK_FILE,
-            cap_std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true),
-        )
-        .map_err(store_err)?
-        .into_std();
-    let temp = dir.open_dir(TEMP_DIR).map_err(store_err)?;
-    lock.lock().map_err(store_err)?;
-    let cleaned = remove_leftovers(&temp);
-    lock.unlock().map_err(store_err)?;
-    cleaned.map_err(store_err)?;
-    Ok((lock, temp))
-}
-
-/// Every write goes through `.memcap/tmp`; with the lock held no write is in
-/// flight, so whatever is there was left by a crash or a stopped call.
-fn remove_leftovers(temp: &cap_std::fs::Dir) -> std::io::Result<()> {
-    for entry in temp.entries()? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            temp.remove_dir_all(entry.file_name())?;
-        } else {
-            temp.remove_file(entry.file_name())?;
-        }
-    }
-    Ok(())
-}
-
 impl Memory {
-    /// Opens the memory directory `root`, creating it (mode 0700) if missing.
+    /// Opens the memory directory `root`.
     ///
-    /// Leftovers of writes interrupted by a crash are removed. The first open
-    /// in a process loads the compiled component from the on-disk cache (see
-    /// `MEMCAP_CACHE_DIR`) or compiles it. Also tightens the process umask to
-    /// include 0o077, so that the files the guest creates are private.
+    /// A missing directory is not created here: reads answer as an empty
+    /// store, and the first call that writes creates it (mode 0700, with
+    /// its parents). A directory memcap may not write is served for
+    /// reading. Leftovers of writes interrupted by a crash are removed. The
+    /// first open in a process loads the compiled component from the
+    /// on-disk cache (see `MEMCAP_CACHE_DIR`) or compiles it. Also tightens
+    /// the process umask to include 0o077, so that the files the guest
+    /// creates are private.
     pub fn open(root: impl AsRef<Path>) -> Result<Self, OpenError> {
         Self::builder(root).open()
     }
@@ -176,14 +156,14 @@ impl Memory {
 
     /// Shows a directory listing or a file with line numbers (WIT `view`).
     pub fn view(&self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, ToolError> {
-        self.typed(path.len(), |b, s| {
+        self.typed(path.len(), false, |b, s| {
             b.memcap_memory_memory().call_view(s, path, view_range)
         })
     }
 
     /// Creates a new file; never overwrites (WIT `create`).
     pub fn create(&self, path: &str, file_text: &str) -> Result<String, ToolError> {
-        self.typed(path.len() + file_text.len(), |b, s| {
+        self.typed(path.len() + file_text.len(), true, |b, s| {
             b.memcap_memory_memory().call_create(s, path, file_text)
         })
     }
@@ -195,7 +175,7 @@ impl Memory {
         old_str: &str,
         new_str: &str,
     ) -> Result<String, ToolError> {
-        self.typed(path.len() + old_str.len() + new_str.len(), |b, s| {
+        self.typed(path.len() + old_str.len() + new_str.len(), true, |b, s| {
             b.memcap_memory_memory()
                 .call_str_replace(s, path, old_str, new_str)
         })
@@ -208,7 +188,7 @@ impl Memory {
         insert_line: i64,
         insert_text: &str,
     ) -> Result<String, ToolError> {
-        self.typed(path.len() + insert_text.len(), |b, s| {
+        self.typed(path.len() + insert_text.len(), true, |b, s| {
             b.memcap_memory_memory()
                 .call_insert(s, path, insert_line, insert_text)
         })
@@ -216,14 +196,14 @@ impl Memory {
 
     /// Deletes a file or directory tree (WIT `delete`).
     pub fn delete(&self, path: &str) -> Result<String, ToolError> {
-        self.typed(path.len(), |b, s| {
+        self.typed(path.len(), true, |b, s| {
             b.memcap_memory_memory().call_delete(s, path)
         })
     }
 
     /// Renames or moves a file or directory; never overwrites (WIT `rename`).
     pub fn rename(&self, old_path: &str, new_path: &str) -> Result<String, ToolError> {
-        self.typed(old_path.len() + new_path.len(), |b, s| {
+        self.typed(old_path.len() + new_path.len(), true, |b, s| {
             b.memcap_memory_memory().call_rename(s, old_path, new_path)
         })
     }
@@ -231,14 +211,16 @@ impl Memory {
     /// The index, or with `topics` those notes in full (WIT `memory-read`).
     pub fn memory_read(&self, topics: &[String]) -> Result<String, ToolError> {
         let bytes = topics.iter().map(String::len).sum();
-        self.typed(bytes, |b, s| {
+        self.typed(bytes, false, |b, s| {
             b.memcap_memory_memory().call_memory_read(s, topics)
         })
     }
 
     /// The index, or with `all` every note and its metadata (WIT `memory-view`).
     pub fn memory_view(&self, all: bool) -> Result<String, ToolError> {
-        self.typed(0, |b, s| b.memcap_memory_memory().call_memory_view(s, all))
+        self.typed(0, false, |b, s| {
+            b.memcap_memory_memory().call_memory_view(s, all)
+        })
     }
 
     /// Saves a typed note, creating or replacing it (WIT `memory-write`).
@@ -251,7 +233,7 @@ impl Memory {
         content: &str,
     ) -> Result<String, ToolError> {
         let bytes = filename.len() + name.len() + description.len() + content.len();
-        self.typed(bytes, |b, s| {
+        self.typed(bytes, true, |b, s| {
             b.memcap_memory_memory().call_memory_write(
                 s,
                 filename,
@@ -270,29 +252,33 @@ impl Memory {
         old_str: &str,
         new_str: &str,
     ) -> Result<String, ToolError> {
-        self.typed(filename.len() + old_str.len() + new_str.len(), |b, s| {
-            b.memcap_memory_memory()
-                .call_memory_update(s, filename, old_str, new_str)
-        })
+        self.typed(
+            filename.len() + old_str.len() + new_str.len(),
+            true,
+            |b, s| {
+                b.memcap_memory_memory()
+                    .call_memory_update(s, filename, old_str, new_str)
+            },
+        )
     }
 
     /// Deletes one note (WIT `memory-delete`).
     pub fn memory_delete(&self, filename: &str) -> Result<String, ToolError> {
-        self.typed(filename.len(), |b, s| {
+        self.typed(filename.len(), true, |b, s| {
             b.memcap_memory_memory().call_memory_delete(s, filename)
         })
     }
 
     /// The system-prompt text: the memory protocol and the index (WIT `prompt`).
     pub fn prompt(&self) -> Result<String, ToolError> {
-        self.typed(0, |b, s| b.memcap_memory_memory().call_prompt(s))
+        self.typed(0, false, |b, s| b.memcap_memory_memory().call_prompt(s))
     }
 
     /// Runs one `tool_use` input given as JSON (WIT `call`). Never fails:
     /// every problem, including a bad input or a stopped guest, is an error
     /// result with a message for the model.
     pub fn call(&self, input: &str) -> ToolResult {
-        let result = self.invoke(input.len(), |b, s| {
+        let result = self.invoke(input.len(), call_writes(input), |b, s| {
             b.memcap_memory_memory().call_call(s, input)
         });
         match result {
@@ -307,18 +293,23 @@ impl Memory {
     fn typed(
         &self,
         input_bytes: usize,
+        writes: bool,
         f: impl FnOnce(
             &Memcap,
             &mut Store<StoreData>,
         ) -> wasmtime::Result<Result<String, crate::bindings::WitError>>,
     ) -> Result<String, ToolError> {
-        self.invoke(input_bytes, f)?.map_err(ToolError::from)
+        self.invoke(input_bytes, writes, f)?
+            .map_err(ToolError::from)
     }
 
     /// Runs `f` on the warm instance under the store lock, within the limits.
+    /// `writes`: whether the call may change files (then a missing store is
+    /// created first).
     fn invoke<R>(
         &self,
         input_bytes: usize,
+        writes: bool,
         f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R>,
     ) -> Result<R, ToolError> {
         let max = self.limits.max_input_bytes;
@@ -337,10 +328,16 @@ impl Memory {
                 "Could not lock the memory directory; nothing was changed. Try again.",
             )
         })?;
-        if held.is_none() {
-            *held = Some(self.instantiate().map_err(|_| guest_failure())?);
+        // A missing store is created by its first write, and served as soon
+        // as somebody else creates it.
+        if held.empty.is_some() && (writes || self.root.is_dir()) {
+            self.create_store(&mut held)?;
         }
-        let warm = held.as_mut().expect("instance was just created");
+        if held.warm.is_none() {
+            let warm = self.instantiate(&held).map_err(|_| guest_failure(writes))?;
+            held.warm = Some(warm);
+        }
+        let warm = held.warm.as_mut().expect("instance was just created");
         let ticks = (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
         warm.store.set_epoch_deadline(ticks as u64);
         warm.store.data_mut().limiter.refused = false;
@@ -351,21 +348,46 @@ impl Memory {
                 // A trapped instance may be in any state: never reuse it. It
                 // may have stopped mid-write; the lock is still held, so no
                 // other write is in flight and its temp file can go.
-                *held = None;
-                let _ = remove_leftovers(&self.temp_dir);
-                Err(self.stopped(&trap, out_of_memory))
+                held.warm = None;
+                if let Some(temp) = &held.temp {
+                    let _ = store::remove_leftovers(temp);
+                }
+                Err(self.stopped(&trap, out_of_memory, writes))
             }
         }
     }
 
-    fn stopped(&self, trap: &wasmtime::Error, out_of_memory: bool) -> ToolError {
-        const AFTER: &str = "A file it was changing holds either its old or its new content; \
-                             view it before retrying.";
+    /// Creates the store's directory for its first write; from then on the
+    /// instance serves it instead of the empty stand-in.
+    fn create_store(&self, held: &mut Held<'_, Served>) -> Result<(), ToolError> {
+        let prepared = store::create(&self.root).map_err(|_| {
+            ToolError::new(
+                ToolErrorKind::Io,
+                "Could not create the memory directory, so nothing was written. \
+                 The host must let memcap create it, or create it first.",
+            )
+        })?;
+        if let Some(lock) = prepared.lock {
+            held.add_file(lock).map_err(|_| {
+                ToolError::new(
+                    ToolErrorKind::Io,
+                    "Could not lock the memory directory; nothing was changed. Try again.",
+                )
+            })?;
+        }
+        held.temp = prepared.temp;
+        held.empty = None;
+        held.warm = None;
+        Ok(())
+    }
+
+    fn stopped(&self, trap: &wasmtime::Error, out_of_memory: bool, writes: bool) -> ToolError {
+        let after = if writes { AFTER_WRITE } else { "" };
         if trap.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
             ToolError::new(
                 ToolErrorKind::TimedOut,
                 format!(
-                    "The memory command was stopped after {} s, memcap's time limit per call. {AFTER}",
+                    "The memory command was stopped after {} s, memcap's time limit per call.{after}",
                     self.limits.call_timeout.as_secs_f32()
                 ),
             )
@@ -373,23 +395,27 @@ impl Memory {
             ToolError::new(
                 ToolErrorKind::OutOfMemory,
                 format!(
-                    "The memory command needed more than {} MiB of memory and was stopped. {AFTER}",
+                    "The memory command needed more than {} MiB of memory and was stopped.{after}",
                     self.limits.memory_bytes >> 20
                 ),
             )
         } else {
-            guest_failure()
+            guest_failure(writes)
         }
     }
 
-    fn instantiate(&self) -> wasmtime::Result<Warm> {
+    fn instantiate(&self, served: &Served) -> wasmtime::Result<Warm> {
+        let (dir, perms) = match &served.empty {
+            Some(empty) => (empty.path(), FsPerms::ReadOnly),
+            None => (self.root.as_path(), FsPerms::ReadWrite),
+        };
         let mut wasi = WasiCtxBuilder::new();
         // No env, args, stdio or network: the one directory is all it gets.
         wasi.allow_blocking_current_thread(true)
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false)
-            .preopened_dir(&self.root, GUEST_ROOT, FsPerms::ReadWrite)?;
+            .preopened_dir(dir, GUEST_ROOT, perms)?;
         let mut table = ResourceTable::new();
         table.set_max_capacity(1024);
         let data = StoreData {
@@ -408,10 +434,30 @@ impl Memory {
     }
 }
 
-fn guest_failure() -> ToolError {
+/// Whether a `call` input may change files: anything but a read command
+/// (input that is not even JSON changes nothing either way).
+fn call_writes(input: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Command<'a> {
+        #[serde(borrow)]
+        command: Option<std::borrow::Cow<'a, str>>,
+    }
+    match serde_json::from_str::<Command>(input) {
+        Ok(Command { command: Some(c) }) => !READ_COMMANDS.contains(&c.as_ref()),
+        _ => false,
+    }
+}
+
+/// Said after a stopped call that may have been writing.
+const AFTER_WRITE: &str = " A file it was changing holds either its old or its new content; \
+                           view it before retrying.";
+
+fn guest_failure(writes: bool) -> ToolError {
     ToolError::new(
         ToolErrorKind::GuestFailure,
-        "The memory command failed inside memcap (an internal error). A file it was changing \
-         holds either its old or its new content; view it before retrying.",
+        format!(
+            "The memory command failed inside memcap (an internal error).{}",
+            if writes { AFTER_WRITE } else { "" }
+        ),
     )
 }

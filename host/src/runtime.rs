@@ -1,10 +1,11 @@
 //! The process-wide engine and the compiled component. Compiling takes
-//! hundreds of milliseconds, so the compiled code is cached on disk and loaded
-//! in a few milliseconds by later processes; within a process it is compiled
-//! or loaded once.
+//! hundreds of milliseconds, so the compiled code is cached on disk (see
+//! `cache.rs` for when a cached compile is trusted) and loaded in a few
+//! milliseconds by later processes; within a process it is compiled or
+//! loaded once.
 
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use wasmtime::{Config, Engine, ResourceLimiter};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::MemcapPre;
+use crate::cache::{CodeCache, Refusal};
 use crate::error::OpenError;
 
 /// How often the epoch advances; call deadlines are counted in these ticks.
@@ -128,40 +130,57 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
 }
 
 fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
+    let compile = || Component::new(engine, crate::GUEST_WASM);
     let Some(dir) = cache_dir() else {
-        return Component::new(engine, crate::GUEST_WASM);
+        return compile();
     };
-    // The key covers the guest's bytes and everything about the engine that
-    // makes compiled code incompatible (version, target, settings).
+    let cache = match CodeCache::open(&dir) {
+        Ok(cache) => cache,
+        Err(why) => {
+            skip_cache(&why);
+            return compile();
+        }
+    };
+    // Named for everything that makes compiled code fit: the component's
+    // bytes, the wasmtime version and the engine's settings and target.
     let mut hasher = std::hash::DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut hasher);
-    let guest = &env!("MEMCAP_GUEST_SHA256")[..32];
-    let path = dir.join(format!("memcap-{guest}-{:016x}.cwasm", hasher.finish()));
-    if path.is_file() {
-        // SAFETY: the file was written by `store_compiled` below from our own
-        // compilation, in a per-user cache directory created 0700. wasmtime
-        // checks its header and engine compatibility before using it.
-        if let Ok(component) = unsafe { Component::deserialize_file(engine, &path) } {
-            return Ok(component);
+    let name = format!(
+        "memcap-{}-wasmtime-{}-{:016x}.cwasm",
+        env!("MEMCAP_GUEST_SHA256"),
+        env!("MEMCAP_WASMTIME_VERSION"),
+        hasher.finish()
+    );
+    match cache.load(&name) {
+        Ok(Some(bytes)) => {
+            // SAFETY: the bytes come from a file of this user's that nobody
+            // else can write, in a directory likewise (checked on the open
+            // descriptor they were read from), written by `store` below from
+            // our own compilation. wasmtime checks the header and engine
+            // compatibility before using them.
+            if let Ok(component) = unsafe { Component::deserialize(engine, &bytes) } {
+                return Ok(component);
+            }
+        }
+        Ok(None) => {}
+        Err(why) => {
+            skip_cache(&why);
+            return compile();
         }
     }
-    let component = Component::new(engine, crate::GUEST_WASM)?;
+    let component = compile()?;
     // A cache that cannot be written only costs time on the next start.
-    let _ = store_compiled(&component, &dir, &path);
+    if let Ok(bytes) = component.serialize() {
+        let _ = cache.store(&name, &bytes);
+    }
     Ok(component)
 }
 
-fn store_compiled(component: &Component, dir: &Path, path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let bytes = component.serialize().map_err(std::io::Error::other)?;
-    // Written aside and renamed, so a reader never sees half a file.
-    let temp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&temp, bytes)?;
-    std::fs::rename(&temp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
+/// Says, once per process (the runtime is made once), why the cache is not
+/// used. To stderr: this is for the person running memcap, not the model.
+fn skip_cache(why: &Refusal) {
+    eprintln!(
+        "memcap: not using the compiled-code cache: {why}; compiling in memory instead \
+         (set MEMCAP_CACHE_DIR to a private directory, or to `off`)"
+    );
 }

@@ -23,11 +23,12 @@ fn view_lists_two_levels_sorted_with_sizes_and_hides_dot_names() {
     f.plant("empty.txt", "");
     f.plant("notes.txt", "Line 1\nSecond\nLine 3\n");
     let shown = f.memory.view("/memories", None).unwrap();
+    let [root, a, b, c, nm] = ["", "a", "a/b", "a/b/c", "node_modules"].map(|d| f.dir_size(d));
     assert_eq!(
         shown,
         format!(
-            "{LISTING} /memories, excluding hidden items:\n4K\t/memories\n10B\t/memories/B.txt\n4K\t/memories/a/\n\
-             4K\t/memories/a/b/\n0B\t/memories/empty.txt\n4K\t/memories/node_modules/\n\
+            "{LISTING} /memories, excluding hidden items:\n{root}\t/memories\n10B\t/memories/B.txt\n{a}\t/memories/a/\n\
+             {b}\t/memories/a/b/\n0B\t/memories/empty.txt\n{nm}\t/memories/node_modules/\n\
              1B\t/memories/node_modules/x.js\n21B\t/memories/notes.txt"
         )
     );
@@ -37,7 +38,7 @@ fn view_lists_two_levels_sorted_with_sizes_and_hides_dot_names() {
     assert_eq!(
         f.memory.view("/memories/a", None).unwrap(),
         format!(
-            "{LISTING} /memories/a, excluding hidden items:\n4K\t/memories/a\n4K\t/memories/a/b/\n4K\t/memories/a/b/c/"
+            "{LISTING} /memories/a, excluding hidden items:\n{a}\t/memories/a\n{b}\t/memories/a/b/\n{c}\t/memories/a/b/c/"
         )
     );
 }
@@ -47,7 +48,10 @@ fn view_of_an_empty_root_shows_only_the_root() {
     let f = Fixture::new();
     assert_eq!(
         f.memory.view("/memories", None).unwrap(),
-        format!("{LISTING} /memories, excluding hidden items:\n4K\t/memories")
+        format!(
+            "{LISTING} /memories, excluding hidden items:\n{}\t/memories",
+            f.dir_size("")
+        )
     );
 }
 
@@ -710,7 +714,8 @@ fn names_that_are_not_utf8_are_left_out_of_listings() {
     assert_eq!(
         f.memory.view("/memories", None).unwrap(),
         format!(
-            "{LISTING} /memories, excluding hidden items:\n4K\t/memories\n1B\t/memories/good.txt"
+            "{LISTING} /memories, excluding hidden items:\n{}\t/memories\n1B\t/memories/good.txt",
+            f.dir_size("")
         )
     );
 }

@@ -9,6 +9,7 @@ use crate::vpath::MemPath;
 
 pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String> {
     let path = MemPath::parse(shown)?;
+    path.check_new(shown)?;
     let exists = || {
         ToolError::new(
             ErrorKind::AlreadyExists,

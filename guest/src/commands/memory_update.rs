@@ -4,9 +4,10 @@
 use wasip2::filesystem::types::Descriptor;
 
 use super::str_replace::{replace_once, snippet};
-use crate::error::Result;
+use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
 use crate::notes::{frontmatter, maintain, today};
+use crate::vpath::MemPath;
 
 pub fn memory_update(
     root: &Descriptor,
@@ -19,7 +20,32 @@ pub fn memory_update(
     let file = fs::read_for_edit(root, &path, &shown)?;
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
     let updated = frontmatter::with_updated(&replaced, &today());
+    refuse_breaking(&file.text, &updated, &path, &shown)?;
     fs::replace_file(root, &path, &shown, updated.as_bytes(), file.stamp)?;
     let note = maintain::after_change(root, &[&path]);
     Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))
+}
+
+/// Refuses an update that would leave a readable note broken: frontmatter
+/// that no longer parses, or a type outside the four. A note that was
+/// already broken may be changed freely (that is how it gets fixed).
+fn refuse_breaking(old: &str, new: &str, path: &MemPath, shown: &str) -> Result<()> {
+    let before = frontmatter::read(old, path.file_name());
+    if before.problem.is_some() {
+        return Ok(());
+    }
+    let after = frontmatter::read(new, path.file_name());
+    let problem = match (&after.problem, before.frontmatter && !after.frontmatter) {
+        (Some(problem), _) => problem.clone(),
+        (None, true) => "it would remove the note's frontmatter".to_owned(),
+        (None, false) => return Ok(()),
+    };
+    Err(ToolError::new(
+        ErrorKind::InvalidNote,
+        format!(
+            "No replacement was performed: after it {shown} would not be a valid note \
+             ({problem}). Change the text below the frontmatter, or rewrite the note \
+             with memory_write to change its name, description or type."
+        ),
+    ))
 }

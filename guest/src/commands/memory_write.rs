@@ -5,7 +5,11 @@ use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
+use crate::notes::frontmatter::MAX_NAME_CHARS;
 use crate::notes::{NoteType, frontmatter, maintain, today};
+
+/// The longest description `memory_write` takes; the index shows less.
+const MAX_WRITTEN_DESCRIPTION_CHARS: usize = 1000;
 
 pub fn memory_write(
     root: &Descriptor,
@@ -16,11 +20,28 @@ pub fn memory_write(
     content: &str,
 ) -> Result<String> {
     let (path, shown) = super::note_path(filename)?;
+    path.check_new(&shown)?;
     if name.trim().is_empty() {
         return Err(ToolError::new(
             ErrorKind::InvalidNote,
             "A note needs a name: a few words the index shows, such as \"Coffee preference\".",
         ));
+    }
+    let (name, description) = (name.trim(), description.trim());
+    for (field, value, max) in [
+        ("name", name, MAX_NAME_CHARS),
+        ("description", description, MAX_WRITTEN_DESCRIPTION_CHARS),
+    ] {
+        let chars = value.chars().count();
+        if chars > max {
+            return Err(ToolError::new(
+                ErrorKind::InvalidNote,
+                format!(
+                    "The note's {field} is {chars} characters; memcap takes up to {max}. \
+                     Keep the {field} short and put the details in content."
+                ),
+            ));
+        }
     }
     if [name, description, content]
         .iter()
@@ -31,7 +52,7 @@ pub fn memory_write(
             format!("Cannot write {shown}: the note contains a NUL character; notes are text"),
         ));
     }
-    let text = frontmatter::compose(name.trim(), description.trim(), kind, &today(), content);
+    let text = frontmatter::compose(name, description, kind, &today(), content);
     let verb = match fs::stat(root, &path) {
         Ok(st) if st.type_ == DescriptorType::RegularFile => {
             let old = fs::read_for_edit(root, &path, &shown)?;
@@ -57,7 +78,7 @@ pub fn memory_write(
     Ok(format!(
         "{verb} note {shown} ({}: {}). The index /memories/MEMORY.md lists it.{}",
         kind.as_str(),
-        name.trim(),
+        crate::text::one_line(name, MAX_NAME_CHARS),
         note.as_deref().unwrap_or("")
     ))
 }

@@ -44,13 +44,13 @@ pub fn prompt(root: &Descriptor) -> Result<String> {
         };
         let parts = index::split(memory_md);
         // The agent's own text gets what the region does not need at least.
-        let (before, after) = fit_agent_text(parts.before, parts.after, left);
+        let (before, after) = fit_agent_text(&parts.before, &parts.after, left);
         let around = format!("{before}{after}");
         let region = index::render(catalog, left.after(&around));
         let shown = index::compose(
             &index::Parts {
-                before: &before,
-                after: &after,
+                before,
+                after,
                 has_region: parts.has_region,
             },
             &region,

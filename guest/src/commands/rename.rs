@@ -10,6 +10,7 @@ use crate::vpath::MemPath;
 pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<String> {
     let old = MemPath::parse(old_shown)?;
     let new = MemPath::parse(new_shown)?;
+    new.check_new(new_shown)?;
     if old.is_root() {
         return Err(ToolError::new(
             ErrorKind::Protected,

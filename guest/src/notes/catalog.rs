@@ -109,7 +109,11 @@ pub fn with<T>(
                 None => Catalog::load(root)?,
             };
             let value = f(root, &mut catalog)?;
-            catalog.save(root)?;
+            // The journal is a cache: on a store memcap cannot write (or a
+            // full disk) the answer stands and the next process rescans.
+            if catalog.save(root).is_err() {
+                catalog.pending.clear();
+            }
             Ok((catalog, value))
         })();
         outcome.map(|(catalog, value)| {

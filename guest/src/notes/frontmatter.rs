@@ -3,12 +3,20 @@
 
 use serde::{Deserialize, Serialize};
 use yaml_rust2::yaml::Hash;
-use yaml_rust2::{Yaml, YamlEmitter, YamlLoader};
+use yaml_rust2::{Yaml, YamlEmitter};
 
 use super::NoteType;
+use super::fields::{self, Value};
+use crate::text::one_line;
 
 /// Longest description kept in the catalog; the index shortens further.
-const MAX_DESCRIPTION_CHARS: usize = 300;
+pub const MAX_DESCRIPTION_CHARS: usize = 300;
+/// Longest name kept in the catalog.
+pub const MAX_NAME_CHARS: usize = 200;
+/// Longest other field (type, updated, permalink, a tag) kept.
+const MAX_FIELD_CHARS: usize = 100;
+/// Tags kept per note.
+const MAX_TAGS: usize = 32;
 
 /// What the index and `memory_view` know about a note.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
@@ -75,18 +83,17 @@ fn find_block(text: &str) -> Found<'_> {
 
 /// Reads the metadata of a note whose file is named `file_name`.
 /// Never fails: a missing or broken block gives type `other` and, when
-/// broken, a `problem` saying how to fix it.
+/// broken, a `problem` saying how to fix it. Every field comes back as one
+/// line of bounded length ([`one_line`]), whatever the file holds.
 pub fn read(text: &str, file_name: &str) -> Meta {
     let stem = file_name
         .rsplit_once('.')
-        .map_or(file_name, |(stem, _)| stem)
-        .to_owned();
+        .map_or(file_name, |(stem, _)| stem);
     let plain = |body: &str, problem: Option<String>| Meta {
-        name: if stem.is_empty() {
-            file_name.to_owned()
-        } else {
-            stem.clone()
-        },
+        name: one_line(
+            if stem.is_empty() { file_name } else { stem },
+            MAX_NAME_CHARS,
+        ),
         description: first_line(body),
         kind: NoteType::Other,
         declared_type: None,
@@ -110,51 +117,39 @@ pub fn read(text: &str, file_name: &str) -> Meta {
         }
         Found::Block(block) => block,
     };
-    let docs = match YamlLoader::load_from_str(block.yaml) {
-        Ok(docs) => docs,
-        Err(e) => {
-            return plain(
-                block.body,
-                Some(format!(
-                    "the frontmatter is not valid YAML (line {} of it: {}); fix it with str_replace",
-                    e.marker().line(),
-                    e.info()
-                )),
-            );
-        }
+    let fields = match fields::parse(block.yaml) {
+        Ok(fields) => fields,
+        Err(problem) => return plain(block.body, Some(problem)),
     };
-    let fields = match docs.into_iter().next() {
-        None => Hash::new(),
-        Some(Yaml::Hash(fields)) => fields,
-        Some(_) => {
-            return plain(
-                block.body,
-                Some(
-                    "the frontmatter is not a list of `key: value` lines; \
-                     write it as name, description, type and updated keys"
-                        .to_owned(),
-                ),
-            );
-        }
+    let get = |key: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| match v {
+                Value::Text(text) => text.as_deref(),
+                _ => None,
+            })
     };
-    let get = |key: &str| fields.get(&Yaml::String(key.to_owned())).and_then(scalar);
+    let short = |text: &str| one_line(text, MAX_FIELD_CHARS);
     let mut meta = plain(block.body, None);
     meta.frontmatter = true;
-    if let Some(name) = get("name")
-        .or_else(|| get("title"))
-        .filter(|n| !n.is_empty())
-    {
-        meta.name = name;
+    if let Some(name) = get("name").or_else(|| get("title")) {
+        let name = one_line(name, MAX_NAME_CHARS);
+        if !name.is_empty() {
+            meta.name = name;
+        }
     }
     if let Some(description) = get("description").or_else(|| get("summary")) {
-        meta.description = clip(&description);
+        meta.description = one_line(description, MAX_DESCRIPTION_CHARS);
     }
+    let titled = get("title").is_some();
     match get("type") {
-        Some(t) => match NoteType::parse(&t) {
+        Some(t) => match NoteType::parse(t) {
             Some(kind) => meta.kind = kind,
             None => {
+                let t = short(t);
                 // basic-memory's own types (`note`, `person`…) are expected there.
-                if get("title").is_none() {
+                if !titled {
                     meta.problem = Some(format!(
                         "type \"{t}\" is not one of {}; the note is listed under Other",
                         NoteType::writable_list()
@@ -163,7 +158,7 @@ pub fn read(text: &str, file_name: &str) -> Meta {
                 meta.declared_type = Some(t);
             }
         },
-        None if get("title").is_none() => {
+        None if !titled => {
             meta.problem = Some(format!(
                 "the frontmatter has no type; add one of {}",
                 NoteType::writable_list()
@@ -171,31 +166,24 @@ pub fn read(text: &str, file_name: &str) -> Meta {
         }
         None => {}
     }
-    meta.updated = get("updated");
-    meta.permalink = get("permalink");
-    meta.tags = match fields.get(&Yaml::String("tags".to_owned())) {
-        Some(Yaml::Array(items)) => items.iter().filter_map(scalar).collect(),
-        Some(other) => scalar(other)
-            .map(|s| {
-                s.split([',', ' '])
-                    .map(|t| t.trim_start_matches('#'))
-                    .filter(|t| !t.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        None => Vec::new(),
+    meta.updated = get("updated").map(short);
+    meta.permalink = get("permalink").map(short);
+    let tags: Vec<String> = match fields.iter().find(|(k, _)| k == "tags") {
+        Some((_, Value::List(items))) => items.iter().map(|t| short(t)).collect(),
+        Some((_, Value::Text(Some(text)))) => text
+            .split([',', ' '])
+            .map(|t| t.trim_start_matches('#'))
+            .filter(|t| !t.is_empty())
+            .map(short)
+            .collect(),
+        _ => Vec::new(),
     };
+    meta.tags = tags
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .take(MAX_TAGS)
+        .collect();
     meta
-}
-
-fn scalar(value: &Yaml) -> Option<String> {
-    match value {
-        Yaml::String(s) | Yaml::Real(s) => Some(s.trim().to_owned()),
-        Yaml::Integer(i) => Some(i.to_string()),
-        Yaml::Boolean(b) => Some(b.to_string()),
-        _ => None,
-    }
 }
 
 /// The first line of the body that says something: not blank, not a heading
@@ -207,20 +195,12 @@ fn first_line(body: &str) -> String {
             continue;
         }
         if line.starts_with('#') {
-            heading.get_or_insert_with(|| line.trim_start_matches('#').trim().to_owned());
+            heading.get_or_insert(line.trim_start_matches('#'));
             continue;
         }
-        return clip(line);
+        return one_line(line, MAX_DESCRIPTION_CHARS);
     }
-    clip(&heading.unwrap_or_default())
-}
-
-fn clip(text: &str) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(MAX_DESCRIPTION_CHARS) {
-        Some((cut, _)) => format!("{}…", &one_line[..cut]),
-        None => one_line,
-    }
+    one_line(heading.unwrap_or_default(), MAX_DESCRIPTION_CHARS)
 }
 
 /// A note file as `memory_write` writes it: memcap's frontmatter, a blank

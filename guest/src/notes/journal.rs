@@ -11,7 +11,7 @@ use super::catalog::{Catalog, Entry};
 use crate::fs;
 
 const JOURNAL: &str = ".memcap/notes.jsonl";
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 const READ_CHUNK: u64 = 256 * 1024;
 
 #[derive(Serialize, Deserialize)]
@@ -32,19 +32,18 @@ impl Catalog {
     /// there is none (the first call on a store) or it is from another format.
     pub(super) fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
         let mut catalog = Self::empty();
-        match read_from(root, 0) {
-            Ok(bytes) => {
-                if let Some((generation, body)) = header(&bytes) {
-                    catalog.generation = generation;
-                    catalog.apply(&bytes[body..], body as u64);
-                    return Ok(catalog);
-                }
-            }
-            Err(ErrorCode::NoEntry) => {}
-            Err(e) => return Err(e),
+        // Whatever stands in the journal's place (nothing, a link, a
+        // directory, garbage) only means the catalog is built again.
+        if let Ok(bytes) = read_from(root, 0)
+            && let Some((generation, body)) = header(&bytes)
+        {
+            catalog.generation = generation;
+            catalog.apply(&bytes[body..], body as u64);
+            return Ok(catalog);
         }
         catalog.scan(root, "")?;
-        catalog.compact(root)?;
+        // Not written (a read-only store): this instance still has it.
+        let _ = catalog.compact(root);
         Ok(catalog)
     }
 
@@ -52,10 +51,8 @@ impl Catalog {
     /// the header and the new tail. False when the journal was rewritten (or
     /// removed), so it must be read again from the start.
     pub(super) fn catch_up(&mut self, root: &Descriptor) -> Result<bool, ErrorCode> {
-        let head = match fs::read_head(root, JOURNAL, 512) {
-            Ok(head) => head,
-            Err(ErrorCode::NoEntry) => return Ok(false),
-            Err(e) => return Err(e),
+        let Ok(head) = fs::read_head(root, JOURNAL, 512) else {
+            return Ok(false);
         };
         if header(&head).map(|(generation, _)| generation) != Some(self.generation) {
             return Ok(false);
@@ -107,8 +104,8 @@ impl Catalog {
             DescriptorFlags::WRITE,
         ) {
             Ok(file) => file,
-            Err(ErrorCode::NoEntry) => return self.compact(root),
-            Err(e) => return Err(e),
+            // Gone, or something else in its place: write a fresh one there.
+            Err(_) => return self.compact(root),
         };
         let mut end = file.stat()?.size;
         if end != self.applied {

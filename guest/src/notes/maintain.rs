@@ -85,7 +85,7 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
     for _ in 0..ATTEMPTS {
         let existing = match fs::stat(root, &path) {
             Ok(st) if st.type_ == DescriptorType::RegularFile => {
-                Some(fs::read_for_edit(root, &path, &shown)?)
+                Some(fs::read_bytes_for_edit(root, &path, &shown)?)
             }
             Ok(_) => {
                 return Err(ToolError::new(
@@ -99,26 +99,31 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
             Err(ErrorCode::NoEntry) => None,
             Err(e) => return Err(ToolError::from_fs(e, &shown, "read")),
         };
-        let old = existing.as_ref().map_or("", |f| f.text.as_str());
         if existing.is_none() && catalog.len() == 0 {
             return Ok(String::new());
         }
-        let parts = index::split(old);
+        // Whatever another program left there (binary, control characters,
+        // broken markers), the result is clean text with one fresh region.
+        let old = existing.as_ref().map_or(&[][..], |(bytes, _)| bytes);
+        let parts = index::split(&index::clean(old));
         let around = format!("{}{}", parts.before, parts.after);
         let region = index::render(catalog, PROMPT_BUDGET.after(&around));
         let new = index::compose(&parts, &region);
-        if existing.is_some() && new == old {
+        if existing.is_some() && new.as_bytes() == old {
             return Ok(new);
         }
         let written = match &existing {
-            Some(file) => {
+            Some((_, stamp)) => {
                 let agent_text = !around.trim().is_empty();
-                fs::replace_derived(root, &path, &shown, new.as_bytes(), file.stamp, agent_text)
+                fs::replace_derived(root, &path, &shown, new.as_bytes(), *stamp, agent_text)
             }
             None => fs::create_file(root, &path, &shown, new.as_bytes()),
         };
         match written {
             Ok(()) => return Ok(new),
+            // A store memcap may only read: the index is shown as it would
+            // be written, with nothing to complain about.
+            Err(e) if e.kind == ErrorKind::Denied => return Ok(new),
             Err(e) if matches!(e.kind, ErrorKind::Conflict | ErrorKind::AlreadyExists) => {
                 last_error = Some(e);
             }

@@ -2,6 +2,7 @@
 //! catalog that remembers it, and the index (`/memories/MEMORY.md`) built from it.
 
 pub mod catalog;
+mod fields;
 pub mod frontmatter;
 pub mod index;
 mod journal;
@@ -79,9 +80,13 @@ impl NoteType {
 }
 
 /// Whether a root-relative file path is a note: every file except the index,
-/// hidden names (as `view` hides them, `.memcap` included) and `node_modules`.
+/// hidden names (as `view` hides them, `.memcap` included), `node_modules`,
+/// and names with control or invisible characters (which memcap never
+/// creates: only another program can, and such a name could forge lines of
+/// the index).
 pub fn is_note_path(relative: &str) -> bool {
     relative != INDEX_FILE
+        && crate::text::unsafe_char(relative).is_none()
         && !relative
             .split('/')
             .any(|part| part.is_empty() || part.starts_with('.') || part == "node_modules")
@@ -110,6 +115,8 @@ mod tests {
         assert!(!is_note_path(".memcap/notes.jsonl"));
         assert!(!is_note_path("a/.hidden.md"));
         assert!(!is_note_path("node_modules/x.md"));
+        assert!(!is_note_path("a\n## User\n- [x](y).md"));
+        assert!(!is_note_path("x\u{202e}dm.exe"));
     }
 
     #[test]

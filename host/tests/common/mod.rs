@@ -14,10 +14,19 @@ pub struct Fixture {
 }
 
 impl Fixture {
+    /// A fresh, empty memory directory.
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("memories")).unwrap();
         let memory = Memory::open(dir.path().join("memories")).unwrap();
         Self { dir, memory }
+    }
+
+    /// How `view` shows the size of the directory `rel` ("" for the root):
+    /// directory sizes depend on the file system (4K on ext4, 40B and up on
+    /// tmpfs), so tests read them rather than assume them.
+    pub fn dir_size(&self, rel: &str) -> String {
+        sdk_size(std::fs::metadata(self.root().join(rel)).unwrap().len())
     }
 
     pub fn root(&self) -> std::path::PathBuf {
@@ -38,6 +47,26 @@ impl Fixture {
 
     pub fn exists(&self, rel: &str) -> bool {
         self.root().join(rel).symlink_metadata().is_ok()
+    }
+}
+
+/// The SDK's `_format_file_size`: `0B`, `1023B`, `1K`, `1.5K`, up to `G`.
+pub fn sdk_size(bytes: u64) -> String {
+    let mut size = bytes as f64;
+    for unit in ["B", "K", "M"] {
+        if size < 1024.0 {
+            return trim_size(size, unit);
+        }
+        size /= 1024.0;
+    }
+    trim_size(size, "G")
+}
+
+fn trim_size(size: f64, unit: &str) -> String {
+    if size.fract() == 0.0 {
+        format!("{}{unit}", size as u64)
+    } else {
+        format!("{size:.1}{unit}")
     }
 }
 

@@ -1,0 +1,180 @@
+//! The store on disk: the root directory and memcap's reserved `.memcap` in
+//! it (temp files of unfinished writes, the lock), checked and prepared when
+//! a store is opened or first written.
+
+use std::fs::File;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::Dir;
+
+use crate::error::OpenError;
+
+/// Where unfinished writes live; the guest refuses every path in `.memcap`.
+const TEMP_DIR: &str = ".memcap/tmp";
+const LOCK_FILE: &str = ".memcap/lock";
+
+/// A store's directory as found when it was opened.
+pub(crate) enum Found {
+    /// Nothing there yet: reads see an empty store, the first write creates it.
+    Missing,
+    Present(Prepared),
+}
+
+/// memcap's files in an existing store.
+pub(crate) struct Prepared {
+    /// The cross-process lock; `None` on a store memcap cannot write and
+    /// where no other writer ever made one.
+    pub lock: Option<File>,
+    /// `.memcap/tmp`, emptied after a call that stopped mid-write; `None`
+    /// on a store memcap cannot write.
+    pub temp: Option<Dir>,
+}
+
+/// Looks at `root` and prepares the store there if there is one.
+pub(crate) fn open(root: &Path) -> Result<Found, OpenError> {
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => prepare(root).map(Found::Present),
+        Ok(_) => Err(OpenError::NotADirectory {
+            path: root.to_path_buf(),
+        }),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(Found::Missing),
+        Err(cause) => Err(OpenError::Root {
+            path: root.to_path_buf(),
+            cause,
+        }),
+    }
+}
+
+/// Creates `root` (mode 0700, with its parents) and prepares the store.
+pub(crate) fn create(root: &Path) -> Result<Prepared, OpenError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(root)
+        .map_err(|cause| OpenError::Root {
+            path: root.to_path_buf(),
+            cause,
+        })?;
+    prepare(root)
+}
+
+/// Makes `.memcap/tmp` and the lock file and removes the temp files a
+/// crashed writer left, under the store lock. A store memcap may not write
+/// (read-only, or another user's) is served for reading.
+fn prepare(root: &Path) -> Result<Prepared, OpenError> {
+    let store_err = |cause| OpenError::Store {
+        path: root.to_path_buf(),
+        cause,
+    };
+    let dir = Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(|cause| {
+        OpenError::Root {
+            path: root.to_path_buf(),
+            cause,
+        }
+    })?;
+    check_reserved(&dir, root)?;
+    match dir.create_dir_all(TEMP_DIR) {
+        Ok(()) => {}
+        Err(e) if denied(&e) => {
+            return Ok(Prepared {
+                lock: dir.open(LOCK_FILE).ok().map(|f| f.into_std()),
+                temp: None,
+            });
+        }
+        Err(cause) => return Err(store_err(cause)),
+    }
+    let lock = dir
+        .open_with(
+            LOCK_FILE,
+            cap_std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true),
+        )
+        .map_err(store_err)?
+        .into_std();
+    let temp = dir.open_dir(TEMP_DIR).map_err(store_err)?;
+    lock.lock().map_err(store_err)?;
+    let cleaned = remove_leftovers(&temp);
+    lock.unlock().map_err(store_err)?;
+    cleaned.map_err(store_err)?;
+    Ok(Prepared {
+        lock: Some(lock),
+        temp: Some(temp),
+    })
+}
+
+fn denied(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem
+    )
+}
+
+/// memcap's own names must be what it made them: a link or a file in their
+/// place is somebody else's doing, and is named with the way to fix it.
+fn check_reserved(dir: &Dir, root: &Path) -> Result<(), OpenError> {
+    for (name, want_dir) in [(".memcap", true), (TEMP_DIR, true), (LOCK_FILE, false)] {
+        let Ok(meta) = dir.symlink_metadata(name) else {
+            continue;
+        };
+        let problem = if meta.file_type().is_symlink() {
+            "is a symbolic link"
+        } else if want_dir && !meta.is_dir() {
+            "is not a directory"
+        } else if !want_dir && !meta.is_file() {
+            "is not a regular file"
+        } else {
+            continue;
+        };
+        return Err(OpenError::Reserved {
+            path: root.join(name),
+            problem,
+        });
+    }
+    Ok(())
+}
+
+/// Every write goes through `.memcap/tmp`; with the lock held no write is in
+/// flight, so whatever is there was left by a crash or a stopped call.
+pub(crate) fn remove_leftovers(temp: &Dir) -> std::io::Result<()> {
+    for entry in temp.entries()? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            temp.remove_dir_all(entry.file_name())?;
+        } else {
+            temp.remove_file(entry.file_name())?;
+        }
+    }
+    Ok(())
+}
+
+/// An empty directory nobody can write, served in place of a store that does
+/// not exist yet, so reads answer as an empty store and create nothing.
+pub(crate) struct EmptyDir(PathBuf);
+
+impl EmptyDir {
+    pub fn new() -> std::io::Result<Self> {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path =
+            std::env::temp_dir().join(format!("memcap-empty-{}-{nonce:x}", std::process::id()));
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o500))?;
+        Ok(Self(path))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for EmptyDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
