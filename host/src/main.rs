@@ -126,7 +126,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let memory = Memory::open(&cli.root)?;
+    // A mistyped --root must not leave directories behind: the first
+    // command that writes creates the store, reads see an empty one.
+    let memory = Memory::builder(&cli.root).create_root(false).open()?;
     let result: Result<String, ToolError> = match cli.command {
         Command::Call => return serve_lines(&memory),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),

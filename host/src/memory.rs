@@ -54,12 +54,22 @@ struct Warm {
 pub struct MemoryBuilder {
     root: PathBuf,
     limits: Limits,
+    create_root: bool,
 }
 
 impl MemoryBuilder {
     /// Replaces the default [`Limits`].
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Whether [`MemoryBuilder::open`] creates a missing directory (the
+    /// default). With `false` nothing is created until the first call that
+    /// writes: reads answer as an empty store, so a mistyped path leaves no
+    /// directories behind (the CLI opens stores this way).
+    pub fn create_root(mut self, create: bool) -> Self {
+        self.create_root = create;
         self
     }
 
@@ -70,7 +80,11 @@ impl MemoryBuilder {
             cause,
         })?;
         tighten_umask();
-        let (lock, served) = match store::open(&root)? {
+        let found = match store::open(&root)? {
+            Found::Missing if self.create_root => Found::Present(store::create(&root)?),
+            found => found,
+        };
+        let (lock, served) = match found {
             Found::Present(prepared) => (
                 prepared.lock,
                 Served {
@@ -122,11 +136,9 @@ fn tighten_umask() {
 }
 
 impl Memory {
-    /// Opens the memory directory `root`.
-    ///
-    /// A missing directory is not created here: reads answer as an empty
-    /// store, and the first call that writes creates it (mode 0700, with
-    /// its parents). A directory memcap may not write is served for
+    /// Opens the memory directory `root`, creating it (mode 0700, with its
+    /// parents) if missing; see [`MemoryBuilder::create_root`] to leave that
+    /// to the first write. A directory memcap may not write is served for
     /// reading. Leftovers of writes interrupted by a crash are removed. The
     /// first open in a process loads the compiled component from the
     /// on-disk cache (see `MEMCAP_CACHE_DIR`) or compiles it. Also tightens
@@ -141,6 +153,7 @@ impl Memory {
         MemoryBuilder {
             root: root.as_ref().to_path_buf(),
             limits: Limits::default(),
+            create_root: true,
         }
     }
 

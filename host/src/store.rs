@@ -75,26 +75,26 @@ fn prepare(root: &Path) -> Result<Prepared, OpenError> {
         }
     })?;
     check_reserved(&dir, root)?;
+    let read_only = || Prepared {
+        lock: dir.open(LOCK_FILE).ok().map(|f| f.into_std()),
+        temp: None,
+    };
     match dir.create_dir_all(TEMP_DIR) {
         Ok(()) => {}
-        Err(e) if denied(&e) => {
-            return Ok(Prepared {
-                lock: dir.open(LOCK_FILE).ok().map(|f| f.into_std()),
-                temp: None,
-            });
-        }
+        Err(e) if denied(&e) => return Ok(read_only()),
         Err(cause) => return Err(store_err(cause)),
     }
-    let lock = dir
-        .open_with(
-            LOCK_FILE,
-            cap_std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true),
-        )
-        .map_err(store_err)?
-        .into_std();
+    let lock = match dir.open_with(
+        LOCK_FILE,
+        cap_std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true),
+    ) {
+        Ok(lock) => lock.into_std(),
+        Err(e) if denied(&e) => return Ok(read_only()),
+        Err(cause) => return Err(store_err(cause)),
+    };
     let temp = dir.open_dir(TEMP_DIR).map_err(store_err)?;
     lock.lock().map_err(store_err)?;
     let cleaned = remove_leftovers(&temp);

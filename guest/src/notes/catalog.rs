@@ -123,6 +123,16 @@ pub fn with<T>(
     })
 }
 
+/// Why a read failed, in a few words (no OS text).
+fn read_failure(e: ErrorCode) -> &'static str {
+    match e {
+        ErrorCode::Access | ErrorCode::NotPermitted => "permission denied",
+        ErrorCode::IsDirectory => "it is a directory",
+        ErrorCode::Loop => "a symbolic link loop",
+        _ => "the file system reported an error",
+    }
+}
+
 impl Catalog {
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.values().map(|e| &**e)
@@ -199,13 +209,24 @@ impl Catalog {
             Some(DescriptorType::Directory) => {
                 let mut stack = vec![top.to_owned()];
                 while let Some(dir) = stack.pop() {
-                    let handle = root.open_at(
-                        PathFlags::empty(),
-                        if dir.is_empty() { "." } else { &dir },
-                        OpenFlags::DIRECTORY,
-                        DescriptorFlags::READ,
-                    )?;
-                    let entries = handle.read_directory()?;
+                    let opened = root
+                        .open_at(
+                            PathFlags::empty(),
+                            if dir.is_empty() { "." } else { &dir },
+                            OpenFlags::DIRECTORY,
+                            DescriptorFlags::READ,
+                        )
+                        .and_then(|handle| Ok((handle.read_directory()?, handle)));
+                    let (entries, handle) = match opened {
+                        Ok(opened) => opened,
+                        // A directory memcap may not read keeps what it knew
+                        // of the notes in it; the rest is scanned as usual.
+                        Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
+                            seen.extend(self.under(&dir).cloned());
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
                     while let Some(entry) = fs::next_entry(&entries)? {
                         let entry_name = entry.name;
                         let path = if dir.is_empty() {
@@ -301,7 +322,16 @@ impl Catalog {
                 meta
             }
             Err(ErrorCode::NoEntry) => return Ok(()),
-            Err(e) => return Err(e),
+            // One file memcap may not read must not keep it from the rest:
+            // it is listed, with what is wrong and how to fix it.
+            Err(e) => {
+                let mut meta = frontmatter::read("", file_name);
+                meta.problem = Some(format!(
+                    "memcap could not read this file ({}); check its permissions",
+                    read_failure(e)
+                ));
+                meta
+            }
         };
         let entry = Entry {
             path: path.to_owned(),
