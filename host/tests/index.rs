@@ -336,16 +336,31 @@ fn a_damaged_or_missing_journal_costs_a_rebuild_never_a_wrong_index() {
         "- [b](b.md) - b note",
         "- [c](c.md) - c note",
     ];
-    let text = std::fs::read_to_string(&journal).unwrap();
-    let damaged = [
+    // A JSON header line, a binary snapshot, then JSON records.
+    let bytes = std::fs::read(&journal).unwrap();
+    let with = |tail: &[u8]| [&bytes[..], tail].concat();
+    let header_end = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let other_format = [
+        &b"{\"other_tool\""[..],
+        &bytes[bytes.iter().position(|&b| b == b':').unwrap()..],
+    ]
+    .concat();
+    let damaged: [Vec<u8>; 7] = [
         // A record torn by a crash, then garbage.
-        format!("{}{{\"put\":{{\"path\":\"x.md\"", &text),
-        format!("{text}not json\n\u{0}\u{1}\n"),
+        with(b"{\"put\":{\"path\":\"x.md\""),
+        with(b"not json\n\x00\x01\n"),
         // A header from another format.
-        text.replacen("memcap_notes", "other_tool", 1),
-        // Cut in the middle of the header.
-        text[..10].to_owned(),
-        String::new(),
+        other_format,
+        // Cut in the middle of the header, or of the snapshot.
+        bytes[..10].to_vec(),
+        bytes[..header_end + 8].to_vec(),
+        // The snapshot's bytes garbled.
+        [
+            &bytes[..header_end + 1],
+            &vec![0xff; bytes.len() - header_end - 1][..],
+        ]
+        .concat(),
+        Vec::new(),
     ];
     for (i, bytes) in damaged.iter().enumerate() {
         std::fs::write(&journal, bytes).unwrap();

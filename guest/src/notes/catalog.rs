@@ -1,11 +1,11 @@
 //! The catalog: every note's metadata with the stamp of the file it was read
-//! from, so only files that changed are read again.
+//! from, and every note directory's stamp as of its last listing, so only
+//! what changed is listed or read again (`walk.rs` does the looking).
 //!
 //! It lives in guest memory while the instance is warm and in a journal,
-//! `/memories/.memcap/notes.jsonl`, between instances and processes: a header
-//! line, then one record per change. The directory stays the truth: a scan
-//! compares stamps and rereads what differs, so a lost or torn journal costs
-//! time, never correctness.
+//! `/memories/.memcap/notes.jsonl`, between instances and processes: a
+//! binary snapshot, then one record per change (`journal.rs`). The directory
+//! stays the truth: a lost or torn journal costs time, never correctness.
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
@@ -13,21 +13,13 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
-use wasip2::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
-};
+use wasip2::filesystem::types::{Descriptor, DescriptorStat, ErrorCode};
 
-use super::frontmatter::{self, Meta};
+use super::NoteType;
+use super::frontmatter::Meta;
 use super::journal::Record;
-use super::{NoteType, is_note_path};
-use crate::fs;
 
-/// Frontmatter and a first line fit in this much of a note.
-const HEAD_BYTES: u64 = 64 * 1024;
-/// How old a file's times must be before its stamp alone is trusted.
-const RACY_SECONDS: u64 = 2;
-
-/// When a file was last changed, as far as the catalog needs to know.
+/// When a file or directory last changed, as far as the catalog needs to know.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
 pub struct FileStamp {
     pub size: u64,
@@ -38,7 +30,7 @@ pub struct FileStamp {
 }
 
 impl FileStamp {
-    fn of(st: &DescriptorStat) -> Self {
+    pub(super) fn of(st: &DescriptorStat) -> Self {
         let time =
             |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
         Self {
@@ -46,6 +38,14 @@ impl FileStamp {
             modified: time(st.data_modification_timestamp),
             changed: time(st.status_change_timestamp),
         }
+    }
+
+    /// Whether either time is at or after `since` (seconds): a stamp that
+    /// young may not show a change made in the same clock tick.
+    pub(super) fn young(&self, since: u64) -> bool {
+        [self.modified, self.changed]
+            .iter()
+            .any(|t| t.is_none_or(|(s, _)| s >= since))
     }
 }
 
@@ -56,9 +56,6 @@ pub struct Entry {
     pub path: String,
     pub stamp: FileStamp,
     pub meta: Meta,
-    /// The note's line in the index, made once when the entry is stored.
-    #[serde(skip)]
-    pub line: String,
 }
 
 impl Entry {
@@ -68,14 +65,23 @@ impl Entry {
     }
 }
 
-/// Every note, by path and by recency, plus where this instance is in the
-/// journal.
+/// Every note, by path and by recency; every note directory with its stamp;
+/// and where this instance is in the journal.
 pub struct Catalog {
-    pub(super) entries: BTreeMap<String, Rc<Entry>>,
+    /// By path; the key is shared with `by_recency` (one allocation a note).
+    pub(super) entries: BTreeMap<Rc<str>, Rc<Entry>>,
     /// (newest first, path): the index lists from the front, so rendering
     /// costs the same for 100 notes as for 10,000.
-    by_recency: BTreeMap<(Reverse<u64>, String), Rc<Entry>>,
+    by_recency: BTreeMap<(Reverse<u64>, Rc<str>), Rc<Entry>>,
     by_type: [usize; NoteType::ALL.len()],
+    bytes: u64,
+    /// Directories holding notes ("" is the root), stamped when last listed.
+    pub(super) dirs: BTreeMap<String, FileStamp>,
+    /// Wall-clock seconds of the last walk that reached every file.
+    pub(super) swept: u64,
+    /// Whether the last walk stopped at its time budget before the end: the
+    /// notes not reached yet are missing until a later call goes on.
+    pub(super) incomplete: bool,
     pub(super) generation: u64,
     /// Bytes of the journal already applied (whole lines only).
     pub(super) applied: u64,
@@ -123,16 +129,6 @@ pub fn with<T>(
     })
 }
 
-/// Why a read failed, in a few words (no OS text).
-fn read_failure(e: ErrorCode) -> &'static str {
-    match e {
-        ErrorCode::Access | ErrorCode::NotPermitted => "permission denied",
-        ErrorCode::IsDirectory => "it is a directory",
-        ErrorCode::Loop => "a symbolic link loop",
-        _ => "the file system reported an error",
-    }
-}
-
 impl Catalog {
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.entries.values().map(|e| &**e)
@@ -140,6 +136,20 @@ impl Catalog {
 
     pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// The bytes of every note together.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Entry> {
+        self.entries.get(path).map(|e| &**e)
+    }
+
+    /// Whether the last walk ran out of time before reaching every note.
+    pub fn incomplete(&self) -> bool {
+        self.incomplete
     }
 
     /// Notes from the most recently changed on (ties by path).
@@ -157,6 +167,10 @@ impl Catalog {
             entries: BTreeMap::new(),
             by_recency: BTreeMap::new(),
             by_type: [0; NoteType::ALL.len()],
+            bytes: 0,
+            dirs: BTreeMap::new(),
+            swept: 0,
+            incomplete: false,
             generation: 0,
             applied: 0,
             records: 0,
@@ -164,191 +178,75 @@ impl Catalog {
         }
     }
 
-    pub(super) fn put(&mut self, mut entry: Entry) {
-        self.remove(&entry.path.clone());
-        entry.line = super::index::entry_line(&entry);
+    /// Applies one record, from this instance or read from the journal.
+    pub(super) fn apply_record(&mut self, record: Record) {
+        match record {
+            Record::Put(entry) => self.put(entry),
+            Record::Del(path) => self.remove(&path),
+            Record::Dir(path, stamp) => {
+                self.dirs.insert(path, stamp);
+            }
+            Record::Undir(path) => {
+                self.dirs.remove(&path);
+            }
+            Record::Swept(seconds) => self.swept = seconds,
+        }
+    }
+
+    /// Applies a change found here and queues it for the journal.
+    pub(super) fn record(&mut self, record: Record) {
+        self.apply_record(record.clone());
+        self.pending.push(record);
+    }
+
+    pub(super) fn put(&mut self, entry: Entry) {
+        self.remove(&entry.path);
+        self.insert_new(entry);
+    }
+
+    /// Adds a note whose path is not in the catalog (a snapshot's entries).
+    pub(super) fn insert_new(&mut self, entry: Entry) {
         self.by_type[entry.meta.kind as usize] += 1;
+        self.bytes += entry.stamp.size;
+        let key: Rc<str> = Rc::from(entry.path.as_str());
         let entry = Rc::new(entry);
         self.by_recency.insert(
-            (Reverse(entry.recency()), entry.path.clone()),
+            (Reverse(entry.recency()), Rc::clone(&key)),
             Rc::clone(&entry),
         );
-        self.entries.insert(entry.path.clone(), entry);
+        self.entries.insert(key, entry);
     }
 
     pub(super) fn remove(&mut self, path: &str) {
-        if let Some(old) = self.entries.remove(path) {
-            self.by_recency
-                .remove(&(Reverse(old.recency()), old.path.clone()));
+        if let Some((key, old)) = self.entries.remove_entry(path) {
+            self.by_recency.remove(&(Reverse(old.recency()), key));
             self.by_type[old.meta.kind as usize] -= 1;
+            self.bytes -= old.stamp.size;
         }
     }
 
-    /// Brings the catalog in line with the files at and below `top` (a root-
-    /// relative path, "" for everything): rereads notes whose stamp differs,
-    /// adds new ones, drops vanished ones.
-    pub fn scan(&mut self, root: &Descriptor, top: &str) -> Result<(), ErrorCode> {
-        let mut seen = Vec::new();
-        // File times tick coarsely (a few milliseconds on Linux), so a file
-        // rewritten with the same size within one tick keeps its stamp. As
-        // git does with "racily clean" entries, stamps this young are not
-        // trusted: such files are read again.
-        let trust_before = wasip2::clocks::wall_clock::now()
-            .seconds
-            .saturating_sub(RACY_SECONDS);
-        let target = if top.is_empty() {
-            Some(DescriptorType::Directory)
-        } else {
-            match root.stat_at(PathFlags::empty(), top) {
-                Ok(st) => Some(st.type_),
-                Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => None,
-                Err(e) => return Err(e),
-            }
-        };
-        match target {
-            Some(DescriptorType::Directory) => {
-                let mut stack = vec![top.to_owned()];
-                while let Some(dir) = stack.pop() {
-                    let opened = root
-                        .open_at(
-                            PathFlags::empty(),
-                            if dir.is_empty() { "." } else { &dir },
-                            OpenFlags::DIRECTORY,
-                            DescriptorFlags::READ,
-                        )
-                        .and_then(|handle| Ok((handle.read_directory()?, handle)));
-                    let (entries, handle) = match opened {
-                        Ok(opened) => opened,
-                        // A directory memcap may not read keeps what it knew
-                        // of the notes in it; the rest is scanned as usual.
-                        Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
-                            seen.extend(self.under(&dir).cloned());
-                            continue;
-                        }
-                        Err(e) => return Err(e),
-                    };
-                    while let Some(entry) = fs::next_entry(&entries)? {
-                        let entry_name = entry.name;
-                        let path = if dir.is_empty() {
-                            entry_name.clone()
-                        } else {
-                            format!("{dir}/{entry_name}")
-                        };
-                        if !is_note_path(&path) {
-                            continue;
-                        }
-                        match entry.type_ {
-                            DescriptorType::Directory => stack.push(path),
-                            DescriptorType::RegularFile => {
-                                self.check_file(&handle, &entry_name, &path, trust_before)?;
-                                seen.push(path);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
-            }
-            Some(DescriptorType::RegularFile) if is_note_path(top) => {
-                self.check_file(root, top, top, trust_before)?;
-                seen.push(top.to_owned());
-            }
-            _ => {}
-        }
-        seen.sort_unstable();
-        let vanished: Vec<String> = self
-            .under(top)
-            .filter(|path| seen.binary_search(path).is_err())
-            .cloned()
-            .collect();
-        for path in vanished {
-            self.remove(&path);
-            self.pending.push(Record::Del(path));
-        }
-        Ok(())
-    }
-
-    /// Paths in the catalog at or below `top`.
-    fn under<'a>(&'a self, top: &'a str) -> impl Iterator<Item = &'a String> + 'a {
-        self.entries
-            .range::<str, _>((std::ops::Bound::Included(top), std::ops::Bound::Unbounded))
-            .map(|(path, _)| path)
+    /// Paths in `map` at or below `top` ("" is everything).
+    pub(super) fn under<'a, K: std::borrow::Borrow<str> + Ord, V>(
+        map: &'a BTreeMap<K, V>,
+        top: &'a str,
+    ) -> impl Iterator<Item = &'a str> + 'a {
+        map.range::<str, _>((std::ops::Bound::Included(top), std::ops::Bound::Unbounded))
+            .map(|(path, _)| path.borrow())
             .take_while(move |path| path.starts_with(top))
             .filter(move |path| {
                 top.is_empty() || path.len() == top.len() || path.as_bytes()[top.len()] == b'/'
             })
     }
 
-    /// Rereads the file at `path` when its stamp changed or is too young to
-    /// trust, and records it when what memcap knows of it changed.
-    /// `dir` and `name` locate the file (its directory's handle makes this
-    /// one cheap lookup rather than a walk from the root); `path` is its key.
-    fn check_file(
-        &mut self,
-        dir: &Descriptor,
-        name: &str,
-        path: &str,
-        trust_before: u64,
-    ) -> Result<(), ErrorCode> {
-        let st = match dir.stat_at(PathFlags::empty(), name) {
-            Ok(st) => st,
-            // Gone since the directory was listed: the caller drops it.
-            Err(ErrorCode::NoEntry) => return Ok(()),
-            Err(e) => return Err(e),
-        };
-        let stamp = FileStamp::of(&st);
-        // The modification time alone decides: a rewrite that also sets an
-        // old modification time still moves the change time in the stamp.
-        let trusted = stamp.modified.is_some_and(|(s, _)| s < trust_before);
-        if trusted && self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
-            return Ok(());
+    /// Forgets every note and directory at or below `top`.
+    pub(super) fn forget(&mut self, top: &str) {
+        let notes: Vec<String> = Self::under(&self.entries, top).map(str::to_owned).collect();
+        for path in notes {
+            self.record(Record::Del(path));
         }
-        let file_name = path.rsplit('/').next().unwrap_or(path);
-        let meta = match fs::read_head(dir, name, HEAD_BYTES) {
-            Ok(bytes) => {
-                // A cut in the middle of a character only loses that character.
-                let text = match std::str::from_utf8(&bytes) {
-                    Ok(text) => text.to_owned(),
-                    Err(e) if e.error_len().is_none() => {
-                        String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
-                    }
-                    Err(_) => String::new(),
-                };
-                let mut meta = frontmatter::read(&text, file_name);
-                if text.is_empty() && !bytes.is_empty() {
-                    meta.problem = Some(
-                        "the file is not UTF-8 text, so memcap cannot read its metadata".to_owned(),
-                    );
-                }
-                meta
-            }
-            Err(ErrorCode::NoEntry) => return Ok(()),
-            // One file memcap may not read must not keep it from the rest:
-            // it is listed, with what is wrong and how to fix it.
-            Err(e) => {
-                let mut meta = frontmatter::read("", file_name);
-                meta.problem = Some(format!(
-                    "memcap could not read this file ({}); check its permissions",
-                    read_failure(e)
-                ));
-                meta
-            }
-        };
-        let entry = Entry {
-            path: path.to_owned(),
-            stamp,
-            meta,
-            line: String::new(),
-        };
-        if self
-            .entries
-            .get(path)
-            .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)
-        {
-            // Reread only because its stamp is young: nothing to record.
-            return Ok(());
+        let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
+        for path in dirs {
+            self.record(Record::Undir(path));
         }
-        self.put(entry.clone());
-        self.pending.push(Record::Put(entry));
-        Ok(())
     }
 }

@@ -18,28 +18,23 @@ const MAX_FIELD_CHARS: usize = 100;
 /// Tags kept per note.
 const MAX_TAGS: usize = 32;
 
-/// What the index and `memory_view` know about a note.
+/// What the index and `memory_view` know about a note. Every field is
+/// always written: the catalog's snapshot format (postcard) is not
+/// self-describing.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Meta {
     pub name: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     #[serde(rename = "type")]
     pub kind: NoteType,
     /// A `type` outside memcap's four (basic-memory's `note`, say).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permalink: Option<String>,
     /// Whether the file opens with a frontmatter block that parsed.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub frontmatter: bool,
     /// Why the frontmatter could not be used, in words for the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
 }
 

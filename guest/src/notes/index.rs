@@ -220,17 +220,19 @@ pub fn compose(parts: &Parts, region: &str) -> String {
 /// recently changed ones are listed and a last line says how many are left
 /// out, of which types, and how to reach them.
 pub fn render(catalog: &Catalog, budget: Budget) -> String {
-    // Lines always present: markers and explanation, and room for the
-    // "left out" line, which is kept short.
+    // Lines always present: markers and explanation.
     let fixed = [BEGIN, EXPLAIN, END];
-    let mut lines_left = budget.lines.saturating_sub(fixed.len() + 1);
+    // Room is kept for the "left out" and "still reading" lines.
+    let mut lines_left = budget.lines.saturating_sub(fixed.len() + 2);
     let mut bytes_left = budget
         .bytes
-        .saturating_sub(fixed.iter().map(|l| l.len() + 1).sum::<usize>() + 400);
-    let mut shown: Vec<(&Entry, &String)> = Vec::new();
+        .saturating_sub(fixed.iter().map(|l| l.len() + 1).sum::<usize>() + 600);
+    // Lines are made for the notes shown only, so this costs the same for
+    // 100 notes as for 100,000.
+    let mut shown: Vec<(&Entry, String)> = Vec::new();
     let mut has_heading = [false; NoteType::ALL.len()];
     for entry in catalog.most_recent() {
-        let line = &entry.line;
+        let line = entry_line(entry);
         let group = entry.meta.kind as usize;
         let (lines, bytes) = if has_heading[group] {
             (1, line.len() + 1)
@@ -262,6 +264,13 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
         }
         out.push_str(line);
         out.push('\n');
+    }
+    if catalog.incomplete() {
+        out.push_str(&format!(
+            "- … memcap has read {} notes so far and is still reading the rest; \
+             the next call goes on.\n",
+            catalog.len()
+        ));
     }
     let mut left_out = catalog.count_by_type();
     for (entry, _) in &shown {

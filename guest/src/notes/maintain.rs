@@ -30,7 +30,7 @@ pub fn is_index(path: &MemPath) -> bool {
 pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
     let outcome = catalog::with(root, |root, catalog| {
         for path in paths {
-            catalog.scan(root, &path.key())?;
+            catalog.update(root, &path.key())?;
         }
         Ok(write_index(root, catalog))
     })
@@ -50,7 +50,7 @@ pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
 /// it changed, then runs `f` with the catalog and MEMORY.md's text.
 pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) -> Result<T> {
     catalog::with(root, |root, catalog| {
-        catalog.scan(root, "")?;
+        catalog.refresh(root)?;
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.
         let text = write_index(root, catalog).unwrap_or_else(|e| {

@@ -8,6 +8,7 @@ pub mod index;
 mod journal;
 pub mod maintain;
 pub mod topics;
+mod walk;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,358 @@
+//! Looking at the files for the catalog: a walk that lists every directory
+//! below a path, a refresh that lists only the directories whose stamps
+//! moved, and a check that rereads a note only when its stamp changed.
+//!
+//! A file edited in place by another program leaves its directory's stamp
+//! as it was, so a refresh walks every directory anyway when the last full
+//! walk is [`SWEEP_SECONDS`] old: that is how late such an edit can show.
+//! Walks stop at a time budget, well inside the host's limit per call, and
+//! keep what they found; the next call goes on from there.
+
+use wasip2::filesystem::types::{
+    Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+};
+
+use super::catalog::{Catalog, Entry, FileStamp};
+use super::frontmatter;
+use super::is_note_path;
+use super::journal::Record;
+use crate::fs;
+
+/// Frontmatter and a first line fit in this much of a note.
+const HEAD_BYTES: u64 = 64 * 1024;
+/// How old a stamp must be before it is trusted to show every change: file
+/// times tick coarsely, so a rewrite in the same tick keeps its stamp (git's
+/// "racily clean" entries).
+const RACY_SECONDS: u64 = 2;
+/// How often a refresh reads every file's stamp, not only the directories'.
+pub const SWEEP_SECONDS: u64 = 60;
+/// How long one call may spend walking (the host stops a call at 10 s).
+const BUDGET_NANOS: u64 = 4_000_000_000;
+
+/// One walk's clock: when it must stop, and which stamps are too young.
+struct Walk {
+    deadline: u64,
+    now: u64,
+    trust_before: u64,
+}
+
+impl Walk {
+    fn new() -> Self {
+        let now = wasip2::clocks::wall_clock::now().seconds;
+        Self {
+            deadline: wasip2::clocks::monotonic_clock::now().saturating_add(BUDGET_NANOS),
+            now,
+            trust_before: now.saturating_sub(RACY_SECONDS),
+        }
+    }
+
+    fn out_of_time(&self) -> bool {
+        wasip2::clocks::monotonic_clock::now() >= self.deadline
+    }
+}
+
+fn parent(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn as_name(path: &str) -> &str {
+    if path.is_empty() { "." } else { path }
+}
+
+impl Catalog {
+    /// Brings the catalog in line with everything at and below `top` (a
+    /// root-relative path, "" for everything) after a change there, and
+    /// records the new stamps of the directories above it.
+    pub fn update(&mut self, root: &Descriptor, top: &str) -> Result<(), ErrorCode> {
+        let walk = Walk::new();
+        self.walk_from(root, top, &walk)?;
+        let mut dir = top;
+        while !dir.is_empty() {
+            dir = parent(dir);
+            let known = self.dirs.contains_key(dir);
+            if let Ok(st) = root.stat_at(PathFlags::empty(), as_name(dir))
+                && st.type_ == DescriptorType::Directory
+            {
+                self.stamp_dir(dir, FileStamp::of(&st));
+            }
+            if known {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Brings the whole catalog in line with the files: lists the
+    /// directories whose stamps moved (or are too young to trust) and
+    /// rereads the notes changed in the last seconds; every
+    /// [`SWEEP_SECONDS`], or to go on with an unfinished walk, walks it all.
+    pub fn refresh(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
+        let walk = Walk::new();
+        let due = walk.now >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now < self.swept;
+        if self.dirs.is_empty() || self.incomplete || due {
+            return self.sweep(root, &walk);
+        }
+        let known: Vec<(String, FileStamp)> =
+            self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect();
+        for (dir, old) in known {
+            if walk.out_of_time() {
+                self.incomplete = true;
+                return Ok(());
+            }
+            if !self.dirs.contains_key(&dir) {
+                continue; // forgotten with a parent that went
+            }
+            match root.stat_at(PathFlags::empty(), as_name(&dir)) {
+                Ok(st) if st.type_ == DescriptorType::Directory => {
+                    let stamp = FileStamp::of(&st);
+                    if stamp != old || stamp.young(walk.trust_before) {
+                        for sub in self.list_dir(root, &dir, &walk)? {
+                            if !self.dirs.contains_key(&sub) {
+                                self.walk_from(root, &sub, &walk)?;
+                            }
+                        }
+                    }
+                }
+                Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => self.forget(&dir),
+                Err(ErrorCode::Access | ErrorCode::NotPermitted) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let young: Vec<String> = self
+            .most_recent()
+            .take_while(|e| e.recency() >= walk.trust_before)
+            .map(|e| e.path.clone())
+            .collect();
+        for path in young {
+            self.check_file(root, &path, &path, &walk)?;
+        }
+        Ok(())
+    }
+
+    /// Walks everything; only a walk that reached every file counts as a
+    /// sweep (one stopped by the budget is taken up by the next call).
+    fn sweep(&mut self, root: &Descriptor, walk: &Walk) -> Result<(), ErrorCode> {
+        self.incomplete = false;
+        self.walk_from(root, "", walk)?;
+        if !self.incomplete {
+            self.record(Record::Swept(walk.now));
+        }
+        Ok(())
+    }
+
+    /// Lists every directory at and below `top`, or checks the file there.
+    fn walk_from(&mut self, root: &Descriptor, top: &str, walk: &Walk) -> Result<(), ErrorCode> {
+        let kind = if top.is_empty() {
+            Some(DescriptorType::Directory)
+        } else {
+            match root.stat_at(PathFlags::empty(), top) {
+                Ok(st) => Some(st.type_),
+                Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => None,
+                Err(e) => return Err(e),
+            }
+        };
+        match kind {
+            Some(DescriptorType::Directory) if top.is_empty() || is_note_path(top) => {
+                if self.entries.contains_key(top) {
+                    self.record(Record::Del(top.to_owned()));
+                }
+                let mut stack = vec![top.to_owned()];
+                while let Some(dir) = stack.pop() {
+                    if walk.out_of_time() {
+                        self.incomplete = true;
+                        return Ok(());
+                    }
+                    stack.extend(self.list_dir(root, &dir, walk)?);
+                }
+            }
+            Some(DescriptorType::RegularFile) if is_note_path(top) => {
+                let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
+                for dir in dirs {
+                    self.record(Record::Undir(dir));
+                }
+                self.check_file(root, top, top, walk)?;
+            }
+            _ => self.forget(top),
+        }
+        Ok(())
+    }
+
+    /// Lists one directory: checks every note in it, forgets the notes and
+    /// directories that left it, and records its stamp. Returns its
+    /// subdirectories. A directory memcap may not read keeps what was known
+    /// of it.
+    fn list_dir(
+        &mut self,
+        root: &Descriptor,
+        dir: &str,
+        walk: &Walk,
+    ) -> Result<Vec<String>, ErrorCode> {
+        // Stamped before listing: a change during the listing moves the
+        // stamp past this one, so the next refresh lists it again.
+        let st = match root.stat_at(PathFlags::empty(), as_name(dir)) {
+            Ok(st) if st.type_ == DescriptorType::Directory => st,
+            Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {
+                self.forget(dir);
+                return Ok(Vec::new());
+            }
+            Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        };
+        let opened = root
+            .open_at(
+                PathFlags::empty(),
+                as_name(dir),
+                OpenFlags::DIRECTORY,
+                DescriptorFlags::READ,
+            )
+            .and_then(|handle| Ok((handle.read_directory()?, handle)));
+        let (stream, handle) = match opened {
+            Ok(opened) => opened,
+            Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e),
+        };
+        let mut files = Vec::new();
+        let mut subdirs = Vec::new();
+        while let Some(entry) = fs::next_entry(&stream)? {
+            let path = if dir.is_empty() {
+                entry.name.clone()
+            } else {
+                format!("{dir}/{}", entry.name)
+            };
+            if !is_note_path(&path) {
+                continue;
+            }
+            match entry.type_ {
+                DescriptorType::Directory => subdirs.push(path),
+                DescriptorType::RegularFile => {
+                    if walk.out_of_time() {
+                        // Unfinished: no stamp, nothing forgotten.
+                        self.incomplete = true;
+                        return Ok(Vec::new());
+                    }
+                    self.check_file(&handle, &entry.name, &path, walk)?;
+                    files.push(path);
+                }
+                _ => {}
+            }
+        }
+        files.sort_unstable();
+        subdirs.sort_unstable();
+        let in_dir = |path: &&str| parent(path) == dir && *path != dir;
+        let gone: Vec<String> = Self::under(&self.entries, dir)
+            .filter(in_dir)
+            .filter(|p| files.binary_search_by(|f| f.as_str().cmp(p)).is_err())
+            .map(str::to_owned)
+            .collect();
+        for path in gone {
+            self.record(Record::Del(path));
+        }
+        let gone: Vec<String> = Self::under(&self.dirs, dir)
+            .filter(in_dir)
+            .filter(|p| subdirs.binary_search_by(|f| f.as_str().cmp(p)).is_err())
+            .map(str::to_owned)
+            .collect();
+        for path in gone {
+            self.forget(&path);
+        }
+        self.stamp_dir(dir, FileStamp::of(&st));
+        Ok(subdirs)
+    }
+
+    fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) {
+        if self.dirs.get(dir) != Some(&stamp) {
+            self.record(Record::Dir(dir.to_owned(), stamp));
+        }
+    }
+
+    /// Rereads the file at `path` when its stamp changed or is too young to
+    /// trust, and records it when what memcap knows of it changed.
+    /// `dir` and `name` locate the file (its directory's handle makes this
+    /// one cheap lookup rather than a walk from the root); `path` is its key.
+    fn check_file(
+        &mut self,
+        dir: &Descriptor,
+        name: &str,
+        path: &str,
+        walk: &Walk,
+    ) -> Result<(), ErrorCode> {
+        let st = match dir.stat_at(PathFlags::empty(), name) {
+            Ok(st) if st.type_ == DescriptorType::RegularFile => st,
+            // Gone since the directory was listed: its listing drops it.
+            Ok(_) | Err(ErrorCode::NoEntry) => {
+                if self.entries.contains_key(path) {
+                    self.record(Record::Del(path.to_owned()));
+                }
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let stamp = FileStamp::of(&st);
+        // The modification time alone decides: a rewrite that also sets an
+        // old modification time still moves the change time in the stamp.
+        let trusted = stamp.modified.is_some_and(|(s, _)| s < walk.trust_before);
+        if trusted && self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
+            return Ok(());
+        }
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        let meta = match fs::read_head(dir, name, HEAD_BYTES) {
+            Ok(bytes) => {
+                // A cut in the middle of a character only loses that character.
+                let text = match std::str::from_utf8(&bytes) {
+                    Ok(text) => text.to_owned(),
+                    Err(e) if e.error_len().is_none() => {
+                        String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned()
+                    }
+                    Err(_) => String::new(),
+                };
+                let mut meta = frontmatter::read(&text, file_name);
+                if text.is_empty() && !bytes.is_empty() {
+                    meta.problem = Some(
+                        "the file is not UTF-8 text, so memcap cannot read its metadata".to_owned(),
+                    );
+                }
+                meta
+            }
+            Err(ErrorCode::NoEntry) => return Ok(()),
+            // One file memcap may not read must not keep it from the rest:
+            // it is listed, with what is wrong and how to fix it.
+            Err(e) => {
+                let mut meta = frontmatter::read("", file_name);
+                meta.problem = Some(format!(
+                    "memcap could not read this file ({}); check its permissions",
+                    read_failure(e)
+                ));
+                meta
+            }
+        };
+        let entry = Entry {
+            path: path.to_owned(),
+            stamp,
+            meta,
+        };
+        if self
+            .entries
+            .get(path)
+            .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)
+        {
+            // Reread only because its stamp is young: nothing to record.
+            return Ok(());
+        }
+        self.record(Record::Put(entry));
+        Ok(())
+    }
+}
+
+/// Why a read failed, in a few words (no OS text).
+fn read_failure(e: ErrorCode) -> &'static str {
+    match e {
+        ErrorCode::Access | ErrorCode::NotPermitted => "permission denied",
+        ErrorCode::IsDirectory => "it is a directory",
+        ErrorCode::Loop => "a symbolic link loop",
+        _ => "the file system reported an error",
+    }
+}
