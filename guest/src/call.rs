@@ -94,10 +94,16 @@ fn dispatch(input: &str) -> Result<String> {
             args.string(command, "old_path")?,
             args.string(command, "new_path")?,
         ),
-        "memory_read" => {
-            commands::memory_read::memory_read(root, &args.strings(command, "topics")?)
-        }
-        "memory_view" => commands::memory_view::memory_view(root, args.boolean(command, "all")?),
+        "memory_read" => commands::memory_read::memory_read(
+            root,
+            &args.strings(command, "topics")?,
+            args.page(command)?,
+        ),
+        "memory_view" => commands::memory_view::memory_view(
+            root,
+            args.boolean(command, "all")?,
+            args.page(command)?,
+        ),
         "memory_write" => commands::memory_write::memory_write(
             root,
             args.string(command, "filename")?,
@@ -225,6 +231,23 @@ impl Args<'_> {
             // One topic sent as a plain string is taken as a list of one.
             Some(Value::String(s)) => Ok(vec![s.clone()]),
             Some(other) => Err(bad(type_name(other))),
+        }
+    }
+
+    /// The optional `page`, a whole number from 1; missing or null is page 1.
+    fn page(&self, command: &str) -> Result<Option<u32>> {
+        match self.0.get("page") {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value
+                .as_u64()
+                .filter(|&n| n >= 1)
+                .map(|n| Some(u32::try_from(n).unwrap_or(u32::MAX)))
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "Parameter \"page\" for command {command} must be a whole number from 1, \
+                         got {value}."
+                    ))
+                }),
         }
     }
 

@@ -193,6 +193,20 @@ pub fn too_large(shown: &str, size: u64) -> ToolError {
     )
 }
 
+/// Checks, without creating anything, that every existing ancestor of
+/// `path` is a directory: what [`create_parents`] would refuse first.
+pub fn check_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
+    for dir in path.ancestors() {
+        match stat(root, &dir) {
+            Ok(st) if st.type_ == DescriptorType::Directory => {}
+            Ok(_) => return Err(parent_is_file(shown, &dir)),
+            Err(ErrorCode::NoEntry) => return Ok(()),
+            Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+        }
+    }
+    Ok(())
+}
+
 /// Creates every missing directory above `path`, like `mkdir -p` of its parent.
 pub fn create_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
     let parent = path.parent();

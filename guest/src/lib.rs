@@ -8,6 +8,7 @@ mod commands;
 mod error;
 mod fs;
 mod notes;
+mod quota;
 mod root;
 mod text;
 mod vpath;
@@ -66,12 +67,12 @@ impl Guest for Component {
         run(|root| commands::rename::rename(root, &old_path, &new_path))
     }
 
-    fn memory_read(topics: Vec<String>) -> Result<String, WitError> {
-        run(|root| commands::memory_read::memory_read(root, &topics))
+    fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
+        run(|root| commands::memory_read::memory_read(root, &topics, page))
     }
 
-    fn memory_view(all: bool) -> Result<String, WitError> {
-        run(|root| commands::memory_view::memory_view(root, all))
+    fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
+        run(|root| commands::memory_view::memory_view(root, all, page))
     }
 
     fn memory_write(

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-/// How much a single call may use. The defaults fit memcap's 8 MiB file limit
-/// with room to spare.
+/// How much a single call may use, and how much the store may hold. The
+/// defaults fit memcap's 8 MiB file limit with room to spare; the store
+/// quota defaults (200,000 files, 1 GiB) are the guest's own.
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// Guest linear memory, in bytes.
@@ -13,6 +14,11 @@ pub struct Limits {
     /// The largest tool input accepted (JSON for `call`, the sum of string
     /// arguments for the typed methods).
     pub max_input_bytes: usize,
+    /// The store's quota: files it may hold (every file outside `.memcap`).
+    /// A change past it is refused and writes nothing.
+    pub max_store_files: u64,
+    /// The store's quota in bytes, likewise.
+    pub max_store_bytes: u64,
 }
 
 impl Default for Limits {
@@ -21,6 +27,8 @@ impl Default for Limits {
             memory_bytes: 256 << 20,
             call_timeout: Duration::from_secs(10),
             max_input_bytes: 16 << 20,
+            max_store_files: 200_000,
+            max_store_bytes: 1 << 30,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use memcap::{Memory, NoteType, ToolError};
+use memcap::{Limits, Memory, NoteType, ToolError};
 
 #[derive(Parser)]
 #[command(
@@ -18,6 +18,12 @@ struct Cli {
     /// The memory directory, served to the agent as /memories.
     #[arg(long, env = "MEMCAP_ROOT", default_value = "./memories", global = true)]
     root: PathBuf,
+    /// The most files the store may hold; a change past it is refused.
+    #[arg(long, env = "MEMCAP_MAX_FILES", default_value_t = Limits::default().max_store_files, global = true)]
+    max_files: u64,
+    /// The most bytes the store may hold; a change past it is refused.
+    #[arg(long, env = "MEMCAP_MAX_BYTES", default_value_t = Limits::default().max_store_bytes, global = true)]
+    max_bytes: u64,
     #[command(subcommand)]
     command: Command,
 }
@@ -56,11 +62,19 @@ enum Command {
     /// Print the system-prompt text: the memory protocol and the current index.
     Prompt,
     /// Show the index and every memory file, or the notes on TOPICs in full.
-    MemoryRead { topics: Vec<String> },
+    MemoryRead {
+        topics: Vec<String>,
+        /// Which page of a long answer (from 1).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        page: Option<u32>,
+    },
     /// Show the index, or with --all every note with its metadata.
     MemoryView {
         #[arg(long)]
         all: bool,
+        /// Which page of a long answer (from 1).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        page: Option<u32>,
     },
     /// Save a typed note (created or replaced); CONTENT or, if omitted, stdin.
     MemoryWrite {
@@ -68,6 +82,7 @@ enum Command {
         filename: String,
         #[arg(long)]
         name: String,
+        /// One line the index shows after the name (may be left out).
         #[arg(long, default_value = "")]
         description: String,
         #[arg(long = "type", value_enum)]
@@ -128,7 +143,15 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // A mistyped --root must not leave directories behind: the first
     // command that writes creates the store, reads see an empty one.
-    let memory = Memory::builder(&cli.root).create_root(false).open()?;
+    let limits = Limits {
+        max_store_files: cli.max_files,
+        max_store_bytes: cli.max_bytes,
+        ..Limits::default()
+    };
+    let memory = Memory::builder(&cli.root)
+        .create_root(false)
+        .limits(limits)
+        .open()?;
     let result: Result<String, ToolError> = match cli.command {
         Command::Call => return serve_lines(&memory),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
@@ -138,8 +161,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Delete { path } => memory.delete(&path),
         Command::Rename { old_path, new_path } => memory.rename(&old_path, &new_path),
         Command::Prompt => memory.prompt(),
-        Command::MemoryRead { topics } => memory.memory_read(&topics),
-        Command::MemoryView { all } => memory.memory_view(all),
+        Command::MemoryRead { topics, page } => memory.memory_read_page(&topics, page),
+        Command::MemoryView { all, page } => memory.memory_view_page(all, page),
         Command::MemoryWrite {
             filename,
             name,

@@ -221,18 +221,34 @@ impl Memory {
         })
     }
 
-    /// The index, or with `topics` those notes in full (WIT `memory-read`).
+    /// The index, or with `topics` those notes in full (WIT `memory-read`),
+    /// first page.
     pub fn memory_read(&self, topics: &[String]) -> Result<String, ToolError> {
+        self.memory_read_page(topics, None)
+    }
+
+    /// Page `page` (from 1) of [`Memory::memory_read`]'s answer.
+    pub fn memory_read_page(
+        &self,
+        topics: &[String],
+        page: Option<u32>,
+    ) -> Result<String, ToolError> {
         let bytes = topics.iter().map(String::len).sum();
         self.typed(bytes, false, |b, s| {
-            b.memcap_memory_memory().call_memory_read(s, topics)
+            b.memcap_memory_memory().call_memory_read(s, topics, page)
         })
     }
 
-    /// The index, or with `all` every note and its metadata (WIT `memory-view`).
+    /// The index, or with `all` every note and its metadata (WIT
+    /// `memory-view`), first page.
     pub fn memory_view(&self, all: bool) -> Result<String, ToolError> {
+        self.memory_view_page(all, None)
+    }
+
+    /// Page `page` (from 1) of [`Memory::memory_view`]'s answer.
+    pub fn memory_view_page(&self, all: bool, page: Option<u32>) -> Result<String, ToolError> {
         self.typed(0, false, |b, s| {
-            b.memcap_memory_memory().call_memory_view(s, all)
+            b.memcap_memory_memory().call_memory_view(s, all, page)
         })
     }
 
@@ -423,11 +439,14 @@ impl Memory {
             None => (self.root.as_path(), FsPerms::ReadWrite),
         };
         let mut wasi = WasiCtxBuilder::new();
-        // No env, args, stdio or network: the one directory is all it gets.
+        // No args, stdio or network, and no environment but the quota: the
+        // one directory is all it gets.
         wasi.allow_blocking_current_thread(true)
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false)
+            .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
+            .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string())
             .preopened_dir(dir, GUEST_ROOT, perms)?;
         let mut table = ResourceTable::new();
         table.set_max_capacity(1024);

@@ -182,7 +182,10 @@ fn typed_notes_under_invoke_keep_the_index_in_the_directory() {
         "{index}"
     );
     assert!(!index.contains("Database"), "{index}");
-    let read = invoke(&mount, &format!(r#"{iface}.memory-read@0.1.0(["tea"])"#));
+    let read = invoke(
+        &mount,
+        &format!(r#"{iface}.memory-read@0.1.0(["tea"], none)"#),
+    );
     assert!(read.contains("Likes green tea."), "{read}");
     let prompt = invoke(&mount, &format!("{iface}.prompt@0.1.0()"));
     assert!(

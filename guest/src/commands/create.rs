@@ -33,6 +33,8 @@ pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String>
         Ok(false) => {}
         Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
     }
+    fs::check_parents(root, &path, shown)?;
+    crate::quota::check(root, &path, shown, file_text.len() as u64)?;
     fs::create_parents(root, &path, shown)?;
     fs::create_file(root, &path, shown, file_text.as_bytes())?;
     let note = maintain::after_change(root, &[&path]);

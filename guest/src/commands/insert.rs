@@ -34,6 +34,7 @@ pub fn insert(
     if !updated.ends_with('\n') {
         updated.push('\n');
     }
+    crate::quota::check(root, &path, shown, updated.len() as u64)?;
     fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
     let note = maintain::after_change(root, &[&path]);
     Ok(format!("The file {shown} has been edited.") + note.as_deref().unwrap_or(""))

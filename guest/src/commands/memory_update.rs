@@ -21,6 +21,7 @@ pub fn memory_update(
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
     let updated = frontmatter::with_updated(&replaced, &today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;
+    crate::quota::check(root, &path, &shown, updated.len() as u64)?;
     fs::replace_file(root, &path, &shown, updated.as_bytes(), file.stamp)?;
     let note = maintain::after_change(root, &[&path]);
     Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))

@@ -1,11 +1,17 @@
-//! `memory_view`: the index, or every note with its metadata.
+//! `memory_view`: the index, or every note with its metadata, a page at a
+//! time.
 
 use wasip2::filesystem::types::Descriptor;
 
+use super::Page;
 use crate::error::Result;
 use crate::notes::maintain;
 
-pub fn memory_view(root: &Descriptor, all: bool) -> Result<String> {
+/// Notes described per page with `all`; every field is one line of bounded
+/// length, so a page is bounded too.
+pub const NOTES_PER_PAGE: usize = 50;
+
+pub fn memory_view(root: &Descriptor, all: bool, page: Option<u32>) -> Result<String> {
     maintain::fresh(root, |catalog, index| {
         if !all {
             return Ok(if index.is_empty() {
@@ -16,11 +22,12 @@ pub fn memory_view(root: &Descriptor, all: bool) -> Result<String> {
             });
         }
         let count = catalog.len();
+        let page = Page::new(page, count, NOTES_PER_PAGE);
         let mut out = format!(
             "{count} {} in /memories:\n",
-            if count == 1 { "note" } else { "notes" }
+            if count == 1 { "note" } else { "notes" },
         );
-        for entry in catalog.entries() {
+        for entry in catalog.entries().skip(page.first()).take(NOTES_PER_PAGE) {
             let meta = &entry.meta;
             out.push_str(&format!(
                 "\n/memories/{}\n  name: {}\n",
@@ -51,6 +58,7 @@ pub fn memory_view(root: &Descriptor, all: bool) -> Result<String> {
                 );
             }
         }
+        out.push_str(&page.footer("memory_view with all=true", "notes"));
         Ok(out)
     })
 }

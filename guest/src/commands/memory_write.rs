@@ -53,6 +53,8 @@ pub fn memory_write(
         ));
     }
     let text = frontmatter::compose(name, description, kind, &today(), content);
+    fs::check_parents(root, &path, &shown)?;
+    crate::quota::check(root, &path, &shown, text.len() as u64)?;
     let verb = match fs::stat(root, &path) {
         Ok(st) if st.type_ == DescriptorType::RegularFile => {
             let old = fs::read_for_edit(root, &path, &shown)?;

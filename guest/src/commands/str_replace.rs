@@ -17,6 +17,7 @@ pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str)
     super::require_file(root, &path, shown)?;
     let file = fs::read_for_edit(root, &path, shown)?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
+    crate::quota::check(root, &path, shown, updated.len() as u64)?;
     fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
     let note = maintain::after_change(root, &[&path]);
     Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))

@@ -12,6 +12,9 @@ use crate::vpath::MemPath;
 
 /// The SDK refuses to show files with more lines than this.
 const MAX_VIEW_LINES: usize = 999_999;
+/// Entries a directory listing shows (the SDK has no limit): past this a
+/// last line says the listing was cut and how to see the rest.
+pub const MAX_LISTED: usize = 1000;
 
 pub fn view(root: &Descriptor, shown: &str, view_range: Option<(i64, i64)>) -> Result<String> {
     let path = MemPath::parse(shown)?;
@@ -87,16 +90,30 @@ fn list(root: &Descriptor, path: &MemPath, shown: &str, own_size: u64) -> Result
             DescriptorFlags::READ,
         )
         .map_err(|e| ToolError::from_fs(e, shown, "view"))?;
-    collect(&dir, shown, "", 1, &mut out);
+    let mut room = MAX_LISTED;
+    if !collect(&dir, shown, "", 1, &mut room, &mut out) {
+        out.push_str(&format!(
+            "\n… the listing stops here: memcap lists at most {MAX_LISTED} entries. \
+             View a subdirectory to see what it holds."
+        ));
+    }
     Ok(out)
 }
 
 /// Appends the entries of `dir`, depth first, like the SDK's `collect`: sorted
 /// by name, hidden names skipped, links followed only where WASI allows (inside
 /// the root), entries that cannot be read silently left out.
-fn collect(dir: &Descriptor, shown: &str, prefix: &str, depth: u32, out: &mut String) {
+/// Returns false when `room` (entries still allowed) ran out.
+fn collect(
+    dir: &Descriptor,
+    shown: &str,
+    prefix: &str,
+    depth: u32,
+    room: &mut usize,
+    out: &mut String,
+) -> bool {
     let Ok(stream) = dir.read_directory() else {
-        return;
+        return true;
     };
     let mut names = Vec::new();
     while let Ok(Some(entry)) = fs::next_entry(&stream) {
@@ -117,6 +134,15 @@ fn collect(dir: &Descriptor, shown: &str, prefix: &str, depth: u32, out: &mut St
         let Ok(st) = st else {
             continue;
         };
+        if matches!(
+            st.type_,
+            DescriptorType::Directory | DescriptorType::RegularFile
+        ) {
+            if *room == 0 {
+                return false;
+            }
+            *room -= 1;
+        }
         let rel = if prefix.is_empty() {
             name.clone()
         } else {
@@ -132,8 +158,9 @@ fn collect(dir: &Descriptor, shown: &str, prefix: &str, depth: u32, out: &mut St
                         OpenFlags::DIRECTORY,
                         DescriptorFlags::READ,
                     )
+                    && !collect(&child, shown, &rel, depth + 1, room, out)
                 {
-                    collect(&child, shown, &rel, depth + 1, out);
+                    return false;
                 }
             }
             DescriptorType::RegularFile => {
@@ -142,6 +169,7 @@ fn collect(dir: &Descriptor, shown: &str, prefix: &str, depth: u32, out: &mut St
             _ => {}
         }
     }
+    true
 }
 
 #[cfg(test)]

@@ -75,7 +75,11 @@ pub struct Catalog {
     by_recency: BTreeMap<(Reverse<u64>, Rc<str>), Rc<Entry>>,
     by_type: [usize; NoteType::ALL.len()],
     bytes: u64,
-    /// Directories holding notes ("" is the root), stamped when last listed.
+    /// Every other file outside `.memcap` (hidden ones, `node_modules`,
+    /// MEMORY.md) with its size: they count toward the store's quota.
+    pub(super) others: BTreeMap<String, u64>,
+    other_bytes: u64,
+    /// Directories outside `.memcap` ("" is the root), stamped when last listed.
     pub(super) dirs: BTreeMap<String, FileStamp>,
     /// Wall-clock seconds of the last walk that reached every file.
     pub(super) swept: u64,
@@ -85,6 +89,7 @@ pub struct Catalog {
     pub(super) generation: u64,
     /// Bytes of the journal already applied (whole lines only).
     pub(super) applied: u64,
+    /// JSON records in the journal after its snapshot.
     pub(super) records: usize,
     pub(super) pending: Vec<Record>,
 }
@@ -101,6 +106,7 @@ pub fn with<T>(
     root: &Descriptor,
     f: impl FnOnce(&Descriptor, &mut Catalog) -> Result<T, ErrorCode>,
 ) -> Result<T, ErrorCode> {
+    super::walk::start_budget();
     CATALOG.with(|cell| {
         let mut slot = cell.borrow_mut();
         let outcome = (|| {
@@ -138,13 +144,21 @@ impl Catalog {
         self.entries.len()
     }
 
-    /// The bytes of every note together.
-    pub fn bytes(&self) -> u64 {
-        self.bytes
+    /// Files and bytes in the store (notes and every other file outside
+    /// `.memcap`), as of the last look.
+    pub fn usage(&self) -> (u64, u64) {
+        (
+            (self.entries.len() + self.others.len()) as u64,
+            self.bytes + self.other_bytes,
+        )
     }
 
-    pub fn get(&self, path: &str) -> Option<&Entry> {
-        self.entries.get(path).map(|e| &**e)
+    /// The size of the file at `path` as last seen, if the catalog has it.
+    pub fn size_of(&self, path: &str) -> Option<u64> {
+        self.entries
+            .get(path)
+            .map(|e| e.stamp.size)
+            .or_else(|| self.others.get(path).copied())
     }
 
     /// Whether the last walk ran out of time before reaching every note.
@@ -168,6 +182,8 @@ impl Catalog {
             by_recency: BTreeMap::new(),
             by_type: [0; NoteType::ALL.len()],
             bytes: 0,
+            others: BTreeMap::new(),
+            other_bytes: 0,
             dirs: BTreeMap::new(),
             swept: 0,
             incomplete: false,
@@ -190,6 +206,17 @@ impl Catalog {
                 self.dirs.remove(&path);
             }
             Record::Swept(seconds) => self.swept = seconds,
+            Record::Other(path, size) => {
+                if let Some(old) = self.others.insert(path, size) {
+                    self.other_bytes -= old;
+                }
+                self.other_bytes += size;
+            }
+            Record::Unother(path) => {
+                if let Some(old) = self.others.remove(&path) {
+                    self.other_bytes -= old;
+                }
+            }
         }
     }
 
@@ -238,11 +265,15 @@ impl Catalog {
             })
     }
 
-    /// Forgets every note and directory at or below `top`.
+    /// Forgets every file and directory at or below `top`.
     pub(super) fn forget(&mut self, top: &str) {
         let notes: Vec<String> = Self::under(&self.entries, top).map(str::to_owned).collect();
         for path in notes {
             self.record(Record::Del(path));
+        }
+        let others: Vec<String> = Self::under(&self.others, top).map(str::to_owned).collect();
+        for path in others {
+            self.record(Record::Unother(path));
         }
         let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
         for path in dirs {

@@ -76,6 +76,16 @@ fn find_block(text: &str) -> Found<'_> {
     Found::Unclosed
 }
 
+/// Whether `head`, the start of a note, opens a frontmatter block that does
+/// not close within it.
+pub fn is_unclosed(head: &[u8]) -> bool {
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    matches!(find_block(text), Found::Unclosed)
+}
+
 /// Reads the metadata of a note whose file is named `file_name`.
 /// Never fails: a missing or broken block gives type `other` and, when
 /// broken, a `problem` saying how to fix it. Every field comes back as one

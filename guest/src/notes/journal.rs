@@ -14,7 +14,7 @@ use super::catalog::{Catalog, Entry, FileStamp};
 use crate::fs;
 
 const JOURNAL: &str = ".memcap/notes.jsonl";
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 const READ_CHUNK: u64 = 256 * 1024;
 
 #[derive(Serialize, Deserialize)]
@@ -29,6 +29,7 @@ struct Header {
 #[derive(Serialize, Deserialize)]
 struct Snapshot {
     entries: Vec<Entry>,
+    others: Vec<(String, u64)>,
     dirs: Vec<(String, FileStamp)>,
     swept: u64,
 }
@@ -44,6 +45,9 @@ pub(super) enum Record {
     Undir(String),
     /// When a walk last reached every file.
     Swept(u64),
+    /// A file that is not a note, with its size (for the quota).
+    Other(String, u64),
+    Unother(String),
 }
 
 impl Catalog {
@@ -76,9 +80,11 @@ impl Catalog {
         for entry in snapshot.entries {
             catalog.insert_new(entry);
         }
+        for (path, size) in snapshot.others {
+            catalog.apply_record(Record::Other(path, size));
+        }
         catalog.dirs = snapshot.dirs.into_iter().collect();
         catalog.swept = snapshot.swept;
-        catalog.records = catalog.entries.len();
         catalog.apply(&bytes[end + 1..], (end + 1) as u64);
         Some(catalog)
     }
@@ -116,12 +122,13 @@ impl Catalog {
     }
 
     /// Appends this call's changes to the journal, or rewrites it when the
-    /// records since the snapshot have grown past a quarter of the notes.
+    /// records since the snapshot would pass a quarter of the notes (so a
+    /// new process parses little JSON).
     pub(super) fn save(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        if self.records + self.pending.len() > self.entries.len() * 5 / 4 + 256 {
+        if self.records + self.pending.len() > self.entries.len() / 4 + 256 {
             return self.compact(root);
         }
         let mut bytes = Vec::new();
@@ -163,6 +170,7 @@ impl Catalog {
         self.pending.clear();
         let snapshot = Snapshot {
             entries: self.entries.values().map(|e| (**e).clone()).collect(),
+            others: self.others.iter().map(|(p, s)| (p.clone(), *s)).collect(),
             dirs: self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect(),
             swept: self.swept,
         };
@@ -180,7 +188,7 @@ impl Catalog {
         fs::put_private(root, JOURNAL, &bytes)?;
         self.generation = generation;
         self.applied = bytes.len() as u64;
-        self.records = self.entries.len();
+        self.records = 0;
         Ok(())
     }
 }

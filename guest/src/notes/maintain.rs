@@ -32,7 +32,10 @@ pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
         for path in paths {
             catalog.update(root, &path.key())?;
         }
-        Ok(write_index(root, catalog))
+        let written = write_index(root, catalog);
+        // MEMORY.md is a file of the store like any other (the quota counts it).
+        catalog.update(root, INDEX_FILE)?;
+        Ok(written)
     })
     .map_err(catalog_error)
     .and_then(|written| written);
@@ -53,7 +56,9 @@ pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) 
         catalog.refresh(root)?;
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.
-        let text = write_index(root, catalog).unwrap_or_else(|e| {
+        let written = write_index(root, catalog);
+        catalog.update(root, INDEX_FILE)?;
+        let text = written.unwrap_or_else(|e| {
             format!(
                 "{}\n\nNote: {} could not be updated: {}\n",
                 index::render(catalog, PROMPT_BUDGET),
@@ -64,6 +69,19 @@ pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) 
         Ok(f(catalog, &text))
     })
     .map_err(catalog_error)?
+}
+
+/// Files and bytes the store would hold with `path` at `new_size` bytes.
+pub fn usage_after(root: &Descriptor, path: &MemPath, new_size: u64) -> Result<(u64, u64)> {
+    catalog::with(root, |_, catalog| {
+        let old = catalog.size_of(&path.key());
+        let (files, bytes) = catalog.usage();
+        Ok((
+            files + u64::from(old.is_none()),
+            bytes.saturating_sub(old.unwrap_or(0)) + new_size,
+        ))
+    })
+    .map_err(catalog_error)
 }
 
 fn catalog_error(e: ErrorCode) -> ToolError {

@@ -20,6 +20,8 @@ use crate::fs;
 
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
+/// What is read of a note first (each read's buffer is as large as asked).
+const FIRST_BYTES: u64 = 4 * 1024;
 /// How old a stamp must be before it is trusted to show every change: file
 /// times tick coarsely, so a rewrite in the same tick keeps its stamp (git's
 /// "racily clean" entries).
@@ -36,11 +38,22 @@ struct Walk {
     trust_before: u64,
 }
 
+thread_local! {
+    /// When the current call's walking must stop: every walk in one call
+    /// shares one budget.
+    static DEADLINE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Starts the walking budget of a call; `catalog::with` calls it first.
+pub(super) fn start_budget() {
+    DEADLINE.set(wasip2::clocks::monotonic_clock::now().saturating_add(BUDGET_NANOS));
+}
+
 impl Walk {
     fn new() -> Self {
         let now = wasip2::clocks::wall_clock::now().seconds;
         Self {
-            deadline: wasip2::clocks::monotonic_clock::now().saturating_add(BUDGET_NANOS),
+            deadline: DEADLINE.get(),
             now,
             trust_before: now.saturating_sub(RACY_SECONDS),
         }
@@ -49,6 +62,11 @@ impl Walk {
     fn out_of_time(&self) -> bool {
         wasip2::clocks::monotonic_clock::now() >= self.deadline
     }
+}
+
+/// memcap's own directory, `.memcap`, and everything in it.
+fn is_reserved(path: &str) -> bool {
+    path.split('/').next() == Some(crate::vpath::RESERVED)
 }
 
 fn parent(path: &str) -> &str {
@@ -152,9 +170,12 @@ impl Catalog {
             }
         };
         match kind {
-            Some(DescriptorType::Directory) if top.is_empty() || is_note_path(top) => {
+            Some(DescriptorType::Directory) if !is_reserved(top) => {
                 if self.entries.contains_key(top) {
                     self.record(Record::Del(top.to_owned()));
+                }
+                if self.others.contains_key(top) {
+                    self.record(Record::Unother(top.to_owned()));
                 }
                 let mut stack = vec![top.to_owned()];
                 while let Some(dir) = stack.pop() {
@@ -165,7 +186,7 @@ impl Catalog {
                     stack.extend(self.list_dir(root, &dir, walk)?);
                 }
             }
-            Some(DescriptorType::RegularFile) if is_note_path(top) => {
+            Some(DescriptorType::RegularFile) if !is_reserved(top) => {
                 let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
                 for dir in dirs {
                     self.record(Record::Undir(dir));
@@ -223,7 +244,7 @@ impl Catalog {
             } else {
                 format!("{dir}/{}", entry.name)
             };
-            if !is_note_path(&path) {
+            if is_reserved(&path) {
                 continue;
             }
             match entry.type_ {
@@ -243,13 +264,22 @@ impl Catalog {
         files.sort_unstable();
         subdirs.sort_unstable();
         let in_dir = |path: &&str| parent(path) == dir && *path != dir;
+        let listed = |p: &&str| files.binary_search_by(|f| f.as_str().cmp(p)).is_ok();
         let gone: Vec<String> = Self::under(&self.entries, dir)
             .filter(in_dir)
-            .filter(|p| files.binary_search_by(|f| f.as_str().cmp(p)).is_err())
+            .filter(|p| !listed(p))
             .map(str::to_owned)
             .collect();
         for path in gone {
             self.record(Record::Del(path));
+        }
+        let gone: Vec<String> = Self::under(&self.others, dir)
+            .filter(in_dir)
+            .filter(|p| !listed(p))
+            .map(str::to_owned)
+            .collect();
+        for path in gone {
+            self.record(Record::Unother(path));
         }
         let gone: Vec<String> = Self::under(&self.dirs, dir)
             .filter(in_dir)
@@ -287,10 +317,20 @@ impl Catalog {
                 if self.entries.contains_key(path) {
                     self.record(Record::Del(path.to_owned()));
                 }
+                if self.others.contains_key(path) {
+                    self.record(Record::Unother(path.to_owned()));
+                }
                 return Ok(());
             }
             Err(e) => return Err(e),
         };
+        if !is_note_path(path) {
+            // Not a note: only its size is kept, for the quota.
+            if self.others.get(path) != Some(&st.size) {
+                self.record(Record::Other(path.to_owned(), st.size));
+            }
+            return Ok(());
+        }
         let stamp = FileStamp::of(&st);
         // The modification time alone decides: a rewrite that also sets an
         // old modification time still moves the change time in the stamp.
@@ -299,7 +339,16 @@ impl Catalog {
             return Ok(());
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
-        let meta = match fs::read_head(dir, name, HEAD_BYTES) {
+        // Most notes say all memcap needs in their first few kilobytes; only
+        // a frontmatter block still open there is read further.
+        let head = fs::read_head(dir, name, FIRST_BYTES).and_then(|bytes| {
+            if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
+                fs::read_head(dir, name, HEAD_BYTES)
+            } else {
+                Ok(bytes)
+            }
+        });
+        let meta = match head {
             Ok(bytes) => {
                 // A cut in the middle of a character only loses that character.
                 let text = match std::str::from_utf8(&bytes) {

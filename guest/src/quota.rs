@@ -1,0 +1,47 @@
+//! The store's quota: how many files and bytes it may hold. The host sets
+//! them through the environment (`MEMCAP_MAX_FILES`, `MEMCAP_MAX_BYTES`;
+//! memcap's host always does, other hosts may with `--env`); without them
+//! the defaults below hold. A change that would pass either is refused
+//! before anything is written.
+
+use wasip2::filesystem::types::Descriptor;
+
+use crate::error::{ErrorKind, Result, ToolError};
+use crate::notes::maintain;
+use crate::vpath::MemPath;
+
+/// Files a store may hold unless the host says otherwise.
+pub const DEFAULT_MAX_FILES: u64 = 200_000;
+/// Bytes a store may hold unless the host says otherwise (1 GiB).
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+
+fn limit(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+/// Refuses a write that would leave `path` holding `new_size` bytes when the
+/// store would then pass its quota. Counts every file outside `.memcap`, as
+/// memcap last saw them (files other programs added since are counted from
+/// the next call that looks at the whole store).
+pub fn check(root: &Descriptor, path: &MemPath, shown: &str, new_size: u64) -> Result<()> {
+    let (files, bytes) = maintain::usage_after(root, path, new_size)?;
+    let max_files = limit("MEMCAP_MAX_FILES", DEFAULT_MAX_FILES);
+    let max_bytes = limit("MEMCAP_MAX_BYTES", DEFAULT_MAX_BYTES);
+    let over = if files > max_files {
+        format!("{files} files, over its limit of {max_files}")
+    } else if bytes > max_bytes {
+        format!("{bytes} bytes, over its limit of {max_bytes}")
+    } else {
+        return Ok(());
+    };
+    Err(ToolError::new(
+        ErrorKind::TooLarge,
+        format!(
+            "Cannot write {shown}: the memory would then hold {over}. Nothing was written. \
+             Delete files that are no longer needed, or ask whoever runs memcap to raise the limit."
+        ),
+    ))
+}

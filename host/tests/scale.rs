@@ -1,0 +1,239 @@
+//! Size: a store's quota, answers that page instead of growing with the
+//! store, and a 100,000-note store with no journal (and, where the machine
+//! allows it, a cold page cache) that answers every call.
+
+mod common;
+
+use common::{Fixture, snapshot};
+use memcap::{Limits, Memory, NoteType, ToolErrorKind as K};
+
+fn with_limits(limits: Limits) -> (tempfile::TempDir, Memory) {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = Memory::builder(dir.path().join("memories"))
+        .limits(limits)
+        .open()
+        .unwrap();
+    (dir, memory)
+}
+
+#[test]
+fn a_change_past_the_quota_is_refused_and_writes_nothing() {
+    let (dir, memory) = with_limits(Limits {
+        max_store_files: 4,
+        max_store_bytes: 2_000,
+        ..Limits::default()
+    });
+    let root = dir.path().join("memories");
+    // MEMORY.md counts as a file too; hidden files and node_modules count.
+    memory.create("/memories/a.md", "a\n").unwrap();
+    memory.create("/memories/.hidden", "h").unwrap();
+    memory.create("/memories/node_modules/x.js", "x").unwrap();
+    let before = snapshot(&root, false);
+    for (what, result) in [
+        ("create", memory.create("/memories/b.md", "b")),
+        (
+            "memory_write",
+            memory.memory_write("c", "C", "", NoteType::User, "c"),
+        ),
+        ("hidden create", memory.create("/memories/.again", "h")),
+    ] {
+        let e = result.expect_err(what);
+        assert_eq!(e.kind, K::TooLarge, "{what}: {e:?}");
+        assert!(
+            e.message.contains("5 files, over its limit of 4"),
+            "{what}: {}",
+            e.message
+        );
+        assert!(e.message.contains("Nothing was written"), "{}", e.message);
+        assert_eq!(snapshot(&root, false), before, "{what}");
+    }
+    // Editing an existing file adds no file; growing it past the bytes does.
+    memory.str_replace("/memories/a.md", "a", "aa").unwrap();
+    let e = memory
+        .str_replace("/memories/a.md", "aa", &"z".repeat(2_000))
+        .unwrap_err();
+    assert_eq!(e.kind, K::TooLarge);
+    assert!(
+        e.message.contains("bytes, over its limit of 2000"),
+        "{}",
+        e.message
+    );
+    let e = memory
+        .insert("/memories/a.md", 0, &"z".repeat(2_000))
+        .unwrap_err();
+    assert_eq!(e.kind, K::TooLarge);
+    assert_eq!(std::fs::read_to_string(root.join("a.md")).unwrap(), "aa\n");
+    // Deleting makes room again.
+    memory.delete("/memories/node_modules").unwrap();
+    memory.create("/memories/b.md", "b").unwrap();
+
+    // The command line takes the same limits.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .args(["--max-files", "3", "--root"])
+        .arg(&root)
+        .args(["create", "/memories/d.md", "d"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("over its limit of 3"));
+}
+
+#[test]
+fn long_answers_page_with_a_line_saying_how_to_get_the_rest() {
+    let f = Fixture::new();
+    for i in 0..120 {
+        f.plant(&format!("n/{i:03}.md"), format!("note {i}\n"));
+    }
+    let page = |n: Option<u32>| f.memory.memory_view_page(true, n).unwrap();
+    let first = page(None);
+    assert!(first.starts_with("120 notes in /memories:\n"), "{first}");
+    assert_eq!(first.matches("\n/memories/").count(), 50);
+    assert!(first.ends_with(
+        "\nPage 1 of 3. 70 more notes on pages 2 to 3: memory_view with all=true and page=2 shows the next 50.\n"
+    ), "{first}");
+    let third = page(Some(3));
+    assert_eq!(third.matches("\n/memories/").count(), 20);
+    assert!(third.contains("/memories/n/119.md"));
+    assert!(third.ends_with("\nPage 3 of 3.\n"), "{third}");
+    assert!(page(Some(4)).contains("There are only 3 pages of notes"));
+    // Through `call`, with the page as a field; bad pages are input errors.
+    let via_call = f
+        .memory
+        .call(r#"{"command": "memory_view", "all": true, "page": 2}"#);
+    assert!(
+        via_call
+            .content
+            .ends_with("\nPage 2 of 3. 20 more notes on page 3: memory_view with all=true and page=3 shows the next 20.\n"),
+        "{via_call:?}"
+    );
+    for bad in ["0", "-1", "\"2\"", "1.5"] {
+        let r = f.memory.call(&format!(
+            r#"{{"command": "memory_view", "all": true, "page": {bad}}}"#
+        ));
+        assert!(r.is_error && r.content.contains("\"page\""), "{bad}: {r:?}");
+    }
+
+    // The file list pages by 500 paths.
+    for i in 0..1_000 {
+        f.plant(&format!("m/{i:04}.md"), "x\n");
+    }
+    let list = f.memory.memory_read(&[]).unwrap();
+    assert!(list.contains("Memory files (1121):\n/memories/MEMORY.md\n"));
+    assert_eq!(list.matches("\n/memories/").count() + 1, 500 + 1);
+    assert!(list.ends_with(
+        "\nPage 1 of 3. 621 more files on pages 2 to 3: memory_read without topics and page=2 shows the next 500.\n"
+    ));
+    let last = f.memory.memory_read_page(&[], Some(3)).unwrap();
+    assert!(
+        !last.contains("memcap:index:begin"),
+        "the index is on page 1 only"
+    );
+    assert_eq!(last.matches("\n/memories/").count(), 121);
+
+    // Notes in full page by bytes; one larger than a page is cut at a line.
+    let line = format!("{}\n", "y".repeat(99));
+    for name in ["big/a.md", "big/b.md", "big/c.md"] {
+        f.plant(name, line.repeat(400)); // 40,000 bytes each
+    }
+    f.plant("big/huge.md", line.repeat(3_000)); // 300,000 bytes
+    let topics = ["big".to_owned()];
+    let one = f.memory.memory_read_page(&topics, Some(1)).unwrap();
+    assert_eq!(
+        one.matches("=== /memories/big/").count(),
+        2,
+        "{}",
+        &one[..200]
+    );
+    assert!(
+        one.contains("2 more notes match, on pages 2 to 3"),
+        "{}",
+        &one[one.len() - 300..]
+    );
+    let three = f.memory.memory_read_page(&topics, Some(3)).unwrap();
+    assert!(three.starts_with("=== /memories/big/huge.md"));
+    assert!(three.len() < 101_000, "{}", three.len());
+    assert!(
+        three.contains("[… cut after line 1000: the note is 300000 bytes; view /memories/big/huge.md with view_range [1001, -1] to read the rest]"),
+        "{}",
+        &three[three.len() - 300..]
+    );
+}
+
+#[test]
+fn a_directory_listing_stops_at_a_thousand_entries_and_says_so() {
+    let f = Fixture::new();
+    for i in 0..1_500 {
+        f.plant(&format!("{i:04}.txt"), "x");
+    }
+    let listing = f.memory.view("/memories", None).unwrap();
+    assert_eq!(listing.lines().count(), 1 + 1 + 1_000 + 1);
+    assert!(listing.ends_with(
+        "… the listing stops here: memcap lists at most 1000 entries. View a subdirectory to see what it holds."
+    ));
+}
+
+/// Drops the page cache when the machine lets this process (root, not in a
+/// container that forbids it); says so when it cannot.
+fn drop_page_cache() {
+    // SAFETY: sync has no preconditions.
+    unsafe { libc::sync() };
+    if std::fs::write("/proc/sys/vm/drop_caches", "3\n").is_err() {
+        eprintln!("could not drop the page cache: the store is read warm");
+    }
+}
+
+#[test]
+fn a_hundred_thousand_notes_with_no_journal_answer_every_call() {
+    let f = Fixture::new();
+    let body = "---\nname: Note\ndescription: a fact\ntype: project\n---\n\nBody.\n";
+    for i in 0..100_000 {
+        let dir = f.root().join(format!("d{:02}", i % 100));
+        if i < 100 {
+            std::fs::create_dir(&dir).unwrap();
+        }
+        std::fs::write(dir.join(format!("n{i}.md")), body).unwrap();
+    }
+    drop_page_cache();
+    // A new host, no journal: every call answers within the limits, an
+    // unfinished index says so, and each call goes on from the last.
+    let memory = Memory::open(f.root()).unwrap();
+    let mut read_so_far = 0;
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        let index = memory.memory_view(false).unwrap();
+        match index.split("memcap has read ").nth(1) {
+            Some(rest) => {
+                let n: usize = rest.split(' ').next().unwrap().parse().unwrap();
+                assert!(n > read_so_far, "call {calls} made no progress: {n}");
+                read_so_far = n;
+            }
+            None => {
+                assert!(
+                    index.contains("99850 more notes not listed here")
+                        || index.contains("more notes not listed here"),
+                    "{index}"
+                );
+                break;
+            }
+        }
+        assert!(calls < 15, "still unfinished after {calls} calls");
+    }
+    eprintln!("100,000 notes indexed from nothing in {calls} calls");
+    // Writes and the other reads answer too, and stay bounded.
+    memory.create("/memories/d00/new.md", "new note\n").unwrap();
+    let prompt = memory.prompt().unwrap();
+    assert!(prompt.lines().count() <= 200 && prompt.len() <= 25_000);
+    let all = memory.memory_view(true).unwrap();
+    assert!(
+        all.starts_with("100001 notes in /memories:\n"),
+        "{}",
+        &all[..100]
+    );
+    assert!(all.contains("\nPage 1 of 2001. "));
+    assert!(memory.memory_read(&[]).unwrap().len() < 100_000);
+    assert!(memory.view("/memories", None).unwrap().lines().count() <= 1_003);
+    // A new process reads the journal back and answers at once.
+    let fresh = Memory::open(f.root()).unwrap();
+    assert!(!fresh.memory_view(false).unwrap().contains("still reading"));
+}
