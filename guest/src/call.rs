@@ -1,9 +1,11 @@
-//! `call`: one `tool_use` input object as JSON in, one tool result out.
+//! `call`: one `tool_use` input object as JSON in, one tool result out:
+//! parsed first (`command.rs`), then run.
 
 use serde_json::{Map, Value};
+use wasip2::filesystem::types::Descriptor;
 
-use crate::error::{ErrorKind, Result, ToolError};
-use crate::notes::NoteType;
+use crate::command::{self, Command};
+use crate::error::Result;
 use crate::{commands, root};
 
 /// What `call` returns: the text for the model and whether it is an error.
@@ -38,260 +40,45 @@ impl ToolResult {
     }
 }
 
-const COMMANDS: &str = "view, create, str_replace, insert, delete, rename, \
-                        memory_read, memory_view, memory_write, memory_update, memory_delete, prompt";
-
 /// Runs one tool input. Never fails: every problem becomes an error result.
 pub fn call(input: &str) -> ToolResult {
-    dispatch(input).into()
+    command::parse(input)
+        .and_then(|command| root::with_root(|root| execute(root, command)))
+        .into()
 }
 
-fn dispatch(input: &str) -> Result<String> {
-    let value: Value = serde_json::from_str(input).map_err(|e| invalid(json_problem(&e)))?;
-    let Value::Object(fields) = value else {
-        return Err(invalid(format!(
-            "Invalid tool input: expected a JSON object with a \"command\" field, got {}.",
-            type_name(&value)
-        )));
-    };
-    let args = Args(&fields);
-    let command = match fields.get("command") {
-        Some(Value::String(c)) => c.as_str(),
-        None | Some(Value::Null) => {
-            return Err(invalid(format!(
-                "Missing \"command\": use one of {COMMANDS}."
-            )));
-        }
-        Some(other) => {
-            return Err(invalid(format!(
-                "\"command\" must be a string, one of {COMMANDS}; got {}.",
-                type_name(other)
-            )));
-        }
-    };
-    root::with_root(|root| match command {
-        "view" => commands::view::view(root, args.string("view", "path")?, args.view_range()?),
-        "create" => commands::create::create(
-            root,
-            args.string(command, "path")?,
-            args.string(command, "file_text")?,
-        ),
-        "str_replace" => commands::str_replace::str_replace(
-            root,
-            args.string(command, "path")?,
-            args.string(command, "old_str")?,
-            args.string(command, "new_str")?,
-        ),
-        "insert" => commands::insert::insert(
-            root,
-            args.string(command, "path")?,
-            args.integer(command, "insert_line")?,
-            args.string(command, "insert_text")?,
-        ),
-        "delete" => commands::delete::delete(root, args.string(command, "path")?),
-        "rename" => commands::rename::rename(
-            root,
-            args.string(command, "old_path")?,
-            args.string(command, "new_path")?,
-        ),
-        "memory_read" => commands::memory_read::memory_read(
-            root,
-            &args.strings(command, "topics")?,
-            args.page(command)?,
-        ),
-        "memory_view" => commands::memory_view::memory_view(
-            root,
-            args.boolean(command, "all")?,
-            args.page(command)?,
-        ),
-        "memory_write" => commands::memory_write::memory_write(
-            root,
-            args.string(command, "filename")?,
-            args.string(command, "name")?,
-            args.optional_string(command, "description")?,
-            args.note_type(command)?,
-            args.string(command, "content")?,
-        ),
-        "memory_update" => commands::memory_update::memory_update(
-            root,
-            args.string(command, "filename")?,
-            args.string(command, "old_str")?,
-            args.string(command, "new_str")?,
-        ),
-        "memory_delete" => {
-            commands::memory_delete::memory_delete(root, args.string(command, "filename")?)
-        }
-        "prompt" => commands::prompt::prompt(root),
-        other => Err(invalid(format!(
-            "Unknown command: {other}. Use one of {COMMANDS}."
-        ))),
-    })
-}
-
-/// What is wrong with input that is not JSON, in words that say what to send.
-fn json_problem(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    // serde_json words a lone UTF-16 surrogate as a broken escape.
-    if text.contains("surrogate") || text.contains("end of hex escape") {
-        return format!(
-            "Invalid tool input: the \\u escape at line {} column {} is half of a UTF-16 \
-             surrogate pair (\\ud800-\\udfff) without its other half, so it is not a character. \
-             Send the text as UTF-8, or write a character outside the Basic Multilingual Plane \
-             as a whole pair such as \\ud83d\\ude00.",
-            e.line(),
-            e.column()
-        );
-    }
-    format!(
-        "Invalid tool input: not valid JSON ({e}). Send one object such as \
-         {{\"command\": \"view\", \"path\": \"/memories\"}}."
-    )
-}
-
-fn invalid(message: String) -> ToolError {
-    ToolError::new(ErrorKind::InvalidInput, message)
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Integers as JSON numbers; values past the `s64` range are clamped, which
-/// gives the same outcome as Python's unbounded integers for every command.
-fn as_integer(value: &Value) -> Option<i64> {
-    let n = value.as_number()?;
-    n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX))
-}
-
-struct Args<'a>(&'a Map<String, Value>);
-
-impl Args<'_> {
-    fn string(&self, command: &str, name: &str) -> Result<&str> {
-        match self.0.get(name) {
-            Some(Value::String(s)) => Ok(s),
-            None | Some(Value::Null) => Err(invalid(format!(
-                "Missing required parameter \"{name}\" for command {command}: send it as a string."
-            ))),
-            Some(other) => Err(invalid(format!(
-                "Parameter \"{name}\" for command {command} must be a string, got {}.",
-                type_name(other)
-            ))),
-        }
-    }
-
-    /// A string that may be left out (or null): then it is empty.
-    fn optional_string(&self, command: &str, name: &str) -> Result<&str> {
-        match self.0.get(name) {
-            None | Some(Value::Null) => Ok(""),
-            _ => self.string(command, name),
-        }
-    }
-
-    fn integer(&self, command: &str, name: &str) -> Result<i64> {
-        match self.0.get(name) {
-            Some(value) if value.is_number() => as_integer(value).ok_or_else(|| {
-                invalid(format!(
-                    "Parameter \"{name}\" for command {command} must be a whole number, got {value}."
-                ))
-            }),
-            None | Some(Value::Null) => Err(invalid(format!(
-                "Missing required parameter \"{name}\" for command {command}: send it as an integer."
-            ))),
-            Some(other) => Err(invalid(format!(
-                "Parameter \"{name}\" for command {command} must be an integer, got {}.",
-                type_name(other)
-            ))),
-        }
-    }
-
-    /// An optional list of strings; missing or null is an empty list.
-    fn strings(&self, command: &str, name: &str) -> Result<Vec<String>> {
-        let bad = |got: &str| {
-            invalid(format!(
-                "Parameter \"{name}\" for command {command} must be a list of strings, \
-                 for example [\"coffee preference\"]; got {got}."
-            ))
-        };
-        match self.0.get(name) {
-            None | Some(Value::Null) => Ok(Vec::new()),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| match item {
-                    Value::String(s) => Ok(s.clone()),
-                    other => Err(bad(&format!("an item that is {}", type_name(other)))),
-                })
-                .collect(),
-            // One topic sent as a plain string is taken as a list of one.
-            Some(Value::String(s)) => Ok(vec![s.clone()]),
-            Some(other) => Err(bad(type_name(other))),
-        }
-    }
-
-    /// The optional `page`, a whole number from 1; missing or null is page 1.
-    fn page(&self, command: &str) -> Result<Option<u32>> {
-        match self.0.get("page") {
-            None | Some(Value::Null) => Ok(None),
-            Some(value) => value
-                .as_u64()
-                .filter(|&n| n >= 1)
-                .map(|n| Some(u32::try_from(n).unwrap_or(u32::MAX)))
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "Parameter \"page\" for command {command} must be a whole number from 1, \
-                         got {value}."
-                    ))
-                }),
-        }
-    }
-
-    /// An optional boolean; missing or null is false.
-    fn boolean(&self, command: &str, name: &str) -> Result<bool> {
-        match self.0.get(name) {
-            None | Some(Value::Null) => Ok(false),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(invalid(format!(
-                "Parameter \"{name}\" for command {command} must be true or false, got {}.",
-                type_name(other)
-            ))),
-        }
-    }
-
-    fn note_type(&self, command: &str) -> Result<NoteType> {
-        let name = self.string(command, "type")?;
-        NoteType::parse(name).ok_or_else(|| {
-            invalid(format!(
-                "Invalid note type {name:?}: use one of {}.",
-                NoteType::writable_list()
-            ))
-        })
-    }
-
-    /// `view_range` is used only when it holds exactly two items, as in the SDK;
-    /// null, `[]`, `[n]` and longer lists show the whole file.
-    fn view_range(&self) -> Result<Option<(i64, i64)>> {
-        let bad = || {
-            invalid(
-                "Parameter \"view_range\" for command view must be two integers [start, end], \
-                 for example [1, 20] or [10, -1]."
-                    .to_owned(),
-            )
-        };
-        match self.0.get("view_range") {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Array(items)) if items.len() == 2 => {
-                let start = as_integer(&items[0]).ok_or_else(bad)?;
-                let end = as_integer(&items[1]).ok_or_else(bad)?;
-                Ok(Some((start, end)))
-            }
-            Some(Value::Array(_)) => Ok(None),
-            Some(_) => Err(bad()),
-        }
+fn execute(root: &Descriptor, command: Command) -> Result<String> {
+    use commands::*;
+    match command {
+        Command::View { path, view_range } => view::view(root, &path, view_range),
+        Command::Create { path, file_text } => create::create(root, &path, &file_text),
+        Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        } => str_replace::str_replace(root, &path, &old_str, &new_str),
+        Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        } => insert::insert(root, &path, insert_line, &insert_text),
+        Command::Delete { path } => delete::delete(root, &path),
+        Command::Rename { old_path, new_path } => rename::rename(root, &old_path, &new_path),
+        Command::MemoryRead { topics, page } => memory_read::memory_read(root, &topics, page),
+        Command::MemoryView { all, page } => memory_view::memory_view(root, all, page),
+        Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            kind,
+            content,
+        } => memory_write::memory_write(root, &filename, &name, &description, kind, &content),
+        Command::MemoryUpdate {
+            filename,
+            old_str,
+            new_str,
+        } => memory_update::memory_update(root, &filename, &old_str, &new_str),
+        Command::MemoryDelete { filename } => memory_delete::memory_delete(root, &filename),
+        Command::Prompt => prompt::prompt(root),
     }
 }

@@ -25,6 +25,61 @@ const READ_CHUNK: u64 = 64 * 1024;
 // Calls on the preopened root go through its path "." rather than the root
 // descriptor itself: Node's preview2-shim refuses `stat` and `sync` on a preopen.
 
+impl ToolError {
+    /// Maps a filesystem error on `path` to a fixed message. `NoEntry` is left to
+    /// callers where the SDK words it differently; here it is the view message.
+    /// OS error text never reaches the model: only these fixed sentences do.
+    pub fn from_fs(code: ErrorCode, path: &str, doing: &str) -> Self {
+        use ErrorKind as K;
+        match code {
+            ErrorCode::NoEntry => Self::missing(path),
+            // cap-std reports every attempt to leave the preopen (`..`, absolute
+            // or outward symlinks) as a permission error, which WASI names this.
+            ErrorCode::NotPermitted => Self::escape(path),
+            ErrorCode::Loop => Self::new(
+                K::InvalidPath,
+                format!("Path {path} runs through a symbolic link loop"),
+            ),
+            ErrorCode::NameTooLong => Self::new(
+                K::InvalidPath,
+                format!("Path {path} is too long for the file system"),
+            ),
+            ErrorCode::IllegalByteSequence | ErrorCode::Invalid => Self::new(
+                K::InvalidPath,
+                format!("Path {path} is not a name the file system accepts"),
+            ),
+            ErrorCode::NotDirectory => Self::new(
+                K::NotADirectory,
+                format!("Could not {doing} {path}: a parent of it is a file, not a directory"),
+            ),
+            ErrorCode::InsufficientSpace | ErrorCode::Quota => Self::new(
+                K::Io,
+                format!(
+                    "Could not {doing} {path}: the memory directory is out of space. Nothing was changed."
+                ),
+            ),
+            ErrorCode::ReadOnly => Self::new(
+                K::Denied,
+                format!("Could not {doing} {path}: the memory directory is read-only"),
+            ),
+            ErrorCode::Access => Self::new(
+                K::Denied,
+                format!("Could not {doing} {path}: permission denied"),
+            ),
+            ErrorCode::FileTooLarge => Self::new(
+                K::TooLarge,
+                format!("Could not {doing} {path}: the file is too large"),
+            ),
+            _ => Self::new(
+                K::Io,
+                format!(
+                    "Could not {doing} {path}: the file system reported an error. Nothing was changed."
+                ),
+            ),
+        }
+    }
+}
+
 /// `stat` following symbolic links; WASI keeps the links confined to the root.
 pub fn stat(root: &Descriptor, path: &MemPath) -> Result<DescriptorStat, ErrorCode> {
     root.stat_at(PathFlags::SYMLINK_FOLLOW, &path.relative())

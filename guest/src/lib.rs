@@ -4,6 +4,7 @@
 //! This file is the glue between the WIT exports and the command modules.
 
 mod call;
+mod command;
 mod commands;
 mod error;
 mod fs;

@@ -3,50 +3,12 @@
 //! through memcap, and one note changed behind memcap's back. Medians of one
 //! run, printed as a table; nothing is asserted. Run with `./dev bench`.
 
-use std::path::Path;
-use std::time::Instant;
+mod common;
 
+use common::{median_ms, plant, time_ms};
 use memcap::{Memory, NoteType};
 
 const SIZES: [usize; 3] = [100, 1_000, 10_000];
-
-fn median_ms(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-}
-
-fn time_ms(f: impl FnOnce()) -> f64 {
-    let start = Instant::now();
-    f();
-    start.elapsed().as_secs_f64() * 1e3
-}
-
-fn plant(root: &Path, notes: usize) {
-    for i in 0..notes {
-        let dir = root.join(format!("area-{:02}", i % 50));
-        std::fs::create_dir_all(&dir).unwrap();
-        let kind = ["user", "feedback", "project", "reference"][i % 4];
-        let path = dir.join(format!("note-{i:05}.md"));
-        std::fs::write(
-            &path,
-            format!(
-                "---\nname: Note {i}\ndescription: What note {i} is about, in one sentence\n\
-                 type: {kind}\nupdated: 2026-11-22\n---\n\n{}\n",
-                "Body text of a typical note. ".repeat(20)
-            ),
-        )
-        .unwrap();
-        // A store's notes are mostly old; memcap rereads files changed in the
-        // last seconds whatever their stamp says.
-        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(hour_ago)
-            .unwrap();
-    }
-}
 
 struct Row {
     notes: usize,

@@ -384,3 +384,31 @@ fn a_damaged_or_missing_journal_costs_a_rebuild_never_a_wrong_index() {
         want
     );
 }
+
+#[test]
+fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
+    // Rewritten in place (no directory changes), with an old modification
+    // time: only the periodic walk of every file can see it. The bound is
+    // stated in the WIT docs; this waits it out once.
+    let f = Fixture::new();
+    f.memory
+        .memory_write("n.md", "N", "before", NoteType::User, "x")
+        .unwrap();
+    f.memory.memory_view(false).unwrap();
+    let path = f.root().join("n.md");
+    let text = f.read("n.md").replace("before", "AFTER!");
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    (&file).write_all(text.as_bytes()).unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    file.set_modified(hour_ago).unwrap();
+    drop(file);
+    std::thread::sleep(std::time::Duration::from_secs(31));
+    assert_eq!(
+        listed(&f.memory.memory_view(false).unwrap()),
+        ["- [N](n.md) - AFTER!"]
+    );
+    assert_eq!(
+        listed(&Memory::open(f.root()).unwrap().prompt().unwrap()),
+        ["- [N](n.md) - AFTER!"]
+    );
+}

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import unicodedata
 import re
 import shutil
 import subprocess
@@ -241,7 +242,8 @@ class Generator:
         path = rng.choice([
             f"{ROOT}{rel}", f"{ROOT}_backup/{rel}", f"{ROOT}/../{ROOT[1:]}/{rel}", f"{ROOT}/../x",
             f"{ROOT}/a/../../x", f"{ROOT}/.memcap/{rel}", f"{ROOT}/.memcap", f"{ROOT}/{'n' * 300}",
-            f"{ROOT}/nul\u0000.txt",
+            f"{ROOT}/nul\u0000.txt", f"{ROOT}/line\nbreak.md", f"{ROOT}/tab\there",
+            f"{ROOT}/rlo\u202egpj.md", f"{ROOT}/zero\u200bwidth.md", f"{ROOT}/esc\u001b[31m.md",
         ])
         return rng.choice([
             {"command": "view", "path": path},
@@ -294,6 +296,15 @@ def malformed(command: dict) -> bool:
     return isinstance(vr, list) and len(vr) == 2 and not all(isinstance(v, int) for v in vr)
 
 
+INVISIBLE = set("\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")
+
+
+def unsafe_name(path: str) -> bool:
+    """A control or invisible character, which memcap refuses in new names."""
+    return any(unicodedata.category(c) == "Cc" or c in INVISIBLE for c in path)
+
+
 def deviation(command: dict) -> str | None:
     """The documented deviation an input falls under, judged from the input
     alone; such inputs are sent to memcap only, since the reference would act
@@ -320,6 +331,11 @@ def deviation(command: dict) -> str | None:
             return "reserved-dir"
         if any(len(p.encode()) > 255 for p in parts):
             return "long-name"
+    # Checked after every path is parsed, as memcap does: a new name (create's
+    # path, rename's destination) may not hold a control or invisible character.
+    new_name = {"create": "path", "rename": "new_path"}.get(command.get("command"))
+    if new_name and unsafe_name(command.get(new_name, "")):
+        return "unsafe-new-name"
     return None
 
 
@@ -330,6 +346,7 @@ MEMCAP_MESSAGE = {
     "dotdot-above-root": r"^Path .* would escape /memories directory$",
     "reserved-dir": r"is reserved for memcap's own files",
     "long-name": r"has a name longer than 255 bytes$",
+    "unsafe-new-name": r"has a control or invisible character \(U\+[0-9A-F]{4}\) in a name",
 }
 
 

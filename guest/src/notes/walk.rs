@@ -27,7 +27,7 @@ const FIRST_BYTES: u64 = 4 * 1024;
 /// "racily clean" entries).
 const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
-pub const SWEEP_SECONDS: u64 = 60;
+pub const SWEEP_SECONDS: u64 = 30;
 /// How long one call may spend walking (the host stops a call at 10 s).
 const BUDGET_NANOS: u64 = 4_000_000_000;
 
