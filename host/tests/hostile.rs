@@ -22,11 +22,7 @@ fn tight() -> Limits {
 }
 
 fn fixture_with(limits: Limits) -> (tempfile::TempDir, Memory) {
-    let dir = tempfile::tempdir().unwrap();
-    let memory = Memory::builder(dir.path().join("memories"))
-        .limits(limits)
-        .open()
-        .unwrap();
+    let (dir, memory) = common::open_with(limits);
     memory.create("/memories/seed.md", "seed\n").unwrap();
     (dir, memory)
 }

@@ -4,20 +4,11 @@ mod common;
 
 use std::time::Duration;
 
-use memcap::{Limits, Memory, ToolErrorKind};
-
-fn open(limits: Limits) -> (tempfile::TempDir, Memory) {
-    let dir = tempfile::tempdir().unwrap();
-    let memory = Memory::builder(dir.path().join("memories"))
-        .limits(limits)
-        .open()
-        .unwrap();
-    (dir, memory)
-}
+use memcap::{Limits, ToolErrorKind};
 
 #[test]
 fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
-    let (dir, memory) = open(Limits {
+    let (dir, memory) = common::open_with(Limits {
         call_timeout: Duration::from_millis(10),
         ..Limits::default()
     });
@@ -40,7 +31,7 @@ fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
 
 #[test]
 fn a_guest_out_of_memory_is_reported_and_replaced() {
-    let (dir, memory) = open(Limits {
+    let (dir, memory) = common::open_with(Limits {
         memory_bytes: 4 << 20,
         ..Limits::default()
     });
@@ -56,7 +47,7 @@ fn a_guest_out_of_memory_is_reported_and_replaced() {
 
 #[test]
 fn oversized_input_is_refused_before_the_guest_sees_it() {
-    let (dir, memory) = open(Limits {
+    let (dir, memory) = common::open_with(Limits {
         max_input_bytes: 1000,
         ..Limits::default()
     });

@@ -7,18 +7,9 @@ mod common;
 use common::{Fixture, snapshot};
 use memcap::{Limits, Memory, NoteType, ToolErrorKind as K};
 
-fn with_limits(limits: Limits) -> (tempfile::TempDir, Memory) {
-    let dir = tempfile::tempdir().unwrap();
-    let memory = Memory::builder(dir.path().join("memories"))
-        .limits(limits)
-        .open()
-        .unwrap();
-    (dir, memory)
-}
-
 #[test]
 fn a_change_past_the_quota_is_refused_and_writes_nothing() {
-    let (dir, memory) = with_limits(Limits {
+    let (dir, memory) = common::open_with(Limits {
         max_store_files: 4,
         max_store_bytes: 2_000,
         ..Limits::default()

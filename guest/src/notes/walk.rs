@@ -263,30 +263,13 @@ impl Catalog {
         }
         files.sort_unstable();
         subdirs.sort_unstable();
-        let in_dir = |path: &&str| parent(path) == dir && *path != dir;
-        let listed = |p: &&str| files.binary_search_by(|f| f.as_str().cmp(p)).is_ok();
-        let gone: Vec<String> = Self::under(&self.entries, dir)
-            .filter(in_dir)
-            .filter(|p| !listed(p))
-            .map(str::to_owned)
-            .collect();
-        for path in gone {
+        for path in gone_from(&self.entries, dir, &files) {
             self.record(Record::Del(path));
         }
-        let gone: Vec<String> = Self::under(&self.others, dir)
-            .filter(in_dir)
-            .filter(|p| !listed(p))
-            .map(str::to_owned)
-            .collect();
-        for path in gone {
+        for path in gone_from(&self.others, dir, &files) {
             self.record(Record::Unother(path));
         }
-        let gone: Vec<String> = Self::under(&self.dirs, dir)
-            .filter(in_dir)
-            .filter(|p| subdirs.binary_search_by(|f| f.as_str().cmp(p)).is_err())
-            .map(str::to_owned)
-            .collect();
-        for path in gone {
+        for path in gone_from(&self.dirs, dir, &subdirs) {
             self.forget(&path);
         }
         self.stamp_dir(dir, FileStamp::of(&st));
@@ -394,6 +377,20 @@ impl Catalog {
         self.record(Record::Put(entry));
         Ok(())
     }
+}
+
+/// The paths of `map` directly in `dir` that its listing (`listed`, sorted)
+/// no longer has.
+fn gone_from<K: std::borrow::Borrow<str> + Ord, V>(
+    map: &std::collections::BTreeMap<K, V>,
+    dir: &str,
+    listed: &[String],
+) -> Vec<String> {
+    Catalog::under(map, dir)
+        .filter(|path| parent(path) == dir && *path != dir)
+        .filter(|path| listed.binary_search_by(|l| l.as_str().cmp(path)).is_err())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Why a read failed, in a few words (no OS text).

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use memcap::Memory;
+use memcap::{Limits, Memory};
 
 /// A fresh memory directory (inside its own tempdir) and a handle on it.
 pub struct Fixture {
@@ -48,6 +48,17 @@ impl Fixture {
     pub fn exists(&self, rel: &str) -> bool {
         self.root().join(rel).symlink_metadata().is_ok()
     }
+}
+
+/// A memory directory (not created yet) opened with `limits`, in its own
+/// tempdir.
+pub fn open_with(limits: Limits) -> (tempfile::TempDir, Memory) {
+    let dir = tempfile::tempdir().unwrap();
+    let memory = Memory::builder(dir.path().join("memories"))
+        .limits(limits)
+        .open()
+        .unwrap();
+    (dir, memory)
 }
 
 /// The SDK's `_format_file_size`: `0B`, `1023B`, `1K`, `1.5K`, up to `G`.
