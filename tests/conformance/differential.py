@@ -369,6 +369,9 @@ def run(args: argparse.Namespace) -> int:
         base = Path(tempfile.mkdtemp(dir=work))
         sdk_root, mc_root = base / "sdk" / "memories", base / "mc" / "memories"
         tool = BetaLocalFilesystemMemoryTool(base_path=str(base / "sdk"))
+        # The SDK makes its root when constructed; so does memcap's library,
+        # while its CLI leaves that to the first write (tested in `edges`).
+        mc_root.mkdir(parents=True)
         memcap = Memcap(args.memcap, mc_root)
         gen = Generator(rng, sdk_root)
         try:
