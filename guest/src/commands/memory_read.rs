@@ -19,7 +19,7 @@ pub const NOTES_PER_PAGE: usize = 50;
 pub const NOTE_BYTES_PER_PAGE: u64 = 100_000;
 
 pub fn memory_read(root: &Descriptor, topics: &[String], page: Option<u32>) -> Result<String> {
-    maintain::fresh(root, |catalog, index| {
+    maintain::fresh_all(root, |catalog, index| {
         if topics.is_empty() {
             Ok(list(catalog, index, page))
         } else {

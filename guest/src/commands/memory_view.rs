@@ -12,7 +12,7 @@ use crate::notes::maintain;
 pub const NOTES_PER_PAGE: usize = 50;
 
 pub fn memory_view(root: &Descriptor, all: bool, page: Option<u32>) -> Result<String> {
-    maintain::fresh(root, |catalog, index| {
+    maintain::fresh_all(root, |catalog, index| {
         if !all {
             return Ok(if index.is_empty() {
                 "No notes yet: the memory is empty. Save what you learn with memory_write."

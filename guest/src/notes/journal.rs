@@ -1,37 +1,33 @@
 //! The catalog's journal, `/memories/.memcap/notes.jsonl`: a JSON header
-//! line (format, generation, snapshot length), a binary snapshot of the
-//! whole catalog (postcard), then one JSON record per change since. A new
-//! process decodes the snapshot, which costs little, and parses only the
-//! records after it as JSON; when those grow past a fraction of the notes
-//! the file is rewritten with a fresh snapshot under a new generation.
-//! Not synced: it is a cache, and a lost or torn record only means a note
-//! is read again.
+//! line (format, generation, the snapshot's parts' lengths), a binary
+//! snapshot of the catalog (`snapshot.rs`: a head, then blocks of notes read
+//! only when needed), then one JSON record per change since. A new process
+//! decodes the head and parses only the records after the snapshot as JSON;
+//! when those grow past a fraction of the notes the file is rewritten with a
+//! fresh snapshot under a new generation. Not synced: it is a cache, and a
+//! lost or torn record only means a note is read again.
 
 use serde::{Deserialize, Serialize};
 use wasip2::filesystem::types::{Descriptor, DescriptorFlags, ErrorCode, OpenFlags, PathFlags};
 
 use super::catalog::{Catalog, Entry, FileStamp};
+use super::snapshot::{self, Head, read_exact};
 use crate::fs;
 
 const JOURNAL: &str = ".memcap/notes.jsonl";
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 const READ_CHUNK: u64 = 256 * 1024;
+/// What is read first: the header line and, in most stores, the whole head.
+const FIRST_READ: u64 = 64 * 1024;
 
 #[derive(Serialize, Deserialize)]
 struct Header {
     memcap_notes: u32,
     generation: u64,
-    /// Bytes of the snapshot that follows the header line.
-    snapshot: u64,
-}
-
-/// The catalog as it stood when the journal was last rewritten.
-#[derive(Serialize, Deserialize)]
-struct Snapshot {
-    entries: Vec<Entry>,
-    others: Vec<(String, u64)>,
-    dirs: Vec<(String, FileStamp)>,
-    swept: u64,
+    /// Bytes of the snapshot's head, which follows the header line.
+    head: u64,
+    /// Bytes of the snapshot's blocks, which follow the head.
+    blocks: u64,
 }
 
 /// One change to the catalog.
@@ -56,11 +52,14 @@ impl Catalog {
     pub(super) fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
         // Whatever stands in the journal's place (nothing, a link, a
         // directory, garbage, another format) only means a rebuild.
-        if let Ok(bytes) = read_from(root, 0)
-            && let Some(catalog) = Self::decode(&bytes)
-        {
-            return Ok(catalog);
+        match Self::open(root) {
+            Some(catalog) => Ok(catalog),
+            None => Self::rebuild(root),
         }
+    }
+
+    /// Builds the catalog from the files, and the journal from it.
+    pub(super) fn rebuild(root: &Descriptor) -> Result<Self, ErrorCode> {
         let mut catalog = Self::empty();
         catalog.refresh(root)?;
         // Not written (a read-only store): this instance still has it.
@@ -68,24 +67,27 @@ impl Catalog {
         Ok(catalog)
     }
 
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        let (header, body) = header(bytes)?;
-        let end = body.checked_add(usize::try_from(header.snapshot).ok()?)?;
-        let snapshot: Snapshot = postcard::from_bytes(bytes.get(body..end)?).ok()?;
-        if bytes.get(end) != Some(&b'\n') {
+    /// The catalog the journal holds: its snapshot's head (blocks are read
+    /// later, as needed) and the records after it.
+    fn open(root: &Descriptor) -> Option<Self> {
+        let file = open_journal(root).ok()?;
+        let first = read_from(&file, 0, Some(FIRST_READ)).ok()?;
+        let (header, body) = header(&first)?;
+        let head_end = body.checked_add(usize::try_from(header.head).ok()?)?;
+        let head_bytes = match first.get(body..head_end) {
+            Some(bytes) => bytes.to_vec(),
+            None => read_exact(&file, body as u64, header.head).ok()?,
+        };
+        let mut head: Head = postcard::from_bytes(&head_bytes).ok()?;
+        let end = (head_end as u64).checked_add(header.blocks)?;
+        let tail = read_from(&file, end, None).ok()?;
+        if tail.first() != Some(&b'\n') {
             return None;
         }
-        let mut catalog = Self::empty();
+        let blocks = head.take_blocks(file, head_end as u64, header.blocks)?;
+        let mut catalog = Self::from_snapshot(head, blocks)?;
         catalog.generation = header.generation;
-        for entry in snapshot.entries {
-            catalog.insert_new(entry);
-        }
-        for (path, size) in snapshot.others {
-            catalog.apply_record(Record::Other(path, size));
-        }
-        catalog.dirs = snapshot.dirs.into_iter().collect();
-        catalog.swept = snapshot.swept;
-        catalog.apply(&bytes[end + 1..], (end + 1) as u64);
+        catalog.apply(&tail[1..], end + 1).ok()?;
         Some(catalog)
     }
 
@@ -93,42 +95,48 @@ impl Catalog {
     /// the header and the new tail. False when the journal was rewritten (or
     /// removed), so it must be read again from the start.
     pub(super) fn catch_up(&mut self, root: &Descriptor) -> Result<bool, ErrorCode> {
-        let Ok(head) = fs::read_head(root, JOURNAL, 512) else {
+        // One handle for both reads, so a rewrite between them cannot mix
+        // two journals.
+        let Ok(file) = open_journal(root) else {
+            return Ok(false);
+        };
+        let Ok(head) = read_from(&file, 0, Some(512)) else {
             return Ok(false);
         };
         if header(&head).map(|(h, _)| h.generation) != Some(self.generation) {
             return Ok(false);
         }
-        let tail = read_from(root, self.applied)?;
-        self.apply(&tail, self.applied);
+        let tail = read_from(&file, self.applied, None)?;
+        self.apply(&tail, self.applied)?;
         Ok(true)
     }
 
     /// Applies the whole lines of `bytes`, the journal from offset `base`.
     /// Lines that do not parse (a write torn by a crash) are skipped: a later
     /// walk rereads those notes.
-    fn apply(&mut self, bytes: &[u8], base: u64) {
+    fn apply(&mut self, bytes: &[u8], base: u64) -> Result<(), ErrorCode> {
         let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') else {
             self.applied = base;
-            return;
+            return Ok(());
         };
         for line in bytes[..last_newline].split(|&b| b == b'\n') {
             if let Ok(record) = serde_json::from_slice::<Record>(line) {
-                self.apply_record(record);
+                self.apply_record(record)?;
                 self.records += 1;
             }
         }
         self.applied = base + last_newline as u64 + 1;
+        Ok(())
     }
 
     /// Appends this call's changes to the journal, or rewrites it when the
-    /// records since the snapshot would pass a quarter of the notes (so a
+    /// records since the snapshot would pass an eighth of the notes (so a
     /// new process parses little JSON).
     pub(super) fn save(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        if self.records + self.pending.len() > self.entries.len() / 4 + 256 {
+        if self.records + self.pending.len() > self.len() / 8 + 128 {
             return self.compact(root);
         }
         let mut bytes = Vec::new();
@@ -168,22 +176,20 @@ impl Catalog {
     /// generation.
     pub(super) fn compact(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
         self.pending.clear();
-        let snapshot = Snapshot {
-            entries: self.entries.values().map(|e| (**e).clone()).collect(),
-            others: self.others.iter().map(|(p, s)| (p.clone(), *s)).collect(),
-            dirs: self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect(),
-            swept: self.swept,
-        };
-        let body = postcard::to_allocvec(&snapshot).map_err(|_| ErrorCode::Io)?;
+        let (head, entries) = self.snapshot_parts()?;
+        let (head, blocks) =
+            snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| ErrorCode::Io)?;
         let generation = wasip2::random::random::get_random_u64();
         let header = Header {
             memcap_notes: FORMAT,
             generation,
-            snapshot: body.len() as u64,
+            head: head.len() as u64,
+            blocks: blocks.len() as u64,
         };
         let mut bytes = serde_json::to_vec(&header).map_err(|_| ErrorCode::Io)?;
         bytes.push(b'\n');
-        bytes.extend_from_slice(&body);
+        bytes.extend_from_slice(&head);
+        bytes.extend_from_slice(&blocks);
         bytes.push(b'\n');
         fs::put_private(root, JOURNAL, &bytes)?;
         self.generation = generation;
@@ -200,18 +206,25 @@ fn header(bytes: &[u8]) -> Option<(Header, usize)> {
     (header.memcap_notes == FORMAT).then_some((header, end + 1))
 }
 
-/// The journal's bytes from `offset` to its end.
-fn read_from(root: &Descriptor, offset: u64) -> Result<Vec<u8>, ErrorCode> {
-    let file = root.open_at(
+fn open_journal(root: &Descriptor) -> Result<Descriptor, ErrorCode> {
+    root.open_at(
         PathFlags::empty(),
         JOURNAL,
         OpenFlags::empty(),
         DescriptorFlags::READ,
-    )?;
+    )
+}
+
+/// The journal's bytes from `offset` to its end, or to at most `limit` bytes.
+fn read_from(file: &Descriptor, offset: u64, limit: Option<u64>) -> Result<Vec<u8>, ErrorCode> {
     let mut bytes = Vec::new();
     let mut at = offset;
     loop {
-        let (chunk, end) = file.read(READ_CHUNK, at)?;
+        let want = limit.map_or(READ_CHUNK, |limit| limit - (at - offset));
+        if want == 0 {
+            return Ok(bytes);
+        }
+        let (chunk, end) = file.read(want, at)?;
         at += chunk.len() as u64;
         bytes.extend_from_slice(&chunk);
         if end || chunk.is_empty() {

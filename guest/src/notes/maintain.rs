@@ -50,10 +50,28 @@ pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
 
 /// Brings the catalog in line with every file (catching edits made behind
 /// memcap's back, by an editor or another program), rewrites the index when
-/// it changed, then runs `f` with the catalog and MEMORY.md's text.
-pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) -> Result<T> {
+/// it changed, then runs `f` with the catalog and MEMORY.md's text. The
+/// catalog may not have read every note: `f` lists the index
+/// ([`Catalog::most_recent`]) and the totals only.
+pub fn fresh<T>(root: &Descriptor, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
+    fresh_with(root, false, f)
+}
+
+/// As [`fresh`], with every note read: for `f` that goes through them all.
+pub fn fresh_all<T>(root: &Descriptor, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
+    fresh_with(root, true, f)
+}
+
+fn fresh_with<T>(
+    root: &Descriptor,
+    all: bool,
+    mut f: impl FnMut(&Catalog, &str) -> Result<T>,
+) -> Result<T> {
     catalog::with(root, |root, catalog| {
         catalog.refresh(root)?;
+        if all {
+            catalog.read_all()?;
+        }
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.
         let written = write_index(root, catalog);
@@ -74,7 +92,7 @@ pub fn fresh<T>(root: &Descriptor, f: impl FnOnce(&Catalog, &str) -> Result<T>) 
 /// Files and bytes the store would hold with `path` at `new_size` bytes.
 pub fn usage_after(root: &Descriptor, path: &MemPath, new_size: u64) -> Result<(u64, u64)> {
     catalog::with(root, |_, catalog| {
-        let old = catalog.size_of(&path.key());
+        let old = catalog.size_of(&path.key())?;
         let (files, bytes) = catalog.usage();
         Ok((
             files + u64::from(old.is_none()),

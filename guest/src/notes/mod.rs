@@ -8,6 +8,7 @@ pub mod index;
 mod journal;
 pub mod maintain;
 mod note_type;
+mod snapshot;
 pub mod topics;
 mod walk;
 

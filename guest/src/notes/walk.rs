@@ -69,7 +69,7 @@ fn is_reserved(path: &str) -> bool {
     path.split('/').next() == Some(crate::vpath::RESERVED)
 }
 
-fn parent(path: &str) -> &str {
+pub(super) fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
@@ -91,7 +91,7 @@ impl Catalog {
             if let Ok(st) = root.stat_at(PathFlags::empty(), as_name(dir))
                 && st.type_ == DescriptorType::Directory
             {
-                self.stamp_dir(dir, FileStamp::of(&st));
+                self.stamp_dir(dir, FileStamp::of(&st))?;
             }
             if known {
                 break;
@@ -131,10 +131,13 @@ impl Catalog {
                         }
                     }
                 }
-                Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => self.forget(&dir),
+                Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => self.forget(&dir)?,
                 Err(ErrorCode::Access | ErrorCode::NotPermitted) => {}
                 Err(e) => return Err(e),
             }
+        }
+        if self.young_past_horizon(walk.trust_before) {
+            self.read_all()?;
         }
         let young: Vec<String> = self
             .most_recent()
@@ -153,7 +156,7 @@ impl Catalog {
         self.incomplete = false;
         self.walk_from(root, "", walk)?;
         if !self.incomplete {
-            self.record(Record::Swept(walk.now));
+            self.record(Record::Swept(walk.now))?;
         }
         Ok(())
     }
@@ -171,11 +174,11 @@ impl Catalog {
         };
         match kind {
             Some(DescriptorType::Directory) if !is_reserved(top) => {
-                if self.entries.contains_key(top) {
-                    self.record(Record::Del(top.to_owned()));
+                if self.note(top)?.is_some() {
+                    self.record(Record::Del(top.to_owned()))?;
                 }
                 if self.others.contains_key(top) {
-                    self.record(Record::Unother(top.to_owned()));
+                    self.record(Record::Unother(top.to_owned()))?;
                 }
                 let mut stack = vec![top.to_owned()];
                 while let Some(dir) = stack.pop() {
@@ -189,11 +192,11 @@ impl Catalog {
             Some(DescriptorType::RegularFile) if !is_reserved(top) => {
                 let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
                 for dir in dirs {
-                    self.record(Record::Undir(dir));
+                    self.record(Record::Undir(dir))?;
                 }
                 self.check_file(root, top, top, walk)?;
             }
-            _ => self.forget(top),
+            _ => self.forget(top)?,
         }
         Ok(())
     }
@@ -213,7 +216,7 @@ impl Catalog {
         let st = match root.stat_at(PathFlags::empty(), as_name(dir)) {
             Ok(st) if st.type_ == DescriptorType::Directory => st,
             Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {
-                self.forget(dir);
+                self.forget(dir)?;
                 return Ok(Vec::new());
             }
             Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
@@ -263,23 +266,26 @@ impl Catalog {
         }
         files.sort_unstable();
         subdirs.sort_unstable();
-        for path in gone_from(&self.entries, dir, &files) {
-            self.record(Record::Del(path));
+        for path in self.notes_in(dir)? {
+            if files.binary_search(&path).is_err() {
+                self.record(Record::Del(path))?;
+            }
         }
         for path in gone_from(&self.others, dir, &files) {
-            self.record(Record::Unother(path));
+            self.record(Record::Unother(path))?;
         }
         for path in gone_from(&self.dirs, dir, &subdirs) {
-            self.forget(&path);
+            self.forget(&path)?;
         }
-        self.stamp_dir(dir, FileStamp::of(&st));
+        self.stamp_dir(dir, FileStamp::of(&st))?;
         Ok(subdirs)
     }
 
-    fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) {
+    fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) -> Result<(), ErrorCode> {
         if self.dirs.get(dir) != Some(&stamp) {
-            self.record(Record::Dir(dir.to_owned(), stamp));
+            self.record(Record::Dir(dir.to_owned(), stamp))?;
         }
+        Ok(())
     }
 
     /// Rereads the file at `path` when its stamp changed or is too young to
@@ -297,11 +303,11 @@ impl Catalog {
             Ok(st) if st.type_ == DescriptorType::RegularFile => st,
             // Gone since the directory was listed: its listing drops it.
             Ok(_) | Err(ErrorCode::NoEntry) => {
-                if self.entries.contains_key(path) {
-                    self.record(Record::Del(path.to_owned()));
+                if self.note(path)?.is_some() {
+                    self.record(Record::Del(path.to_owned()))?;
                 }
                 if self.others.contains_key(path) {
-                    self.record(Record::Unother(path.to_owned()));
+                    self.record(Record::Unother(path.to_owned()))?;
                 }
                 return Ok(());
             }
@@ -310,7 +316,7 @@ impl Catalog {
         if !is_note_path(path) {
             // Not a note: only its size is kept, for the quota.
             if self.others.get(path) != Some(&st.size) {
-                self.record(Record::Other(path.to_owned(), st.size));
+                self.record(Record::Other(path.to_owned(), st.size))?;
             }
             return Ok(());
         }
@@ -318,7 +324,7 @@ impl Catalog {
         // The modification time alone decides: a rewrite that also sets an
         // old modification time still moves the change time in the stamp.
         let trusted = stamp.modified.is_some_and(|(s, _)| s < walk.trust_before);
-        if trusted && self.entries.get(path).is_some_and(|e| e.stamp == stamp) {
+        if trusted && self.note(path)?.is_some_and(|e| e.stamp == stamp) {
             return Ok(());
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
@@ -367,15 +373,13 @@ impl Catalog {
             meta,
         };
         if self
-            .entries
-            .get(path)
+            .note(path)?
             .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)
         {
             // Reread only because its stamp is young: nothing to record.
             return Ok(());
         }
-        self.record(Record::Put(entry));
-        Ok(())
+        self.record(Record::Put(entry))
     }
 }
 
