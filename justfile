@@ -44,8 +44,9 @@ build: toolchain
     mkdir -p dist
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm dist/
 
-# Every test: guest unit tests, host integration tests, other hosts, the differential run against the SDK, a short fuzz pass.
+# Every test: core tests (native), guest unit tests, host integration tests, other hosts, the differential run against the SDK, a short fuzz pass.
 test: setup build fuzz-ci
+    cargo test --release -p memcap-core
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run" cargo test --release -p guest --target wasm32-wasip2
     MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
@@ -55,7 +56,7 @@ test: setup build fuzz-ci
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain
     cargo fmt --all -- --check
-    cargo clippy --release -p memcap-host --all-targets -- -D warnings
+    cargo clippy --release -p memcap-host -p memcap-core --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
 
 # Build the libFuzzer targets (fuzz/): coverage through stable -C flags, so no nightly.

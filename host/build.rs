@@ -67,7 +67,7 @@ fn main() {
         })
         .expect("Cargo.lock names a wasmtime version");
     println!("cargo:rustc-env=MEMCAP_WASMTIME_VERSION={wasmtime}");
-    for watched in ["guest", "wit", "Cargo.lock", "Cargo.toml"] {
+    for watched in ["core", "guest", "wit", "Cargo.lock", "Cargo.toml"] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memcap_fuzz::command::parse;
-use memcap_fuzz::error::ErrorKind;
+use memcap_core::command::parse;
+use memcap_core::error::ErrorKind;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(input) = std::str::from_utf8(data) else {

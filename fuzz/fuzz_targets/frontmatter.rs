@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memcap_fuzz::notes::frontmatter::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, read};
-use memcap_fuzz::text::unsafe_char;
+use memcap_core::notes::frontmatter::{MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, read};
+use memcap_core::text::unsafe_char;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

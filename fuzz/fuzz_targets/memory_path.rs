@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memcap_fuzz::text::unsafe_char;
-use memcap_fuzz::vpath::MemPath;
+use memcap_core::text::unsafe_char;
+use memcap_core::vpath::MemPath;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(input) = std::str::from_utf8(data) else {

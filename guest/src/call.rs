@@ -1,44 +1,12 @@
 //! `call`: one `tool_use` input object as JSON in, one tool result out:
 //! parsed first (`command.rs`), then run.
 
-use serde_json::{Map, Value};
+use memcap_core::lines::ToolResult;
 use wasip2::filesystem::types::Descriptor;
 
 use crate::command::{self, Command};
 use crate::error::Result;
 use crate::{commands, root};
-
-/// What `call` returns: the text for the model and whether it is an error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolResult {
-    pub content: String,
-    pub is_error: bool,
-}
-
-impl From<Result<String>> for ToolResult {
-    fn from(result: Result<String>) -> Self {
-        match result {
-            Ok(content) => Self {
-                content,
-                is_error: false,
-            },
-            Err(e) => Self {
-                content: e.message,
-                is_error: true,
-            },
-        }
-    }
-}
-
-impl ToolResult {
-    /// The `{"content": …, "is_error": …}` line of `memcap call`.
-    pub fn to_json_line(&self) -> String {
-        let mut map = Map::new();
-        map.insert("content".into(), Value::String(self.content.clone()));
-        map.insert("is_error".into(), Value::Bool(self.is_error));
-        Value::Object(map).to_string()
-    }
-}
 
 /// Runs one tool input. Never fails: every problem becomes an error result.
 pub fn call(input: &str) -> ToolResult {

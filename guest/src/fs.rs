@@ -10,14 +10,14 @@ use wasip2::filesystem::types::{
 use wasip2::filesystem::types::filesystem_error_code;
 use wasip2::io::streams::StreamError;
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::vpath::{MemPath, RESERVED};
+use memcap_core::layout::TEMP_DIR;
 
 /// The largest file memcap reads or writes.
 pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Where unfinished writes live until they are renamed into place. The host
 /// empties it when it opens the store, so a crash leaves nothing behind.
-const TEMP_DIR: &str = ".memcap/tmp";
 /// `blocking-write-and-flush` takes at most 4096 bytes per call.
 const WRITE_CHUNK: usize = 4096;
 const READ_CHUNK: u64 = 64 * 1024;
@@ -25,59 +25,28 @@ const READ_CHUNK: u64 = 64 * 1024;
 // Calls on the preopened root go through its path "." rather than the root
 // descriptor itself: Node's preview2-shim refuses `stat` and `sync` on a preopen.
 
-impl ToolError {
-    /// Maps a filesystem error on `path` to a fixed message. `NoEntry` is left to
-    /// callers where the SDK words it differently; here it is the view message.
-    /// OS error text never reaches the model: only these fixed sentences do.
-    pub fn from_fs(code: ErrorCode, path: &str, doing: &str) -> Self {
-        use ErrorKind as K;
-        match code {
-            ErrorCode::NoEntry => Self::missing(path),
-            // cap-std reports every attempt to leave the preopen (`..`, absolute
-            // or outward symlinks) as a permission error, which WASI names this.
-            ErrorCode::NotPermitted => Self::escape(path),
-            ErrorCode::Loop => Self::new(
-                K::InvalidPath,
-                format!("Path {path} runs through a symbolic link loop"),
-            ),
-            ErrorCode::NameTooLong => Self::new(
-                K::InvalidPath,
-                format!("Path {path} is too long for the file system"),
-            ),
-            ErrorCode::IllegalByteSequence | ErrorCode::Invalid => Self::new(
-                K::InvalidPath,
-                format!("Path {path} is not a name the file system accepts"),
-            ),
-            ErrorCode::NotDirectory => Self::new(
-                K::NotADirectory,
-                format!("Could not {doing} {path}: a parent of it is a file, not a directory"),
-            ),
-            ErrorCode::InsufficientSpace | ErrorCode::Quota => Self::new(
-                K::Io,
-                format!(
-                    "Could not {doing} {path}: the memory directory is out of space. Nothing was changed."
-                ),
-            ),
-            ErrorCode::ReadOnly => Self::new(
-                K::Denied,
-                format!("Could not {doing} {path}: the memory directory is read-only"),
-            ),
-            ErrorCode::Access => Self::new(
-                K::Denied,
-                format!("Could not {doing} {path}: permission denied"),
-            ),
-            ErrorCode::FileTooLarge => Self::new(
-                K::TooLarge,
-                format!("Could not {doing} {path}: the file is too large"),
-            ),
-            _ => Self::new(
-                K::Io,
-                format!(
-                    "Could not {doing} {path}: the file system reported an error. Nothing was changed."
-                ),
-            ),
-        }
+/// A WASI error code as the core's typed file-system error.
+pub fn fs_error(code: ErrorCode) -> FsError {
+    match code {
+        ErrorCode::NoEntry => FsError::NotFound,
+        // cap-std reports every attempt to leave the preopen (`..`, absolute
+        // or outward symlinks) as a permission error, which WASI names this.
+        ErrorCode::NotPermitted => FsError::Escape,
+        ErrorCode::Loop => FsError::Loop,
+        ErrorCode::NameTooLong => FsError::NameTooLong,
+        ErrorCode::IllegalByteSequence | ErrorCode::Invalid => FsError::BadName,
+        ErrorCode::NotDirectory => FsError::NotADirectory,
+        ErrorCode::InsufficientSpace | ErrorCode::Quota => FsError::OutOfSpace,
+        ErrorCode::ReadOnly => FsError::ReadOnly,
+        ErrorCode::Access => FsError::Denied,
+        ErrorCode::FileTooLarge => FsError::TooLarge,
+        _ => FsError::Other,
     }
+}
+
+/// [`ToolError::from_fs`] for a WASI error code.
+pub fn tool_error(code: ErrorCode, path: &str, doing: &str) -> ToolError {
+    ToolError::from_fs(fs_error(code), path, doing)
 }
 
 /// `stat` following symbolic links; WASI keeps the links confined to the root.
@@ -139,10 +108,7 @@ pub struct TextFile {
 /// for reading would block.
 pub fn read_text(root: &Descriptor, path: &MemPath, shown: &str) -> Result<String> {
     let file = open_regular(root, path, shown)?;
-    let size = file
-        .stat()
-        .map_err(|e| ToolError::from_fs(e, shown, "read"))?
-        .size;
+    let size = file.stat().map_err(|e| tool_error(e, shown, "read"))?.size;
     decode(&file, size, shown)
 }
 
@@ -161,7 +127,7 @@ pub fn read_bytes_for_edit(
     path: &MemPath,
     shown: &str,
 ) -> Result<(Vec<u8>, Stamp)> {
-    let fail = |e| ToolError::from_fs(e, shown, "read");
+    let fail = |e| tool_error(e, shown, "read");
     let file = open_regular(root, path, shown)?;
     // Taken from the open file before reading, so a change during the read
     // (or a replacement of the file) shows up as a different stamp.
@@ -184,7 +150,7 @@ fn open_regular(root: &Descriptor, path: &MemPath, shown: &str) -> Result<Descri
                 "The file {shown} no longer exists (may have been deleted or renamed concurrently)."
             ),
         ),
-        e => ToolError::from_fs(e, shown, "read"),
+        e => tool_error(e, shown, "read"),
     })
 }
 
@@ -196,7 +162,7 @@ fn read_bounded(file: &Descriptor, size: u64, shown: &str) -> Result<Vec<u8>> {
     if size > MAX_FILE_BYTES {
         return Err(too_large(shown, size));
     }
-    let bytes = read_all(file, size).map_err(|e| ToolError::from_fs(e, shown, "read"))?;
+    let bytes = read_all(file, size).map_err(|e| tool_error(e, shown, "read"))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
@@ -256,7 +222,7 @@ pub fn check_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<(
             Ok(st) if st.type_ == DescriptorType::Directory => {}
             Ok(_) => return Err(parent_is_file(shown, &dir)),
             Err(ErrorCode::NoEntry) => return Ok(()),
-            Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+            Err(e) => return Err(tool_error(e, shown, "create")),
         }
     }
     Ok(())
@@ -272,7 +238,7 @@ pub fn create_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<
         Ok(st) if st.type_ == DescriptorType::Directory => return Ok(()),
         Ok(_) => return Err(parent_is_file(shown, &parent)),
         Err(ErrorCode::NoEntry) => {}
-        Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+        Err(e) => return Err(tool_error(e, shown, "create")),
     }
     for dir in path.ancestors() {
         match root.create_directory_at(&dir.relative()) {
@@ -280,10 +246,10 @@ pub fn create_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<
             Err(ErrorCode::Exist) => match stat(root, &dir) {
                 Ok(st) if st.type_ == DescriptorType::Directory => {}
                 Ok(_) => return Err(parent_is_file(shown, &dir)),
-                Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+                Err(e) => return Err(tool_error(e, shown, "create")),
             },
             Err(ErrorCode::NotDirectory) => return Err(parent_is_file(shown, &dir.parent())),
-            Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+            Err(e) => return Err(tool_error(e, shown, "create")),
         }
     }
     Ok(())
@@ -398,7 +364,7 @@ pub fn replace_file(
     expected: Stamp,
 ) -> Result<()> {
     replace_derived(root, path, shown, bytes, expected, true)?;
-    sync_dir(root, &path.parent()).map_err(|e| ToolError::from_fs(e, shown, "write"))
+    sync_dir(root, &path.parent()).map_err(|e| tool_error(e, shown, "write"))
 }
 
 /// Like [`replace_file`] without the directory fsync, and without the data
@@ -417,7 +383,7 @@ pub fn replace_derived(
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
-    let fail = |e| ToolError::from_fs(e, shown, "write");
+    let fail = |e| tool_error(e, shown, "write");
     let mut temp = write_temp(root, bytes, durable).map_err(fail)?;
     match stamp(root, path) {
         Ok(now) if now == expected => {}
@@ -474,7 +440,7 @@ pub fn create_file(root: &Descriptor, path: &MemPath, shown: &str, bytes: &[u8])
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
-    let fail = |e| ToolError::from_fs(e, shown, "create");
+    let fail = |e| tool_error(e, shown, "create");
     let temp = write_temp(root, bytes, true).map_err(fail)?;
     root.link_at(PathFlags::empty(), &temp.name, root, &path.relative())
         .map_err(|e| match e {

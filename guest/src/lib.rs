@@ -4,17 +4,16 @@
 //! This file is the glue between the WIT exports and the command modules.
 
 mod call;
-mod command;
 mod commands;
-mod error;
 mod fs;
 mod notes;
 mod quota;
 mod root;
-mod text;
-mod vpath;
 
-pub use call::{ToolResult, call};
+use memcap_core::{command, error, text, vpath};
+
+pub use call::call;
+pub use memcap_core::lines::ToolResult;
 
 wit_bindgen::generate!({
     path: "../wit",

@@ -1,8 +1,6 @@
 //! Errors: a failed tool call (always safe to show the model) and a store that
 //! could not be opened (for the embedding program).
 
-use serde::Serialize;
-
 use crate::bindings::WitError;
 
 /// What kind of failure a call hit. The first cases mirror the WIT
@@ -78,31 +76,12 @@ impl From<WitError> for ToolError {
 }
 
 /// One tool result, as `memcap call` prints it: `{"content": …, "is_error": …}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct ToolResult {
-    pub content: String,
-    pub is_error: bool,
-}
+pub use memcap_core::lines::ToolResult;
 
-impl From<Result<String, ToolError>> for ToolResult {
-    fn from(result: Result<String, ToolError>) -> Self {
-        match result {
-            Ok(content) => Self {
-                content,
-                is_error: false,
-            },
-            Err(e) => Self {
-                content: e.message,
-                is_error: true,
-            },
-        }
-    }
-}
-
-impl ToolResult {
-    /// The JSON line of the `memcap call` protocol.
-    pub fn to_json_line(&self) -> String {
-        serde_json::to_string(self).expect("a ToolResult always serialises")
+impl ToolError {
+    /// The result the model gets for a call that failed this way.
+    pub fn into_result(self) -> ToolResult {
+        ToolResult::error(self.message)
     }
 }
 

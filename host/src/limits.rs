@@ -26,7 +26,7 @@ impl Default for Limits {
         Self {
             memory_bytes: 256 << 20,
             call_timeout: Duration::from_secs(10),
-            max_input_bytes: 16 << 20,
+            max_input_bytes: memcap_core::lines::DEFAULT_MAX_INPUT_BYTES,
             max_store_files: 200_000,
             max_store_bytes: 1 << 30,
         }

@@ -1,13 +1,14 @@
 //! The `memcap` CLI: the memory tool's commands on a local directory, and
 //! `memcap call`, the JSON-lines executor for agent loops in any language.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use memcap::{Limits, Memory, NoteType, ToolError};
+use memcap_core::lines::serve;
 
 #[derive(Parser)]
 #[command(
@@ -207,74 +208,16 @@ fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
     }
 }
 
-/// The `memcap call` protocol. Blank lines are skipped; every other line gets
-/// exactly one answer, flushed at once.
+/// The `memcap call` protocol (`memcap_core::lines`), the input cap set by
+/// the memory's limits.
 fn serve_lines(memory: &Memory) -> anyhow::Result<ExitCode> {
-    let mut stdin = std::io::stdin().lock();
-    let mut stdout = std::io::stdout().lock();
     let max = memory.limits().max_input_bytes;
-    let mut line = Vec::new();
-    while let Some(fits) = read_line(&mut stdin, max, &mut line).context("reading stdin")? {
-        let result = match std::str::from_utf8(&line) {
-            _ if !fits => memcap::ToolResult {
-                content: format!(
-                    "The tool input is over {max} bytes, memcap's limit per call. \
-                     Split the content into several smaller files."
-                ),
-                is_error: true,
-            },
-            Ok(text) if text.trim().is_empty() => continue,
-            Ok(text) => memory.call(text),
-            Err(_) => memcap::ToolResult {
-                content: "Invalid tool input: the line is not UTF-8 text.".to_owned(),
-                is_error: true,
-            },
-        };
-        writeln!(stdout, "{}", result.to_json_line()).context("writing stdout")?;
-        stdout.flush().context("writing stdout")?;
-    }
+    serve(
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        max,
+        |text| memory.call(text),
+    )
+    .context("serving tool calls on stdin and stdout")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Reads one line (without its LF) into `line`, keeping at most `max` bytes
-/// so an endless line cannot exhaust memory. Returns `None` at end of input,
-/// `Some(false)` when the line was longer than `max` (the rest is skipped).
-fn read_line(
-    input: &mut impl BufRead,
-    max: usize,
-    line: &mut Vec<u8>,
-) -> std::io::Result<Option<bool>> {
-    line.clear();
-    let read = input
-        .by_ref()
-        .take(max as u64 + 1)
-        .read_until(b'\n', line)?;
-    if read == 0 {
-        return Ok(None);
-    }
-    if line.last() == Some(&b'\n') {
-        line.pop();
-        return Ok(Some(true));
-    }
-    if line.len() <= max {
-        return Ok(Some(true)); // the last line, without a final LF
-    }
-    // Too long: drop what was kept and skip to the end of the line.
-    line.clear();
-    loop {
-        let buf = input.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(Some(false));
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                input.consume(i + 1);
-                return Ok(Some(false));
-            }
-            None => {
-                let n = buf.len();
-                input.consume(n);
-            }
-        }
-    }
 }

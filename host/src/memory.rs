@@ -14,7 +14,7 @@ use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
 use crate::store::{self, EmptyDir, Found};
 
 /// The name the guest sees for its one directory.
-const GUEST_ROOT: &str = "/memories";
+const GUEST_ROOT: &str = memcap_core::layout::ROOT;
 /// The `call` commands that only read; every other one may write. A missing
 /// store is created by the first call that may write.
 const READ_COMMANDS: [&str; 4] = ["view", "memory_read", "memory_view", "prompt"];
@@ -315,7 +315,7 @@ impl Memory {
                 content: r.content,
                 is_error: r.is_error,
             },
-            Err(e) => Err(e).into(),
+            Err(e) => e.into_result(),
         }
     }
 

@@ -7,12 +7,9 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
+use memcap_core::layout::{LOCK_FILE, RESERVED, TEMP_DIR};
 
 use crate::error::OpenError;
-
-/// Where unfinished writes live; the guest refuses every path in `.memcap`.
-const TEMP_DIR: &str = ".memcap/tmp";
-const LOCK_FILE: &str = ".memcap/lock";
 
 /// A store's directory as found when it was opened.
 pub(crate) enum Found {
@@ -116,7 +113,7 @@ fn denied(e: &std::io::Error) -> bool {
 /// memcap's own names must be what it made them: a link or a file in their
 /// place is somebody else's doing, and is named with the way to fix it.
 fn check_reserved(dir: &Dir, root: &Path) -> Result<(), OpenError> {
-    for (name, want_dir) in [(".memcap", true), (TEMP_DIR, true), (LOCK_FILE, false)] {
+    for (name, want_dir) in [(RESERVED, true), (TEMP_DIR, true), (LOCK_FILE, false)] {
         let Ok(meta) = dir.symlink_metadata(name) else {
             continue;
         };

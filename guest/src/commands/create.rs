@@ -31,7 +31,7 @@ pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String>
     match fs::exists(root, &path) {
         Ok(true) => return Err(exists()),
         Ok(false) => {}
-        Err(e) => return Err(ToolError::from_fs(e, shown, "create")),
+        Err(e) => return Err(fs::tool_error(e, shown, "create")),
     }
     fs::check_parents(root, &path, shown)?;
     crate::quota::check(root, &path, shown, file_text.len() as u64)?;

@@ -25,11 +25,11 @@ pub fn delete(root: &Descriptor, shown: &str) -> Result<String> {
     match fs::stat(root, &path) {
         Ok(_) => {}
         Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(missing()),
-        Err(e) => return Err(ToolError::from_fs(e, shown, "delete")),
+        Err(e) => return Err(fs::tool_error(e, shown, "delete")),
     }
     let fail = |e| match e {
         ErrorCode::NoEntry => missing(),
-        e => ToolError::from_fs(e, shown, "delete"),
+        e => fs::tool_error(e, shown, "delete"),
     };
     // The name itself is removed: a link goes, never what it points to.
     let target = fs::lstat(root, &path).map_err(fail)?;

@@ -16,7 +16,7 @@ pub fn memory_delete(root: &Descriptor, filename: &str) -> Result<String> {
     };
     let fail = |e| match e {
         ErrorCode::NoEntry | ErrorCode::NotDirectory => missing(),
-        e => ToolError::from_fs(e, &shown, "delete"),
+        e => fs::tool_error(e, &shown, "delete"),
     };
     // Following links first refuses links that point outside the root.
     fs::stat(root, &path).map_err(fail)?;

@@ -74,7 +74,7 @@ pub fn memory_write(
             fs::create_file(root, &path, &shown, text.as_bytes())?;
             "Saved"
         }
-        Err(e) => return Err(ToolError::from_fs(e, &shown, "write")),
+        Err(e) => return Err(fs::tool_error(e, &shown, "write")),
     };
     let note = maintain::after_change(root, &[&path]);
     Ok(format!(

@@ -19,7 +19,7 @@ use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
-use crate::vpath::MemPath;
+use crate::vpath::{MemPath, ROOT};
 
 /// One page of a long answer: which items it shows, and the lines that say
 /// where the rest is. Pages count from 1; a page past the last one is empty
@@ -89,7 +89,7 @@ fn require_file(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
             format!("The path {shown} is not a file."),
         )),
         Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => Err(ToolError::missing(shown)),
-        Err(e) => Err(ToolError::from_fs(e, shown, "read")),
+        Err(e) => Err(fs::tool_error(e, shown, "read")),
     }
 }
 
@@ -99,7 +99,7 @@ fn require_file(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
 /// show it (`/memories/prefs/coffee.md`).
 fn note_path(filename: &str) -> Result<(MemPath, String)> {
     let trimmed = filename.trim();
-    let full = if trimmed == "/memories" || trimmed.starts_with("/memories/") {
+    let full = if trimmed == ROOT || trimmed.starts_with(&format!("{ROOT}/")) {
         trimmed.to_owned()
     } else if trimmed.starts_with('/') {
         return Err(ToolError::new(

@@ -27,7 +27,7 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
     match fs::exists(root, &new) {
         Ok(true) => return Err(taken()),
         Ok(false) => {}
-        Err(e) => return Err(ToolError::from_fs(e, new_shown, "rename to")),
+        Err(e) => return Err(fs::tool_error(e, new_shown, "rename to")),
     }
     let missing = || {
         ToolError::new(
@@ -38,7 +38,7 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
     match fs::stat(root, &old) {
         Ok(_) => {}
         Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(missing()),
-        Err(e) => return Err(ToolError::from_fs(e, old_shown, "rename")),
+        Err(e) => return Err(fs::tool_error(e, old_shown, "rename")),
     }
     if new.is_inside(&old) {
         return Err(ToolError::new(
@@ -50,10 +50,10 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
     root.rename_at(&old.relative(), root, &new.relative())
         .map_err(|e| match e {
             ErrorCode::NoEntry => missing(),
-            e => ToolError::from_fs(e, new_shown, "rename to"),
+            e => fs::tool_error(e, new_shown, "rename to"),
         })?;
     let sync = |dir: &MemPath| {
-        fs::sync_dir(root, dir).map_err(|e| ToolError::from_fs(e, new_shown, "rename to"))
+        fs::sync_dir(root, dir).map_err(|e| fs::tool_error(e, new_shown, "rename to"))
     };
     sync(&new.parent())?;
     if old.parent() != new.parent() {

@@ -26,7 +26,7 @@ pub fn view(root: &Descriptor, shown: &str, view_range: Option<(i64, i64)>) -> R
     let st = match fs::stat(root, &path) {
         Ok(st) => st,
         Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(ToolError::missing(shown)),
-        Err(e) => return Err(ToolError::from_fs(e, shown, "view")),
+        Err(e) => return Err(fs::tool_error(e, shown, "view")),
     };
     match st.type_ {
         DescriptorType::Directory => list(root, &path, shown, st.size),
@@ -89,7 +89,7 @@ fn list(root: &Descriptor, path: &MemPath, shown: &str, own_size: u64) -> Result
             OpenFlags::DIRECTORY,
             DescriptorFlags::READ,
         )
-        .map_err(|e| ToolError::from_fs(e, shown, "view"))?;
+        .map_err(|e| fs::tool_error(e, shown, "view"))?;
     let mut room = MAX_LISTED;
     if !collect(&dir, shown, "", 1, &mut room, &mut out) {
         out.push_str(&format!(

@@ -13,8 +13,8 @@ use wasip2::filesystem::types::{Descriptor, DescriptorFlags, ErrorCode, OpenFlag
 use super::catalog::{Catalog, Entry, FileStamp};
 use super::snapshot::{self, Head, read_exact};
 use crate::fs;
+use memcap_core::layout::JOURNAL;
 
-const JOURNAL: &str = ".memcap/notes.jsonl";
 const FORMAT: u32 = 7;
 const READ_CHUNK: u64 = 256 * 1024;
 /// What is read first: the header line and, in most stores, the whole head.

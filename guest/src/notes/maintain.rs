@@ -8,7 +8,7 @@ use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::fs;
-use crate::vpath::MemPath;
+use crate::vpath::{MemPath, ROOT};
 
 /// How often a rewrite of MEMORY.md is retried when an editor changed it
 /// between memcap's read and write.
@@ -103,7 +103,7 @@ pub fn usage_after(root: &Descriptor, path: &MemPath, new_size: u64) -> Result<(
 }
 
 fn catalog_error(e: ErrorCode) -> ToolError {
-    let mut error = ToolError::from_fs(e, "/memories", "index the notes in");
+    let mut error = fs::tool_error(e, ROOT, "index the notes in");
     if error.kind == ErrorKind::NotFound {
         error.kind = ErrorKind::Conflict;
         error.message = "A note disappeared while memcap indexed the notes; retry.".to_owned();
@@ -133,7 +133,7 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
                 ));
             }
             Err(ErrorCode::NoEntry) => None,
-            Err(e) => return Err(ToolError::from_fs(e, &shown, "read")),
+            Err(e) => return Err(fs::tool_error(e, &shown, "read")),
         };
         if existing.is_none() && catalog.len() == 0 {
             return Ok(String::new());

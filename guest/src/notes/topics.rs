@@ -3,6 +3,7 @@
 
 use super::NoteType;
 use super::catalog::{Catalog, Entry};
+use crate::vpath::ROOT;
 
 /// Notes for `topics`, in the order asked, each once; and the topics that
 /// matched nothing.
@@ -71,8 +72,8 @@ fn normalize(text: &str) -> String {
         .and_then(|t| t.strip_suffix('>'))
         .unwrap_or(text);
     let text = text
-        .strip_prefix("/memories/")
-        .or_else(|| text.strip_prefix("/memories"))
+        .strip_prefix(ROOT)
+        .map(|rest| rest.strip_prefix('/').unwrap_or(rest))
         .unwrap_or(text);
     let text = text.trim_matches('/');
     text.chars()

@@ -7,10 +7,7 @@
 use crate::error::{ErrorKind, Result, ToolError};
 use crate::text::unsafe_char;
 
-/// The virtual directory every path must live in.
-pub const ROOT: &str = "/memories";
-/// The name, directly under the root, that memcap keeps for itself.
-pub const RESERVED: &str = ".memcap";
+pub use crate::layout::{RESERVED, ROOT};
 const MAX_NAME_BYTES: usize = 255;
 const MAX_PATH_BYTES: usize = 4096;
 

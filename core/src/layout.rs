@@ -1,0 +1,18 @@
+//! Where things are: the one directory the agent sees and the names memcap
+//! keeps for itself inside it. The guest and the host both use these, so a
+//! name is spelled once on each side of the boundary.
+
+/// The virtual directory every path must live in; hosts preopen the memory
+/// root under this name.
+pub const ROOT: &str = "/memories";
+/// The name, directly under the root, that memcap keeps for itself: agents
+/// can neither see nor reach anything in it.
+pub const RESERVED: &str = ".memcap";
+/// Where writes are staged before they are linked or renamed into place.
+pub const TEMP_DIR: &str = ".memcap/tmp";
+/// The lock file a host may hold while a call writes.
+pub const LOCK_FILE: &str = ".memcap/lock";
+/// The catalog's journal.
+pub const JOURNAL: &str = ".memcap/notes.jsonl";
+/// The index file, directly under the root. It is not a note itself.
+pub const INDEX_FILE: &str = "MEMORY.md";

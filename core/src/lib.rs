@@ -1,0 +1,14 @@
+//! memcap's core: everything that needs no file system. Memory paths
+//! (`vpath`), a note's frontmatter and type (`notes`), the tool input parsed
+//! into a [`command::Command`], the failures a command reports (`error`) and
+//! text helpers. No WASI imports, so it builds and tests natively (`cargo
+//! test -p memcap-core`) and libFuzzer drives it (`fuzz/`); the guest
+//! (`guest/`) runs these against the one directory its host grants.
+
+pub mod command;
+pub mod error;
+pub mod layout;
+pub mod lines;
+pub mod notes;
+pub mod text;
+pub mod vpath;
