@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::notes::NoteType;
 
 /// The commands `call` takes, with their fields.
@@ -169,7 +169,7 @@ fn json_problem(e: &serde_json::Error) -> String {
 }
 
 fn invalid(message: String) -> ToolError {
-    ToolError::new(ErrorKind::InvalidInput, message)
+    ToolError::InvalidInput { problem: message }
 }
 
 fn type_name(value: &Value) -> &'static str {

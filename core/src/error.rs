@@ -26,35 +26,435 @@ pub enum ErrorKind {
     InvalidInput,
 }
 
-/// A failed command: its kind and the message for the model.
+/// A failed command, with what the message needs: every message the model
+/// can get is written once, in the `Display` below, and the kind (the WIT
+/// `tool-error` case) follows from the variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolError {
-    pub kind: ErrorKind,
-    pub message: String,
+pub enum ToolError {
+    // Paths (`vpath.rs`).
+    /// The SDK's wording for a path outside `/memories`.
+    OutsideRoot {
+        path: String,
+    },
+    /// The SDK's wording for a path that does not start with `/memories`.
+    NotUnderRoot {
+        path: String,
+    },
+    PathHasNul {
+        path: String,
+    },
+    PathTooLong {
+        path: String,
+        max: usize,
+    },
+    NameTooLong {
+        path: String,
+        max: usize,
+    },
+    Reserved {
+        path: String,
+    },
+    /// A new name with a control or invisible character.
+    UnsafeName {
+        path: String,
+        found: char,
+    },
+    /// The SDK's message for a path that resolves outside the root.
+    Escape {
+        path: String,
+    },
+    /// A file-system failure on `path` while memcap tried `doing` it.
+    Fs {
+        error: FsError,
+        path: String,
+        doing: &'static str,
+    },
+
+    // Finding and reading files.
+    /// The SDK's "does not exist" message used by view, str_replace and insert.
+    Missing {
+        path: String,
+    },
+    /// The wording delete and rename use.
+    NoSuchPath {
+        path: String,
+    },
+    NoSuchNote {
+        path: String,
+    },
+    NotAFile {
+        path: String,
+    },
+    UnsupportedFileType {
+        path: String,
+    },
+    /// Gone between being found and being opened.
+    Vanished {
+        path: String,
+    },
+    NotText {
+        path: String,
+    },
+    TooManyLines {
+        path: String,
+    },
+
+    // Writing.
+    FileExists {
+        path: String,
+    },
+    DestinationExists {
+        path: String,
+    },
+    ParentIsFile {
+        path: String,
+        parent: String,
+    },
+    TextHasNul {
+        path: String,
+    },
+    NoteHasNul {
+        path: String,
+    },
+    FileTooLarge {
+        path: String,
+        size: u64,
+        max: u64,
+    },
+    OverQuota {
+        path: String,
+        /// "files" or "bytes".
+        unit: &'static str,
+        count: u64,
+        limit: u64,
+    },
+    ChangedMeanwhile {
+        path: String,
+    },
+    DeleteRoot,
+    RenameRoot,
+    MoveIntoItself {
+        from: String,
+        to: String,
+    },
+
+    // Edits.
+    NoMatch {
+        old_str: String,
+        path: String,
+    },
+    /// `lines` lists where, already cut short with "…" when there are many.
+    MultipleMatches {
+        old_str: String,
+        lines: Vec<String>,
+    },
+    InvalidLine {
+        line: i64,
+        count: usize,
+    },
+
+    // Notes.
+    NoteNameAbsolute {
+        filename: String,
+    },
+    NoteNameIsDirectory {
+        filename: String,
+    },
+    IndexIsNotANote,
+    NoteNeedsName,
+    FieldTooLong {
+        field: &'static str,
+        chars: usize,
+        max: usize,
+    },
+    NoteIsNotAFile {
+        path: String,
+    },
+    NoteIsDirectory {
+        path: String,
+    },
+    UpdateBreaksNote {
+        path: String,
+        problem: String,
+    },
+    IndexIsNotAFile {
+        path: String,
+    },
+    NoteVanished,
+
+    // The host's grant, and the tool input itself.
+    NoRoot,
+    NoRootAmongSeveral,
+    /// Malformed tool input; `problem` says what is wrong with it.
+    InvalidInput {
+        problem: String,
+    },
 }
 
 impl ToolError {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-        }
-    }
-
     /// The SDK's message for a path that resolves outside the root.
     pub fn escape(path: &str) -> Self {
-        Self::new(
-            ErrorKind::Escape,
-            format!("Path {path} would escape /memories directory"),
-        )
+        Self::Escape {
+            path: path.to_owned(),
+        }
     }
 
     /// The SDK's "does not exist" message used by view, str_replace and insert.
     pub fn missing(path: &str) -> Self {
-        Self::new(
-            ErrorKind::NotFound,
-            format!("The path {path} does not exist. Please provide a valid path."),
-        )
+        Self::Missing {
+            path: path.to_owned(),
+        }
+    }
+
+    /// The failure's kind, as the WIT `tool-error` cases name it.
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorKind as K;
+        match self {
+            Self::OutsideRoot { .. }
+            | Self::NotUnderRoot { .. }
+            | Self::PathHasNul { .. }
+            | Self::PathTooLong { .. }
+            | Self::NameTooLong { .. }
+            | Self::Reserved { .. }
+            | Self::UnsafeName { .. }
+            | Self::NoteNameAbsolute { .. }
+            | Self::NoteNameIsDirectory { .. } => K::InvalidPath,
+            Self::Escape { .. } => K::Escape,
+            Self::Fs { error, .. } => match error {
+                FsError::NotFound => K::NotFound,
+                FsError::Escape => K::Escape,
+                FsError::Loop | FsError::NameTooLong | FsError::BadName => K::InvalidPath,
+                FsError::NotADirectory => K::NotADirectory,
+                FsError::OutOfSpace | FsError::Other => K::Io,
+                FsError::ReadOnly | FsError::Denied => K::Denied,
+                FsError::TooLarge => K::TooLarge,
+            },
+            Self::Missing { .. } | Self::NoSuchPath { .. } | Self::NoSuchNote { .. } => K::NotFound,
+            Self::NotAFile { .. }
+            | Self::UnsupportedFileType { .. }
+            | Self::NoteIsNotAFile { .. }
+            | Self::NoteIsDirectory { .. }
+            | Self::IndexIsNotAFile { .. } => K::NotAFile,
+            Self::Vanished { .. } | Self::ChangedMeanwhile { .. } | Self::NoteVanished => {
+                K::Conflict
+            }
+            Self::NotText { .. } | Self::TextHasNul { .. } | Self::NoteHasNul { .. } => K::NotText,
+            Self::TooManyLines { .. } | Self::FileTooLarge { .. } | Self::OverQuota { .. } => {
+                K::TooLarge
+            }
+            Self::FileExists { .. } | Self::DestinationExists { .. } => K::AlreadyExists,
+            Self::ParentIsFile { .. } | Self::MoveIntoItself { .. } => K::NotADirectory,
+            Self::DeleteRoot | Self::RenameRoot | Self::IndexIsNotANote => K::Protected,
+            Self::NoMatch { .. } => K::NoMatch,
+            Self::MultipleMatches { .. } => K::MultipleMatches,
+            Self::InvalidLine { .. } => K::InvalidLine,
+            Self::NoteNeedsName | Self::FieldTooLong { .. } | Self::UpdateBreaksNote { .. } => {
+                K::InvalidNote
+            }
+            Self::NoRoot | Self::NoRootAmongSeveral => K::Io,
+            Self::InvalidInput { .. } => K::InvalidInput,
+        }
+    }
+
+    /// Maps a file-system error on `path` to its fixed message. OS error
+    /// text never reaches the model: only these fixed sentences do.
+    pub fn from_fs(error: FsError, path: &str, doing: &'static str) -> Self {
+        Self::Fs {
+            error,
+            path: path.to_owned(),
+            doing,
+        }
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OutsideRoot { path } => {
+                write!(
+                    f,
+                    "Path must be /memories or start with /memories/, got: {path}"
+                )
+            }
+            Self::NotUnderRoot { path } => write!(f, "Path must start with /memories, got: {path}"),
+            Self::PathHasNul { path } => write!(f, "Path {path} contains a NUL character"),
+            Self::PathTooLong { path, max } => write!(f, "Path {path} is longer than {max} bytes"),
+            Self::NameTooLong { path, max } => {
+                write!(f, "Path {path} has a name longer than {max} bytes")
+            }
+            Self::Reserved { path } => write!(
+                f,
+                "Path {path} is reserved for memcap's own files; use another name"
+            ),
+            Self::UnsafeName { path, found } => write!(
+                f,
+                "Path {} has a control or invisible character (U+{:04X}) in a name; \
+                 memcap does not create such names. Choose a name without it.",
+                path.escape_debug(),
+                *found as u32
+            ),
+            Self::Escape { path } => write!(f, "Path {path} would escape /memories directory"),
+            Self::Fs { error, path, doing } => match error {
+                FsError::NotFound => Self::missing(path).fmt(f),
+                FsError::Escape => Self::escape(path).fmt(f),
+                FsError::Loop => write!(f, "Path {path} runs through a symbolic link loop"),
+                FsError::NameTooLong => write!(f, "Path {path} is too long for the file system"),
+                FsError::BadName => {
+                    write!(f, "Path {path} is not a name the file system accepts")
+                }
+                FsError::NotADirectory => write!(
+                    f,
+                    "Could not {doing} {path}: a parent of it is a file, not a directory"
+                ),
+                FsError::OutOfSpace => write!(
+                    f,
+                    "Could not {doing} {path}: the memory directory is out of space. Nothing was changed."
+                ),
+                FsError::ReadOnly => write!(
+                    f,
+                    "Could not {doing} {path}: the memory directory is read-only"
+                ),
+                FsError::Denied => write!(f, "Could not {doing} {path}: permission denied"),
+                FsError::TooLarge => write!(f, "Could not {doing} {path}: the file is too large"),
+                FsError::Other => write!(
+                    f,
+                    "Could not {doing} {path}: the file system reported an error. Nothing was changed."
+                ),
+            },
+            Self::Missing { path } => write!(
+                f,
+                "The path {path} does not exist. Please provide a valid path."
+            ),
+            Self::NoSuchPath { path } => write!(f, "The path {path} does not exist"),
+            Self::NoSuchNote { path } => write!(
+                f,
+                "The note {path} does not exist. memory_read lists every memory file."
+            ),
+            Self::NotAFile { path } => write!(f, "The path {path} is not a file."),
+            Self::UnsupportedFileType { path } => write!(f, "Unsupported file type for {path}"),
+            Self::Vanished { path } => write!(
+                f,
+                "The file {path} no longer exists (may have been deleted or renamed concurrently)."
+            ),
+            Self::NotText { path } => write!(
+                f,
+                "The file {path} is not UTF-8 text (it is binary or in another encoding), \
+                 so memcap cannot show or edit it. It can still be renamed or deleted."
+            ),
+            Self::TooManyLines { path } => write!(
+                f,
+                "File {path} exceeds maximum line limit of 999,999 lines."
+            ),
+            Self::FileExists { path } => write!(f, "File {path} already exists"),
+            Self::DestinationExists { path } => {
+                write!(f, "The destination {path} already exists")
+            }
+            Self::ParentIsFile { path, parent } => write!(
+                f,
+                "Cannot create {path}: {parent} is a file, not a directory"
+            ),
+            Self::TextHasNul { path } => write!(
+                f,
+                "Cannot create {path}: file_text contains a NUL character; memory files are text"
+            ),
+            Self::NoteHasNul { path } => write!(
+                f,
+                "Cannot write {path}: the note contains a NUL character; notes are text"
+            ),
+            Self::FileTooLarge { path, size, max } => write!(
+                f,
+                "The file {path} would be {size} bytes; memcap keeps files up to {max} \
+                 bytes ({} MiB). Split the content into several files.",
+                max >> 20
+            ),
+            Self::OverQuota {
+                path,
+                unit,
+                count,
+                limit,
+            } => write!(
+                f,
+                "Cannot write {path}: the memory would then hold {count} {unit}, over its limit \
+                 of {limit}. Nothing was written. Delete files that are no longer needed, or ask \
+                 whoever runs memcap to raise the limit."
+            ),
+            Self::ChangedMeanwhile { path } => write!(
+                f,
+                "The file {path} was changed by someone else while this edit ran; \
+                 nothing was written. View it again and retry."
+            ),
+            Self::DeleteRoot => f.write_str("Cannot delete the /memories directory itself"),
+            Self::RenameRoot => f.write_str("Cannot rename the /memories directory itself"),
+            Self::MoveIntoItself { from, to } => {
+                write!(f, "Cannot move {from} into itself ({to})")
+            }
+            Self::NoMatch { old_str, path } => write!(
+                f,
+                "No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}."
+            ),
+            Self::MultipleMatches { old_str, lines } => write!(
+                f,
+                "No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: {}. Please ensure it is unique",
+                lines.join(", ")
+            ),
+            Self::InvalidLine { line, count } => write!(
+                f,
+                "Invalid `insert_line` parameter: {line}. It should be within the range [0, {count}]."
+            ),
+            Self::NoteNameAbsolute { filename } => write!(
+                f,
+                "Note filename {filename} must be relative to /memories (like prefs/coffee.md) \
+                 or start with /memories/"
+            ),
+            Self::NoteNameIsDirectory { filename } => write!(
+                f,
+                "Note filename {filename:?} names a directory; give a file name such as coffee.md"
+            ),
+            Self::IndexIsNotANote => f.write_str(
+                "/memories/MEMORY.md is the index memcap keeps; it is not a note. Write notes to \
+                 other files; your own text in MEMORY.md goes outside its generated region \
+                 (edit it with str_replace or insert).",
+            ),
+            Self::NoteNeedsName => f.write_str(
+                "A note needs a name: a few words the index shows, such as \"Coffee preference\".",
+            ),
+            Self::FieldTooLong { field, chars, max } => write!(
+                f,
+                "The note's {field} is {chars} characters; memcap takes up to {max}. \
+                 Keep the {field} short and put the details in content."
+            ),
+            Self::NoteIsNotAFile { path } => write!(
+                f,
+                "{path} is a directory or special file, not a note; choose another filename"
+            ),
+            Self::NoteIsDirectory { path } => write!(
+                f,
+                "{path} is a directory; memory_delete removes one note. \
+                 The delete command removes a directory with everything in it."
+            ),
+            Self::UpdateBreaksNote { path, problem } => write!(
+                f,
+                "No replacement was performed: after it {path} would not be a valid note \
+                 ({problem}). Change the text below the frontmatter, or rewrite the note \
+                 with memory_write to change its name, description or type."
+            ),
+            Self::IndexIsNotAFile { path } => write!(
+                f,
+                "{path} is not a file, so memcap cannot keep the index there; rename or delete it"
+            ),
+            Self::NoteVanished => {
+                f.write_str("A note disappeared while memcap indexed the notes; retry.")
+            }
+            Self::NoRoot => f.write_str(
+                "memcap has no memory directory: the host must grant exactly one directory \
+                 (for example `wasmtime run --dir ./memories::/memories`)",
+            ),
+            Self::NoRootAmongSeveral => f.write_str(
+                "memcap was granted several directories and none is named /memories: \
+                 grant only the memory directory",
+            ),
+            Self::InvalidInput { problem } => f.write_str(problem),
+        }
     }
 }
 
@@ -79,56 +479,57 @@ pub enum FsError {
     Other,
 }
 
-impl ToolError {
-    /// Maps a file-system error on `path` to a fixed message. `NotFound` is
-    /// left to callers where the SDK words it differently; here it is the
-    /// view message. OS error text never reaches the model: only these fixed
-    /// sentences do.
-    pub fn from_fs(e: FsError, path: &str, doing: &str) -> Self {
-        use ErrorKind as K;
-        match e {
-            FsError::NotFound => Self::missing(path),
-            FsError::Escape => Self::escape(path),
-            FsError::Loop => Self::new(
-                K::InvalidPath,
-                format!("Path {path} runs through a symbolic link loop"),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_the_sdk_also_writes_are_its_words() {
+        let cases = [
+            (
+                ToolError::escape("/memories/../x"),
+                "Path /memories/../x would escape /memories directory",
             ),
-            FsError::NameTooLong => Self::new(
-                K::InvalidPath,
-                format!("Path {path} is too long for the file system"),
+            (
+                ToolError::missing("/memories/a.md"),
+                "The path /memories/a.md does not exist. Please provide a valid path.",
             ),
-            FsError::BadName => Self::new(
-                K::InvalidPath,
-                format!("Path {path} is not a name the file system accepts"),
+            (
+                ToolError::FileExists {
+                    path: "/memories/a.md".into(),
+                },
+                "File /memories/a.md already exists",
             ),
-            FsError::NotADirectory => Self::new(
-                K::NotADirectory,
-                format!("Could not {doing} {path}: a parent of it is a file, not a directory"),
+            (
+                ToolError::MultipleMatches {
+                    old_str: "x".into(),
+                    lines: vec!["1".into(), "3".into()],
+                },
+                "No replacement was performed. Multiple occurrences of old_str `x` in lines: 1, 3. \
+                 Please ensure it is unique",
             ),
-            FsError::OutOfSpace => Self::new(
-                K::Io,
-                format!(
-                    "Could not {doing} {path}: the memory directory is out of space. Nothing was changed."
-                ),
+            (
+                ToolError::InvalidLine { line: 9, count: 2 },
+                "Invalid `insert_line` parameter: 9. It should be within the range [0, 2].",
             ),
-            FsError::ReadOnly => Self::new(
-                K::Denied,
-                format!("Could not {doing} {path}: the memory directory is read-only"),
-            ),
-            FsError::Denied => Self::new(
-                K::Denied,
-                format!("Could not {doing} {path}: permission denied"),
-            ),
-            FsError::TooLarge => Self::new(
-                K::TooLarge,
-                format!("Could not {doing} {path}: the file is too large"),
-            ),
-            FsError::Other => Self::new(
-                K::Io,
-                format!(
-                    "Could not {doing} {path}: the file system reported an error. Nothing was changed."
-                ),
-            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn a_file_system_error_keeps_its_kind_and_never_names_the_os() {
+        for (error, kind) in [
+            (FsError::NotFound, ErrorKind::NotFound),
+            (FsError::Escape, ErrorKind::Escape),
+            (FsError::ReadOnly, ErrorKind::Denied),
+            (FsError::OutOfSpace, ErrorKind::Io),
+            (FsError::TooLarge, ErrorKind::TooLarge),
+        ] {
+            let e = ToolError::from_fs(error, "/memories/a.md", "write");
+            assert_eq!(e.kind(), kind, "{error:?}");
+            assert!(e.to_string().contains("/memories/a.md"), "{e}");
         }
     }
 }

@@ -41,7 +41,7 @@ impl From<Result<String, ToolError>> for ToolResult {
                 content,
                 is_error: false,
             },
-            Err(e) => Self::error(e.message),
+            Err(e) => Self::error(e.to_string()),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! enforced again, by construction, when WASI resolves the result against the
 //! root descriptor.
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::text::unsafe_char;
 
 pub use crate::layout::{RESERVED, ROOT};
@@ -29,29 +29,20 @@ impl MemPath {
         let rest = match path.strip_prefix(ROOT) {
             Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
             Some(_) => {
-                return Err(ToolError::new(
-                    ErrorKind::InvalidPath,
-                    format!("Path must be /memories or start with /memories/, got: {path}"),
-                ));
+                return Err(ToolError::OutsideRoot { path: path.into() });
             }
             None => {
-                return Err(ToolError::new(
-                    ErrorKind::InvalidPath,
-                    format!("Path must start with /memories, got: {path}"),
-                ));
+                return Err(ToolError::NotUnderRoot { path: path.into() });
             }
         };
         if path.contains('\0') {
-            return Err(ToolError::new(
-                ErrorKind::InvalidPath,
-                format!("Path {path} contains a NUL character"),
-            ));
+            return Err(ToolError::PathHasNul { path: path.into() });
         }
         if path.len() > MAX_PATH_BYTES {
-            return Err(ToolError::new(
-                ErrorKind::InvalidPath,
-                format!("Path {path} is longer than {MAX_PATH_BYTES} bytes"),
-            ));
+            return Err(ToolError::PathTooLong {
+                path: path.into(),
+                max: MAX_PATH_BYTES,
+            });
         }
         let mut components: Vec<String> = Vec::new();
         for part in rest.split('/') {
@@ -63,19 +54,16 @@ impl MemPath {
                     }
                 }
                 name if name.len() > MAX_NAME_BYTES => {
-                    return Err(ToolError::new(
-                        ErrorKind::InvalidPath,
-                        format!("Path {path} has a name longer than {MAX_NAME_BYTES} bytes"),
-                    ));
+                    return Err(ToolError::NameTooLong {
+                        path: path.into(),
+                        max: MAX_NAME_BYTES,
+                    });
                 }
                 name => components.push(name.to_owned()),
             }
         }
         if components.first().is_some_and(|c| c == RESERVED) {
-            return Err(ToolError::new(
-                ErrorKind::InvalidPath,
-                format!("Path {path} is reserved for memcap's own files; use another name"),
-            ));
+            return Err(ToolError::Reserved { path: path.into() });
         }
         Ok(Self { components })
     }
@@ -89,15 +77,10 @@ impl MemPath {
     pub fn check_new(&self, shown: &str) -> Result<()> {
         match self.components.iter().find_map(|c| unsafe_char(c)) {
             None => Ok(()),
-            Some(c) => Err(ToolError::new(
-                ErrorKind::InvalidPath,
-                format!(
-                    "Path {} has a control or invisible character (U+{:04X}) in a name; \
-                     memcap does not create such names. Choose a name without it.",
-                    shown.escape_debug(),
-                    c as u32
-                ),
-            )),
+            Some(found) => Err(ToolError::UnsafeName {
+                path: shown.into(),
+                found,
+            }),
         }
     }
 
@@ -160,13 +143,14 @@ impl MemPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
 
     fn rel(p: &str) -> String {
         MemPath::parse(p).unwrap().relative()
     }
 
     fn kind(p: &str) -> ErrorKind {
-        MemPath::parse(p).unwrap_err().kind
+        MemPath::parse(p).unwrap_err().kind()
     }
 
     #[test]
@@ -210,8 +194,8 @@ mod tests {
             "/memories/\u{200b}",
         ] {
             let err = MemPath::parse(bad).unwrap().check_new(bad).unwrap_err();
-            assert_eq!(err.kind, ErrorKind::InvalidPath, "{bad:?}");
-            assert!(!err.message.contains('\n'), "{}", err.message);
+            assert_eq!(err.kind(), ErrorKind::InvalidPath, "{bad:?}");
+            assert!(!err.to_string().contains('\n'), "{err}");
         }
         assert!(
             MemPath::parse("/memories/café 日本.md")
@@ -237,7 +221,7 @@ mod tests {
     fn prefix_errors_use_the_sdk_message() {
         let err = MemPath::parse("/etc/passwd").unwrap_err();
         assert_eq!(
-            err.message,
+            err.to_string(),
             "Path must start with /memories, got: /etc/passwd"
         );
         assert_eq!(kind(""), ErrorKind::InvalidPath);

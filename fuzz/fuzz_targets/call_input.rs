@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Err(e) = parse(input) {
-        assert_eq!(e.kind, ErrorKind::InvalidInput);
-        assert!(!e.message.is_empty());
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
+        assert!(!e.to_string().is_empty());
     }
 });

@@ -10,7 +10,7 @@ use wasip2::filesystem::types::{
 use wasip2::filesystem::types::filesystem_error_code;
 use wasip2::io::streams::StreamError;
 
-use crate::error::{ErrorKind, FsError, Result, ToolError};
+use crate::error::{FsError, Result, ToolError};
 use crate::vpath::{MemPath, RESERVED};
 use memcap_core::layout::TEMP_DIR;
 
@@ -45,7 +45,7 @@ pub fn fs_error(code: ErrorCode) -> FsError {
 }
 
 /// [`ToolError::from_fs`] for a WASI error code.
-pub fn tool_error(code: ErrorCode, path: &str, doing: &str) -> ToolError {
+pub fn tool_error(code: ErrorCode, path: &str, doing: &'static str) -> ToolError {
     ToolError::from_fs(fs_error(code), path, doing)
 }
 
@@ -144,12 +144,7 @@ fn open_regular(root: &Descriptor, path: &MemPath, shown: &str) -> Result<Descri
         DescriptorFlags::READ,
     )
     .map_err(|e| match e {
-        ErrorCode::NoEntry => ToolError::new(
-            ErrorKind::Conflict,
-            format!(
-                "The file {shown} no longer exists (may have been deleted or renamed concurrently)."
-            ),
-        ),
+        ErrorCode::NoEntry => ToolError::Vanished { path: shown.into() },
         e => tool_error(e, shown, "read"),
     })
 }
@@ -195,23 +190,15 @@ fn read_all(file: &Descriptor, size: u64) -> Result<Vec<u8>, ErrorCode> {
 }
 
 pub fn not_text(shown: &str) -> ToolError {
-    ToolError::new(
-        ErrorKind::NotText,
-        format!(
-            "The file {shown} is not UTF-8 text (it is binary or in another encoding), \
-             so memcap cannot show or edit it. It can still be renamed or deleted."
-        ),
-    )
+    ToolError::NotText { path: shown.into() }
 }
 
 pub fn too_large(shown: &str, size: u64) -> ToolError {
-    ToolError::new(
-        ErrorKind::TooLarge,
-        format!(
-            "The file {shown} would be {size} bytes; memcap keeps files up to {MAX_FILE_BYTES} \
-             bytes (8 MiB). Split the content into several files."
-        ),
-    )
+    ToolError::FileTooLarge {
+        path: shown.into(),
+        size,
+        max: MAX_FILE_BYTES,
+    }
 }
 
 /// Checks, without creating anything, that every existing ancestor of
@@ -256,13 +243,10 @@ pub fn create_parents(root: &Descriptor, path: &MemPath, shown: &str) -> Result<
 }
 
 fn parent_is_file(shown: &str, file: &MemPath) -> ToolError {
-    ToolError::new(
-        ErrorKind::NotADirectory,
-        format!(
-            "Cannot create {shown}: {} is a file, not a directory",
-            file.display()
-        ),
-    )
+    ToolError::ParentIsFile {
+        path: shown.into(),
+        parent: file.display(),
+    }
 }
 
 /// An unfinished write in [`TEMP_DIR`], removed on drop unless published.
@@ -388,13 +372,7 @@ pub fn replace_derived(
     match stamp(root, path) {
         Ok(now) if now == expected => {}
         _ => {
-            return Err(ToolError::new(
-                ErrorKind::Conflict,
-                format!(
-                    "The file {shown} was changed by someone else while this edit ran; \
-                     nothing was written. View it again and retry."
-                ),
-            ));
+            return Err(ToolError::ChangedMeanwhile { path: shown.into() });
         }
     }
     root.rename_at(&temp.name, root, &path.relative())
@@ -444,10 +422,7 @@ pub fn create_file(root: &Descriptor, path: &MemPath, shown: &str, bytes: &[u8])
     let temp = write_temp(root, bytes, true).map_err(fail)?;
     root.link_at(PathFlags::empty(), &temp.name, root, &path.relative())
         .map_err(|e| match e {
-            ErrorCode::Exist => ToolError::new(
-                ErrorKind::AlreadyExists,
-                format!("File {shown} already exists"),
-            ),
+            ErrorCode::Exist => ToolError::FileExists { path: shown.into() },
             e => fail(e),
         })?;
     drop(temp);

@@ -128,8 +128,8 @@ impl Guest for Component {
 
 fn to_wit(e: error::ToolError) -> WitError {
     use error::ErrorKind as K;
-    let m = e.message;
-    match e.kind {
+    let m = e.to_string();
+    match e.kind() {
         // Only `call` parses tool input; the typed functions cannot get it wrong.
         K::InvalidPath | K::InvalidInput => WitError::InvalidPath(m),
         K::Escape => WitError::Escape(m),

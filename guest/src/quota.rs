@@ -6,7 +6,7 @@
 
 use wasip2::filesystem::types::Descriptor;
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::notes::maintain;
 use crate::vpath::MemPath;
 
@@ -30,18 +30,17 @@ pub fn check(root: &Descriptor, path: &MemPath, shown: &str, new_size: u64) -> R
     let (files, bytes) = maintain::usage_after(root, path, new_size)?;
     let max_files = limit("MEMCAP_MAX_FILES", DEFAULT_MAX_FILES);
     let max_bytes = limit("MEMCAP_MAX_BYTES", DEFAULT_MAX_BYTES);
-    let over = if files > max_files {
-        format!("{files} files, over its limit of {max_files}")
+    let (unit, count, limit) = if files > max_files {
+        ("files", files, max_files)
     } else if bytes > max_bytes {
-        format!("{bytes} bytes, over its limit of {max_bytes}")
+        ("bytes", bytes, max_bytes)
     } else {
         return Ok(());
     };
-    Err(ToolError::new(
-        ErrorKind::TooLarge,
-        format!(
-            "Cannot write {shown}: the memory would then hold {over}. Nothing was written. \
-             Delete files that are no longer needed, or ask whoever runs memcap to raise the limit."
-        ),
-    ))
+    Err(ToolError::OverQuota {
+        path: shown.into(),
+        unit,
+        count,
+        limit,
+    })
 }

@@ -5,7 +5,7 @@ use std::cell::OnceCell;
 use wasip2::filesystem::preopens::get_directories;
 use wasip2::filesystem::types::Descriptor;
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::vpath::ROOT;
 
 thread_local! {
@@ -32,23 +32,13 @@ fn find_root() -> Result<Descriptor> {
     let mut dirs = get_directories();
     let index = match dirs.len() {
         0 => {
-            return Err(ToolError::new(
-                ErrorKind::Io,
-                "memcap has no memory directory: the host must grant exactly one directory \
-                 (for example `wasmtime run --dir ./memories::/memories`)",
-            ));
+            return Err(ToolError::NoRoot);
         }
         1 => 0,
         _ => dirs
             .iter()
             .position(|(_, name)| name == ROOT)
-            .ok_or_else(|| {
-                ToolError::new(
-                    ErrorKind::Io,
-                    "memcap was granted several directories and none is named /memories: \
-                 grant only the memory directory",
-                )
-            })?,
+            .ok_or(ToolError::NoRootAmongSeveral)?,
     };
     Ok(dirs.swap_remove(index).0)
 }

@@ -2,7 +2,7 @@
 
 use wasip2::filesystem::types::Descriptor;
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
@@ -10,22 +10,12 @@ use crate::vpath::MemPath;
 pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String> {
     let path = MemPath::parse(shown)?;
     path.check_new(shown)?;
-    let exists = || {
-        ToolError::new(
-            ErrorKind::AlreadyExists,
-            format!("File {shown} already exists"),
-        )
-    };
+    let exists = || ToolError::FileExists { path: shown.into() };
     if path.is_root() {
         return Err(exists());
     }
     if file_text.contains('\0') {
-        return Err(ToolError::new(
-            ErrorKind::NotText,
-            format!(
-                "Cannot create {shown}: file_text contains a NUL character; memory files are text"
-            ),
-        ));
+        return Err(ToolError::TextHasNul { path: shown.into() });
     }
     // Refuse early, before any directory is made, when the name is taken.
     match fs::exists(root, &path) {

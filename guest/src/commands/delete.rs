@@ -2,7 +2,7 @@
 
 use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
@@ -10,17 +10,9 @@ use crate::vpath::MemPath;
 pub fn delete(root: &Descriptor, shown: &str) -> Result<String> {
     let path = MemPath::parse(shown)?;
     if path.is_root() {
-        return Err(ToolError::new(
-            ErrorKind::Protected,
-            "Cannot delete the /memories directory itself",
-        ));
+        return Err(ToolError::DeleteRoot);
     }
-    let missing = || {
-        ToolError::new(
-            ErrorKind::NotFound,
-            format!("The path {shown} does not exist"),
-        )
-    };
+    let missing = || ToolError::NoSuchPath { path: shown.into() };
     // Following links first refuses links that point outside the root.
     match fs::stat(root, &path) {
         Ok(_) => {}

@@ -2,7 +2,7 @@
 
 use wasip2::filesystem::types::Descriptor;
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
@@ -21,14 +21,13 @@ pub fn insert(
         lines.pop();
     }
     let count = lines.len();
-    let at = usize::try_from(insert_line).ok().filter(|&at| at <= count).ok_or_else(|| {
-        ToolError::new(
-            ErrorKind::InvalidLine,
-            format!(
-                "Invalid `insert_line` parameter: {insert_line}. It should be within the range [0, {count}]."
-            ),
-        )
-    })?;
+    let at = usize::try_from(insert_line)
+        .ok()
+        .filter(|&at| at <= count)
+        .ok_or(ToolError::InvalidLine {
+            line: insert_line,
+            count,
+        })?;
     lines.insert(at, insert_text.trim_end_matches('\n'));
     let mut updated = lines.join("\n");
     if !updated.ends_with('\n') {

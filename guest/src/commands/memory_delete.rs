@@ -2,17 +2,14 @@
 
 use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 
 pub fn memory_delete(root: &Descriptor, filename: &str) -> Result<String> {
     let (path, shown) = super::note_path(filename)?;
-    let missing = || {
-        ToolError::new(
-            ErrorKind::NotFound,
-            format!("The note {shown} does not exist. memory_read lists every memory file."),
-        )
+    let missing = || ToolError::NoSuchNote {
+        path: shown.clone(),
     };
     let fail = |e| match e {
         ErrorCode::NoEntry | ErrorCode::NotDirectory => missing(),
@@ -22,13 +19,7 @@ pub fn memory_delete(root: &Descriptor, filename: &str) -> Result<String> {
     fs::stat(root, &path).map_err(fail)?;
     let target = fs::lstat(root, &path).map_err(fail)?;
     if target.type_ == DescriptorType::Directory {
-        return Err(ToolError::new(
-            ErrorKind::NotAFile,
-            format!(
-                "{shown} is a directory; memory_delete removes one note. \
-                 The delete command removes a directory with everything in it."
-            ),
-        ));
+        return Err(ToolError::NoteIsDirectory { path: shown });
     }
     root.unlink_file_at(&path.relative()).map_err(fail)?;
     fs::sync_dir(root, &path.parent()).map_err(fail)?;

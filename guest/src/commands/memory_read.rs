@@ -157,7 +157,7 @@ fn push_note(root: &Descriptor, entry: &Entry, out: &mut String) {
                 }
             }
         }
-        Err(e) => out.push_str(&format!("(not shown: {})\n", e.message)),
+        Err(e) => out.push_str(&format!("(not shown: {e})\n")),
     }
     out.push('\n');
 }

@@ -4,7 +4,7 @@
 use wasip2::filesystem::types::Descriptor;
 
 use super::str_replace::{replace_once, snippet};
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::{frontmatter, maintain, today};
 use crate::vpath::MemPath;
@@ -41,12 +41,8 @@ fn refuse_breaking(old: &str, new: &str, path: &MemPath, shown: &str) -> Result<
         (None, true) => "it would remove the note's frontmatter".to_owned(),
         (None, false) => return Ok(()),
     };
-    Err(ToolError::new(
-        ErrorKind::InvalidNote,
-        format!(
-            "No replacement was performed: after it {shown} would not be a valid note \
-             ({problem}). Change the text below the frontmatter, or rewrite the note \
-             with memory_write to change its name, description or type."
-        ),
-    ))
+    Err(ToolError::UpdateBreaksNote {
+        path: shown.into(),
+        problem,
+    })
 }

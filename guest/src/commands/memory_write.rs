@@ -3,7 +3,7 @@
 
 use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::frontmatter::MAX_NAME_CHARS;
 use crate::notes::{NoteType, frontmatter, maintain, today};
@@ -22,10 +22,7 @@ pub fn memory_write(
     let (path, shown) = super::note_path(filename)?;
     path.check_new(&shown)?;
     if name.trim().is_empty() {
-        return Err(ToolError::new(
-            ErrorKind::InvalidNote,
-            "A note needs a name: a few words the index shows, such as \"Coffee preference\".",
-        ));
+        return Err(ToolError::NoteNeedsName);
     }
     let (name, description) = (name.trim(), description.trim());
     for (field, value, max) in [
@@ -34,23 +31,14 @@ pub fn memory_write(
     ] {
         let chars = value.chars().count();
         if chars > max {
-            return Err(ToolError::new(
-                ErrorKind::InvalidNote,
-                format!(
-                    "The note's {field} is {chars} characters; memcap takes up to {max}. \
-                     Keep the {field} short and put the details in content."
-                ),
-            ));
+            return Err(ToolError::FieldTooLong { field, chars, max });
         }
     }
     if [name, description, content]
         .iter()
         .any(|s| s.contains('\0'))
     {
-        return Err(ToolError::new(
-            ErrorKind::NotText,
-            format!("Cannot write {shown}: the note contains a NUL character; notes are text"),
-        ));
+        return Err(ToolError::NoteHasNul { path: shown });
     }
     let text = frontmatter::compose(name, description, kind, &today(), content);
     fs::check_parents(root, &path, &shown)?;
@@ -62,12 +50,7 @@ pub fn memory_write(
             "Updated"
         }
         Ok(_) => {
-            return Err(ToolError::new(
-                ErrorKind::NotAFile,
-                format!(
-                    "{shown} is a directory or special file, not a note; choose another filename"
-                ),
-            ));
+            return Err(ToolError::NoteIsNotAFile { path: shown });
         }
         Err(ErrorCode::NoEntry) => {
             fs::create_parents(root, &path, &shown)?;

@@ -16,7 +16,7 @@ pub mod view;
 
 use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::vpath::{MemPath, ROOT};
@@ -84,10 +84,7 @@ impl Page {
 fn require_file(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
     match fs::stat(root, path) {
         Ok(st) if st.type_ == DescriptorType::RegularFile => Ok(()),
-        Ok(_) => Err(ToolError::new(
-            ErrorKind::NotAFile,
-            format!("The path {shown} is not a file."),
-        )),
+        Ok(_) => Err(ToolError::NotAFile { path: shown.into() }),
         Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => Err(ToolError::missing(shown)),
         Err(e) => Err(fs::tool_error(e, shown, "read")),
     }
@@ -102,35 +99,23 @@ fn note_path(filename: &str) -> Result<(MemPath, String)> {
     let full = if trimmed == ROOT || trimmed.starts_with(&format!("{ROOT}/")) {
         trimmed.to_owned()
     } else if trimmed.starts_with('/') {
-        return Err(ToolError::new(
-            ErrorKind::InvalidPath,
-            format!(
-                "Note filename {filename} must be relative to /memories (like prefs/coffee.md) \
-                 or start with /memories/"
-            ),
-        ));
+        return Err(ToolError::NoteNameAbsolute {
+            filename: filename.into(),
+        });
     } else {
         format!("/memories/{trimmed}")
     };
     let mut path = MemPath::parse(&full)?;
     if path.is_root() || trimmed.ends_with('/') {
-        return Err(ToolError::new(
-            ErrorKind::InvalidPath,
-            format!(
-                "Note filename {filename:?} names a directory; give a file name such as coffee.md"
-            ),
-        ));
+        return Err(ToolError::NoteNameIsDirectory {
+            filename: filename.into(),
+        });
     }
     if !path.file_name().contains('.') {
         path = MemPath::parse(&format!("{}.md", path.display()))?;
     }
     if maintain::is_index(&path) {
-        return Err(ToolError::new(
-            ErrorKind::Protected,
-            "/memories/MEMORY.md is the index memcap keeps; it is not a note. Write notes to \
-             other files; your own text in MEMORY.md goes outside its generated region \
-             (edit it with str_replace or insert).",
-        ));
+        return Err(ToolError::IndexIsNotANote);
     }
     let shown = path.display();
     Ok((path, shown))

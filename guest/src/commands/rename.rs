@@ -2,7 +2,7 @@
 
 use wasip2::filesystem::types::{Descriptor, ErrorCode};
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
@@ -12,16 +12,10 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
     let new = MemPath::parse(new_shown)?;
     new.check_new(new_shown)?;
     if old.is_root() {
-        return Err(ToolError::new(
-            ErrorKind::Protected,
-            "Cannot rename the /memories directory itself",
-        ));
+        return Err(ToolError::RenameRoot);
     }
-    let taken = || {
-        ToolError::new(
-            ErrorKind::AlreadyExists,
-            format!("The destination {new_shown} already exists"),
-        )
+    let taken = || ToolError::DestinationExists {
+        path: new_shown.into(),
     };
     // As in the SDK, a taken destination is reported before the source is checked.
     match fs::exists(root, &new) {
@@ -29,11 +23,8 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
         Ok(false) => {}
         Err(e) => return Err(fs::tool_error(e, new_shown, "rename to")),
     }
-    let missing = || {
-        ToolError::new(
-            ErrorKind::NotFound,
-            format!("The path {old_shown} does not exist"),
-        )
+    let missing = || ToolError::NoSuchPath {
+        path: old_shown.into(),
     };
     match fs::stat(root, &old) {
         Ok(_) => {}
@@ -41,10 +32,10 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
         Err(e) => return Err(fs::tool_error(e, old_shown, "rename")),
     }
     if new.is_inside(&old) {
-        return Err(ToolError::new(
-            ErrorKind::NotADirectory,
-            format!("Cannot move {old_shown} into itself ({new_shown})"),
-        ));
+        return Err(ToolError::MoveIntoItself {
+            from: old_shown.into(),
+            to: new_shown.into(),
+        });
     }
     fs::create_parents(root, &new, new_shown)?;
     root.rename_at(&old.relative(), root, &new.relative())

@@ -2,7 +2,7 @@
 
 use wasip2::filesystem::types::Descriptor;
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::text::numbered;
@@ -33,21 +33,16 @@ pub fn replace_once(
 ) -> Result<(String, usize)> {
     let mut matches = content.match_indices(old_str);
     let Some((pos, _)) = matches.next() else {
-        return Err(ToolError::new(
-            ErrorKind::NoMatch,
-            format!(
-                "No replacement was performed, old_str `{old_str}` did not appear verbatim in {shown}."
-            ),
-        ));
+        return Err(ToolError::NoMatch {
+            old_str: old_str.into(),
+            path: shown.into(),
+        });
     };
     if matches.next().is_some() {
-        return Err(ToolError::new(
-            ErrorKind::MultipleMatches,
-            format!(
-                "No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: {}. Please ensure it is unique",
-                occurrence_lines(content, old_str)
-            ),
-        ));
+        return Err(ToolError::MultipleMatches {
+            old_str: old_str.into(),
+            lines: occurrences(content, old_str),
+        });
     }
     let mut updated = String::with_capacity(content.len() - old_str.len() + new_str.len());
     updated.push_str(&content[..pos]);
@@ -70,8 +65,8 @@ pub fn snippet(updated: &str, line: usize) -> String {
 }
 
 /// The line of every occurrence, overlapping ones included (the SDK restarts
-/// its search one character after each match), joined by ", ".
-fn occurrence_lines(content: &str, needle: &str) -> String {
+/// its search one character after each match), "…" after the last listed.
+fn occurrences(content: &str, needle: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = 1;
     let mut counted_to = 0;
@@ -90,12 +85,15 @@ fn occurrence_lines(content: &str, needle: &str) -> String {
             None => break,
         }
     }
-    lines.join(", ")
+    lines
 }
 
 #[cfg(test)]
 mod tests {
-    use super::occurrence_lines;
+    /// The lines as the message lists them.
+    fn occurrence_lines(content: &str, needle: &str) -> String {
+        super::occurrences(content, needle).join(", ")
+    }
 
     #[test]
     fn overlapping_and_empty_needles() {

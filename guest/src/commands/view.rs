@@ -4,7 +4,7 @@ use wasip2::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
 
-use crate::error::{ErrorKind, Result, ToolError};
+use crate::error::{Result, ToolError};
 use crate::fs;
 use crate::notes::maintain;
 use crate::text::{format_size, numbered};
@@ -31,10 +31,7 @@ pub fn view(root: &Descriptor, shown: &str, view_range: Option<(i64, i64)>) -> R
     match st.type_ {
         DescriptorType::Directory => list(root, &path, shown, st.size),
         DescriptorType::RegularFile => show_file(root, &path, shown, view_range),
-        _ => Err(ToolError::new(
-            ErrorKind::NotAFile,
-            format!("Unsupported file type for {shown}"),
-        )),
+        _ => Err(ToolError::UnsupportedFileType { path: shown.into() }),
     }
 }
 
@@ -47,10 +44,7 @@ fn show_file(
     let text = fs::read_text(root, path, shown)?;
     let lines: Vec<&str> = text.split('\n').collect();
     if lines.len() > MAX_VIEW_LINES {
-        return Err(ToolError::new(
-            ErrorKind::TooLarge,
-            format!("File {shown} exceeds maximum line limit of 999,999 lines."),
-        ));
+        return Err(ToolError::TooManyLines { path: shown.into() });
     }
     let (start, end) = match range {
         Some(range) => select(range, lines.len()),

@@ -43,7 +43,7 @@ pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
         format!(
             "\n\nNote: the change was made, but the index {} could not be updated: {}",
             index_path().display(),
-            e.message
+            e
         )
     })
 }
@@ -81,7 +81,7 @@ fn fresh_with<T>(
                 "{}\n\nNote: {} could not be updated: {}\n",
                 index::render(catalog, PROMPT_BUDGET),
                 index_path().display(),
-                e.message
+                e
             )
         });
         Ok(f(catalog, &text))
@@ -103,12 +103,10 @@ pub fn usage_after(root: &Descriptor, path: &MemPath, new_size: u64) -> Result<(
 }
 
 fn catalog_error(e: ErrorCode) -> ToolError {
-    let mut error = fs::tool_error(e, ROOT, "index the notes in");
-    if error.kind == ErrorKind::NotFound {
-        error.kind = ErrorKind::Conflict;
-        error.message = "A note disappeared while memcap indexed the notes; retry.".to_owned();
+    match e {
+        ErrorCode::NoEntry => ToolError::NoteVanished,
+        e => fs::tool_error(e, ROOT, "index the notes in"),
     }
-    error
 }
 
 /// Renders the index for `catalog` into MEMORY.md, keeping the agent's text
@@ -124,13 +122,7 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
                 Some(fs::read_bytes_for_edit(root, &path, &shown)?)
             }
             Ok(_) => {
-                return Err(ToolError::new(
-                    ErrorKind::NotAFile,
-                    format!(
-                        "{shown} is not a file, so memcap cannot keep the index there; \
-                         rename or delete it"
-                    ),
-                ));
+                return Err(ToolError::IndexIsNotAFile { path: shown });
             }
             Err(ErrorCode::NoEntry) => None,
             Err(e) => return Err(fs::tool_error(e, &shown, "read")),
@@ -159,8 +151,8 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
             Ok(()) => return Ok(new),
             // A store memcap may only read: the index is shown as it would
             // be written, with nothing to complain about.
-            Err(e) if e.kind == ErrorKind::Denied => return Ok(new),
-            Err(e) if matches!(e.kind, ErrorKind::Conflict | ErrorKind::AlreadyExists) => {
+            Err(e) if e.kind() == ErrorKind::Denied => return Ok(new),
+            Err(e) if matches!(e.kind(), ErrorKind::Conflict | ErrorKind::AlreadyExists) => {
                 last_error = Some(e);
             }
             Err(e) => return Err(e),
