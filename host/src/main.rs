@@ -151,6 +151,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     let memory = Memory::builder(&cli.root)
         .create_root(false)
+        // The CLI is memcap alone: its umask can make every file private.
+        .private_umask(true)
         .limits(limits)
         .open()?;
     let result: Result<String, ToolError> = match cli.command {

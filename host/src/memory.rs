@@ -55,6 +55,7 @@ pub struct MemoryBuilder {
     root: PathBuf,
     limits: Limits,
     create_root: bool,
+    private_umask: bool,
 }
 
 impl MemoryBuilder {
@@ -73,13 +74,26 @@ impl MemoryBuilder {
         self
     }
 
+    /// Whether opening adds 0o077 to the process umask (off by default), so
+    /// the files the guest creates are 0600 and its directories 0700 whatever
+    /// the umask was: WASI cannot pass a file mode. The umask belongs to the
+    /// whole process, so this is for programs that are memcap alone (the CLI
+    /// turns it on). Without it the store memcap creates is still 0700, which
+    /// keeps other users out of the files inside it.
+    pub fn private_umask(mut self, private: bool) -> Self {
+        self.private_umask = private;
+        self
+    }
+
     /// Opens the store; see [`Memory::open`].
     pub fn open(self) -> Result<Memory, OpenError> {
         let root = std::path::absolute(&self.root).map_err(|cause| OpenError::Root {
             path: self.root.clone(),
             cause,
         })?;
-        tighten_umask();
+        if self.private_umask {
+            tighten_umask();
+        }
         let found = match store::open(&root)? {
             Found::Missing if self.create_root => Found::Present(store::create(&root)?),
             found => found,
@@ -141,9 +155,8 @@ impl Memory {
     /// to the first write. A directory memcap may not write is served for
     /// reading. Leftovers of writes interrupted by a crash are removed. The
     /// first open in a process loads the compiled component from the
-    /// on-disk cache (see `MEMCAP_CACHE_DIR`) or compiles it. Also tightens
-    /// the process umask to include 0o077, so that the files the guest
-    /// creates are private.
+    /// on-disk cache (see `MEMCAP_CACHE_DIR`) or compiles it. The process
+    /// umask is left alone unless [`MemoryBuilder::private_umask`] asks.
     pub fn open(root: impl AsRef<Path>) -> Result<Self, OpenError> {
         Self::builder(root).open()
     }
@@ -154,6 +167,7 @@ impl Memory {
             root: root.as_ref().to_path_buf(),
             limits: Limits::default(),
             create_root: true,
+            private_umask: false,
         }
     }
 

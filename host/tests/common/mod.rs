@@ -14,11 +14,15 @@ pub struct Fixture {
 }
 
 impl Fixture {
-    /// A fresh, empty memory directory.
+    /// A fresh, empty memory directory, opened as the CLI opens it: with
+    /// the umask made private (`tests/umask.rs` checks the library default).
     pub fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("memories")).unwrap();
-        let memory = Memory::open(dir.path().join("memories")).unwrap();
+        let memory = Memory::builder(dir.path().join("memories"))
+            .private_umask(true)
+            .open()
+            .unwrap();
         Self { dir, memory }
     }
 
