@@ -1,5 +1,7 @@
 //! The failures a command can report, each with the exact message the model
 //! sees. No WASI here: the guest maps WASI's error codes onto [`FsError`].
+//! Long on purpose: every message memcap writes is in the one `Display`
+//! below, so wording is checked and changed in one place.
 
 /// What kind of failure a command hit; mirrors the WIT `tool-error` cases, plus
 /// `InvalidInput`, which only `call` produces (malformed tool input).
