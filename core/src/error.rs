@@ -3,9 +3,11 @@
 //! Long on purpose: every message memcap writes is in the one `Display`
 //! below, so wording is checked and changed in one place.
 
-/// What kind of failure a command hit; mirrors the WIT `tool-error` cases, plus
-/// `InvalidInput`, which only `call` produces (malformed tool input).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What kind of failure a call hit: the WIT `tool-error` cases, plus
+/// `Denied` and `InvalidInput` (which reach hosts as `io` and `invalid-path`),
+/// plus what only a host can see (a call it stopped). The host library
+/// exports this as `memcap::ToolErrorKind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
     InvalidPath,
     Escape,
@@ -24,8 +26,16 @@ pub enum ErrorKind {
     /// The storage refused a write (read-only, or permission denied); shown
     /// to hosts as `io`. Reads still work on such a store.
     Denied,
+    /// `memory_write` got a note it cannot save (an empty name).
     InvalidNote,
+    /// Malformed tool input (only `call` parses it).
     InvalidInput,
+    /// The host stopped the call at its time limit.
+    TimedOut,
+    /// The guest needed more memory than the host's limit.
+    OutOfMemory,
+    /// The guest trapped for another reason (a bug in memcap).
+    GuestFailure,
 }
 
 /// A failed command, with what the message needs: every message the model

@@ -144,7 +144,9 @@ fn to_wit(e: error::ToolError) -> WitError {
         K::NotText => WitError::NotText(m),
         K::TooLarge => WitError::TooLarge(m),
         K::Conflict => WitError::Conflict(m),
-        K::Io | K::Denied => WitError::Io(m),
+        // The last three are the host's (a call it stopped); the guest never
+        // makes them.
+        K::Io | K::Denied | K::TimedOut | K::OutOfMemory | K::GuestFailure => WitError::Io(m),
         K::InvalidNote => WitError::InvalidNote(m),
     }
 }

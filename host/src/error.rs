@@ -3,35 +3,10 @@
 
 use crate::bindings::WitError;
 
-/// What kind of failure a call hit. The first cases mirror the WIT
-/// `tool-error`; the rest are detected by the host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ToolErrorKind {
-    InvalidPath,
-    Escape,
-    Protected,
-    NotFound,
-    AlreadyExists,
-    NotAFile,
-    NotADirectory,
-    NoMatch,
-    MultipleMatches,
-    InvalidLine,
-    NotText,
-    TooLarge,
-    Conflict,
-    Io,
-    /// `memory_write` got a note it cannot save (an empty name).
-    InvalidNote,
-    /// Malformed tool input (only from [`crate::Memory::call`]).
-    InvalidInput,
-    /// The call ran past its time limit and was stopped.
-    TimedOut,
-    /// The guest needed more memory than its limit.
-    OutOfMemory,
-    /// The guest trapped for another reason (a bug in memcap).
-    GuestFailure,
-}
+/// What kind of failure a call hit: the WIT `tool-error` cases, and the
+/// host's own (`TimedOut`, `OutOfMemory`, `GuestFailure`). `Denied` never
+/// reaches the host: the guest reports it as `Io`.
+pub use memcap_core::error::ErrorKind as ToolErrorKind;
 
 /// A failed call: its kind and the exact message for the model. Messages never
 /// hold a host path or operating-system error text.
