@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Result, ToolError};
 use crate::notes::NoteType;
+use crate::tools;
 
 /// The commands `call` takes, with their fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,8 +62,11 @@ pub enum Command {
     Prompt,
 }
 
-const COMMANDS: &str = "view, create, str_replace, insert, delete, rename, \
-                        memory_read, memory_view, memory_write, memory_update, memory_delete, prompt";
+/// Every command's name, as error messages list them (from [`tools::COMMANDS`]).
+fn command_names() -> String {
+    let names: Vec<&str> = tools::COMMANDS.iter().map(|c| c.name).collect();
+    names.join(", ")
+}
 
 /// Parses one `tool_use` input object. Every problem is an input error that
 /// says what to send instead; other fields are ignored.
@@ -79,12 +83,14 @@ pub fn parse(input: &str) -> Result<Command> {
         Some(Value::String(c)) => c.as_str(),
         None | Some(Value::Null) => {
             return Err(invalid(format!(
-                "Missing \"command\": use one of {COMMANDS}."
+                "Missing \"command\": use one of {}.",
+                command_names()
             )));
         }
         Some(other) => {
             return Err(invalid(format!(
-                "\"command\" must be a string, one of {COMMANDS}; got {}.",
+                "\"command\" must be a string, one of {}; got {}.",
+                command_names(),
                 type_name(other)
             )));
         }
@@ -142,7 +148,8 @@ pub fn parse(input: &str) -> Result<Command> {
         "prompt" => Command::Prompt,
         other => {
             return Err(invalid(format!(
-                "Unknown command: {other}. Use one of {COMMANDS}."
+                "Unknown command: {other}. Use one of {}.",
+                command_names()
             )));
         }
     })

@@ -11,4 +11,5 @@ pub mod layout;
 pub mod lines;
 pub mod notes;
 pub mod text;
+pub mod tools;
 pub mod vpath;

@@ -21,7 +21,8 @@ wit_bindgen::generate!({
 });
 
 use exports::memcap::memory::memory::{
-    Guest, NoteType as WitNoteType, ToolError as WitError, ToolResult as WitResult,
+    Guest, NoteType as WitNoteType, ToolDefinition as WitTool, ToolError as WitError,
+    ToolResult as WitResult,
 };
 
 struct Component;
@@ -114,6 +115,17 @@ impl Guest for Component {
 
     fn prompt() -> Result<String, WitError> {
         run(commands::prompt::prompt)
+    }
+
+    fn describe() -> Vec<WitTool> {
+        memcap_core::tools::describe()
+            .into_iter()
+            .map(|tool| WitTool {
+                name: tool.name,
+                description: tool.description,
+                input_schema: tool.input_schema.to_string(),
+            })
+            .collect()
     }
 
     fn call(input: String) -> WitResult {

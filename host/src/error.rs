@@ -60,6 +60,15 @@ impl ToolError {
     }
 }
 
+/// A tool the component offers, as [`crate::Memory::describe`] lists it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub description: String,
+    /// The JSON Schema of the tool's input.
+    pub input_schema: serde_json::Value,
+}
+
 /// Why [`crate::Memory::open`] failed. These are for the program embedding
 /// memcap, not for the model, so they may name host paths. Each message says
 /// it all (the OS error is part of it, not a separate cause), once.

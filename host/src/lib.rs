@@ -19,7 +19,7 @@ mod runtime;
 mod store;
 
 pub use bindings::NoteType;
-pub use error::{OpenError, ToolError, ToolErrorKind, ToolResult};
+pub use error::{OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
 pub use memory::{Memory, MemoryBuilder};
 

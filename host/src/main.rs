@@ -62,6 +62,9 @@ enum Command {
     Rename { old_path: String, new_path: String },
     /// Print the system-prompt text: the memory protocol and the current index.
     Prompt,
+    /// Print the tools memcap offers as JSON: name, description and the JSON
+    /// Schema of each one's input (run them with `call`).
+    Describe,
     /// Show the index and every memory file, or the notes on TOPICs in full.
     MemoryRead {
         topics: Vec<String>,
@@ -164,6 +167,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Delete { path } => memory.delete(&path),
         Command::Rename { old_path, new_path } => memory.rename(&old_path, &new_path),
         Command::Prompt => memory.prompt(),
+        Command::Describe => memory.describe().map(|tools| {
+            serde_json::to_string_pretty(&tools).expect("tool definitions always serialise")
+        }),
         Command::MemoryRead { topics, page } => memory.memory_read_page(&topics, page),
         Command::MemoryView { all, page } => memory.memory_view_page(all, page),
         Command::MemoryWrite {

@@ -7,7 +7,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::{Memcap, NoteType};
-use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
+use crate::error::{OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
 use crate::lock::{Held, StoreLock};
 use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
@@ -15,9 +15,6 @@ use crate::store::{self, EmptyDir, Found};
 
 /// The name the guest sees for its one directory.
 const GUEST_ROOT: &str = memcap_core::layout::ROOT;
-/// The `call` commands that only read; every other one may write. A missing
-/// store is created by the first call that may write.
-const READ_COMMANDS: [&str; 4] = ["view", "memory_read", "memory_view", "prompt"];
 
 /// A memory directory and the component that serves it.
 ///
@@ -317,6 +314,32 @@ impl Memory {
         self.typed(0, false, |b, s| b.memcap_memory_memory().call_prompt(s))
     }
 
+    /// The tools the component offers (WIT `describe`): `memory` and one per
+    /// note command, each with its description and input schema, for a host
+    /// or an MCP server to list. Run them with [`Memory::call`].
+    pub fn describe(&self) -> Result<Vec<ToolDefinition>, ToolError> {
+        let tools = self.invoke(0, false, |b, s| b.memcap_memory_memory().call_describe(s))?;
+        tools
+            .into_iter()
+            .map(|tool| {
+                let input_schema = serde_json::from_str(&tool.input_schema).map_err(|_| {
+                    ToolError::new(
+                        ToolErrorKind::GuestFailure,
+                        format!(
+                            "memcap described the tool {} with a schema that is not JSON",
+                            tool.name
+                        ),
+                    )
+                })?;
+                Ok(ToolDefinition {
+                    name: tool.name,
+                    description: tool.description,
+                    input_schema,
+                })
+            })
+            .collect()
+    }
+
     /// Runs one `tool_use` input given as JSON (WIT `call`). Never fails:
     /// every problem, including a bad input or a stopped guest, is an error
     /// result with a message for the model.
@@ -480,8 +503,10 @@ impl Memory {
     }
 }
 
-/// Whether a `call` input may change files: anything but a read command
-/// (input that is not even JSON changes nothing either way).
+/// Whether a `call` input may change files, as the command table says
+/// (`memcap_core::tools::COMMANDS`); an unknown command counts as a write (the
+/// guest refuses it anyway). A missing store is created by the first call
+/// that may write.
 fn call_writes(input: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Command<'a> {
@@ -489,7 +514,9 @@ fn call_writes(input: &str) -> bool {
         command: Option<std::borrow::Cow<'a, str>>,
     }
     match serde_json::from_str::<Command>(input) {
-        Ok(Command { command: Some(c) }) => !READ_COMMANDS.contains(&c.as_ref()),
+        Ok(Command { command: Some(c) }) => {
+            memcap_core::tools::command(&c).is_none_or(|spec| spec.writes)
+        }
         _ => false,
     }
 }

@@ -1,0 +1,392 @@
+//! The tool definitions a host or an MCP server lists (`describe`): each
+//! tool's name, description and the JSON Schema of its input. The commands
+//! and their fields are written once, in [`COMMANDS`], which the input parser
+//! (`command.rs`) also reads; the descriptions are the WIT docs
+//! (`wit/memory.wit`, read at build time), so an agent reads the same text
+//! whichever way it reaches memcap.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::notes::NoteType;
+
+include!(concat!(env!("OUT_DIR"), "/wit_docs.rs"));
+
+/// How a field's value is written in the tool input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    Text,
+    Integer,
+    Boolean,
+    TextList,
+    /// A page number, from 1.
+    Page,
+    /// `view_range`: `[start, end]`.
+    Range,
+    /// One of the four writable note types, as a string.
+    NoteType,
+}
+
+/// One field of a command's input.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub kind: FieldKind,
+    pub required: bool,
+}
+
+/// Which tool offers a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offered {
+    /// Part of `memory`, Claude's memory tool: its six file commands.
+    MemoryTool,
+    /// A tool of its own, named after the command.
+    OwnTool,
+    /// Not a tool the agent calls (`prompt` is for the host's system prompt).
+    HostOnly,
+}
+
+/// A command `call` takes, with its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    pub fields: &'static [Field],
+    pub offered: Offered,
+    /// Whether it may change files (a host creates a missing store first).
+    pub writes: bool,
+}
+
+const fn text(name: &'static str) -> Field {
+    Field {
+        name,
+        kind: FieldKind::Text,
+        required: true,
+    }
+}
+
+const fn optional(name: &'static str, kind: FieldKind) -> Field {
+    Field {
+        name,
+        kind,
+        required: false,
+    }
+}
+
+/// Every command `call` takes, in the order tools are listed.
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "view",
+        fields: &[text("path"), optional("view_range", FieldKind::Range)],
+        writes: false,
+        offered: Offered::MemoryTool,
+    },
+    CommandSpec {
+        name: "create",
+        fields: &[text("path"), text("file_text")],
+        writes: true,
+        offered: Offered::MemoryTool,
+    },
+    CommandSpec {
+        name: "str_replace",
+        fields: &[text("path"), text("old_str"), text("new_str")],
+        writes: true,
+        offered: Offered::MemoryTool,
+    },
+    CommandSpec {
+        name: "insert",
+        fields: &[
+            text("path"),
+            Field {
+                name: "insert_line",
+                kind: FieldKind::Integer,
+                required: true,
+            },
+            text("insert_text"),
+        ],
+        writes: true,
+        offered: Offered::MemoryTool,
+    },
+    CommandSpec {
+        name: "delete",
+        fields: &[text("path")],
+        writes: true,
+        offered: Offered::MemoryTool,
+    },
+    CommandSpec {
+        name: "rename",
+        fields: &[text("old_path"), text("new_path")],
+        writes: true,
+        offered: Offered::MemoryTool,
+    },
+    CommandSpec {
+        name: "memory_read",
+        fields: &[
+            optional("topics", FieldKind::TextList),
+            optional("page", FieldKind::Page),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "memory_view",
+        fields: &[
+            optional("all", FieldKind::Boolean),
+            optional("page", FieldKind::Page),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "memory_write",
+        fields: &[
+            text("filename"),
+            text("name"),
+            optional("description", FieldKind::Text),
+            Field {
+                name: "type",
+                kind: FieldKind::NoteType,
+                required: true,
+            },
+            text("content"),
+        ],
+        writes: true,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "memory_update",
+        fields: &[text("filename"), text("old_str"), text("new_str")],
+        writes: true,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "memory_delete",
+        fields: &[text("filename")],
+        writes: true,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "prompt",
+        fields: &[],
+        writes: false,
+        offered: Offered::HostOnly,
+    },
+];
+
+/// The command named `name`, if `call` takes it.
+pub fn command(name: &str) -> Option<&'static CommandSpec> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// One tool as a host or an MCP server lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema (an object's) for the tool's input.
+    pub input_schema: Value,
+}
+
+/// The name of Claude's memory tool, which takes the six file commands.
+pub const MEMORY_TOOL: &str = "memory";
+
+/// The tools: `memory` (Claude's memory tool: the six file commands, with
+/// its input schema) and one tool per note command. A call to a tool is a
+/// `call` whose input is the tool's input, with `"command"` set to the tool's
+/// name for the note tools.
+pub fn describe() -> Vec<Tool> {
+    let mut tools = vec![memory_tool()];
+    for spec in COMMANDS.iter().filter(|c| c.offered == Offered::OwnTool) {
+        let (properties, required) = properties(std::iter::once(spec));
+        tools.push(Tool {
+            name: spec.name.to_owned(),
+            description: wit_doc(&spec.name.replace('_', "-")).to_owned(),
+            input_schema: object(properties, required),
+        });
+    }
+    tools
+}
+
+fn memory_tool() -> Tool {
+    let file_commands: Vec<&CommandSpec> = COMMANDS
+        .iter()
+        .filter(|c| c.offered == Offered::MemoryTool)
+        .collect();
+    let (mut properties, _) = properties(file_commands.iter().copied());
+    let names: Vec<&str> = file_commands.iter().map(|c| c.name).collect();
+    properties.insert(
+        "command".to_owned(),
+        json!({"type": "string", "enum": names}),
+    );
+    // The interface's opening paragraphs (up to its part on typed notes),
+    // then each command with what it needs.
+    let interface = wit_doc("interface memory");
+    let general = interface
+        .split("\nTyped notes and the index.")
+        .next()
+        .unwrap_or(interface)
+        .trim_end();
+    let mut description = format!("{general}\n\nCommands (`command`, then its fields):");
+    for spec in &file_commands {
+        let fields: Vec<String> = spec
+            .fields
+            .iter()
+            .map(|f| match f.required {
+                true => f.name.to_owned(),
+                false => format!("{} (optional)", f.name),
+            })
+            .collect();
+        description.push_str(&format!("\n- {}: {}", spec.name, fields.join(", ")));
+    }
+    Tool {
+        name: MEMORY_TOOL.to_owned(),
+        description,
+        input_schema: object(properties, vec!["command".to_owned()]),
+    }
+}
+
+/// The schema properties of the commands' fields (each name once) and the
+/// names every one of them requires.
+fn properties<'a>(
+    specs: impl Iterator<Item = &'a CommandSpec>,
+) -> (Map<String, Value>, Vec<String>) {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for spec in specs {
+        for field in spec.fields {
+            properties.insert(field.name.to_owned(), schema(field.kind));
+            if field.required {
+                required.push(field.name.to_owned());
+            }
+        }
+    }
+    (properties, required)
+}
+
+fn schema(kind: FieldKind) -> Value {
+    match kind {
+        FieldKind::Text => json!({"type": "string"}),
+        FieldKind::Integer => json!({"type": "integer"}),
+        FieldKind::Boolean => json!({"type": "boolean"}),
+        FieldKind::TextList => json!({"type": "array", "items": {"type": "string"}}),
+        FieldKind::Page => json!({"type": "integer", "minimum": 1}),
+        FieldKind::Range => json!({
+            "type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2
+        }),
+        FieldKind::NoteType => {
+            let names: Vec<&str> = NoteType::WRITABLE.iter().map(|t| t.as_str()).collect();
+            json!({"type": "string", "enum": names})
+        }
+    }
+}
+
+fn object(properties: Map<String, Value>, required: Vec<String>) -> Value {
+    json!({"type": "object", "properties": properties, "required": required})
+}
+
+/// The WIT doc of a function (kebab-case name) or of `interface memory`.
+fn wit_doc(name: &str) -> &'static str {
+    WIT_DOCS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, doc)| *doc)
+        .unwrap_or_else(|| panic!("wit/memory.wit documents {name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::parse;
+    use crate::error::ErrorKind;
+
+    /// A value of `kind` that the parser takes.
+    fn sample(kind: FieldKind) -> Value {
+        match kind {
+            FieldKind::Text => json!("/memories/a.md"),
+            FieldKind::Integer => json!(0),
+            FieldKind::Boolean => json!(true),
+            FieldKind::TextList => json!(["a"]),
+            FieldKind::Page => json!(1),
+            FieldKind::Range => json!([1, 2]),
+            FieldKind::NoteType => json!("user"),
+        }
+    }
+
+    fn input(spec: &CommandSpec, skip: Option<&str>) -> String {
+        let mut fields = Map::new();
+        fields.insert("command".into(), json!(spec.name));
+        for field in spec.fields.iter().filter(|f| Some(f.name) != skip) {
+            fields.insert(field.name.into(), sample(field.kind));
+        }
+        Value::Object(fields).to_string()
+    }
+
+    #[test]
+    fn the_parser_takes_exactly_the_commands_and_fields_listed() {
+        for spec in COMMANDS {
+            assert!(parse(&input(spec, None)).is_ok(), "{}", spec.name);
+            for field in spec.fields {
+                let without = parse(&input(spec, Some(field.name)));
+                assert_eq!(
+                    without.is_err(),
+                    field.required,
+                    "{}.{}",
+                    spec.name,
+                    field.name
+                );
+                if let Err(e) = without {
+                    assert_eq!(e.kind(), ErrorKind::InvalidInput);
+                    assert!(e.to_string().contains(field.name), "{e}");
+                }
+            }
+        }
+        let unknown = parse(r#"{"command": "memory_search"}"#).unwrap_err();
+        for spec in COMMANDS {
+            assert!(unknown.to_string().contains(spec.name), "{unknown}");
+        }
+    }
+
+    #[test]
+    fn every_tool_has_a_description_and_an_object_schema() {
+        let tools = describe();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "memory",
+                "memory_read",
+                "memory_view",
+                "memory_write",
+                "memory_update",
+                "memory_delete"
+            ]
+        );
+        for tool in &tools {
+            assert!(tool.description.len() > 80, "{}", tool.name);
+            let schema = &tool.input_schema;
+            assert_eq!(schema["type"], "object");
+            for name in schema["required"].as_array().unwrap() {
+                assert!(schema["properties"].get(name.as_str().unwrap()).is_some());
+            }
+        }
+        let memory = &tools[0].input_schema;
+        assert_eq!(
+            memory["properties"]["command"]["enum"],
+            json!([
+                "view",
+                "create",
+                "str_replace",
+                "insert",
+                "delete",
+                "rename"
+            ])
+        );
+        assert_eq!(memory["required"], json!(["command"]));
+        // The descriptions are the WIT's words.
+        assert!(
+            tools[0]
+                .description
+                .starts_with("A persistent memory directory")
+        );
+        assert!(tools[1].description.starts_with("Read what memory holds."));
+    }
+}
