@@ -38,7 +38,7 @@ fn main() {
 
     let mut out = String::from(
         "/// The `///` docs of `wit/memory.wit`, by function name (and \
-         `interface memory`).\npub(crate) const WIT_DOCS: &[(&str, &str)] = &[\n",
+         `interface NAME`).\npub(crate) const WIT_DOCS: &[(&str, &str)] = &[\n",
     );
     for (name, doc) in &docs {
         writeln!(out, "    ({name:?}, {doc:?}),").unwrap();

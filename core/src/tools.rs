@@ -217,14 +217,8 @@ fn memory_tool() -> Tool {
         "command".to_owned(),
         json!({"type": "string", "enum": names}),
     );
-    // The interface's opening paragraphs (up to its part on typed notes),
-    // then each command with what it needs.
-    let interface = wit_doc("interface memory");
-    let general = interface
-        .split("\nTyped notes and the index.")
-        .next()
-        .unwrap_or(interface)
-        .trim_end();
+    // The docs of the `files` interface, then each command with its fields.
+    let general = wit_doc("interface files");
     let mut description = format!("{general}\n\nCommands (`command`, then its fields):");
     for spec in &file_commands {
         let fields: Vec<String> = spec
@@ -283,7 +277,7 @@ fn object(properties: Map<String, Value>, required: Vec<String>) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-/// The WIT doc of a function (kebab-case name) or of `interface memory`.
+/// The WIT doc of a function (kebab-case name) or of `interface files`.
 fn wit_doc(name: &str) -> &'static str {
     WIT_DOCS
         .iter()

@@ -20,10 +20,11 @@ wit_bindgen::generate!({
     world: "memcap",
 });
 
-use exports::memcap::memory::memory::{
-    Guest, NoteType as WitNoteType, ToolDefinition as WitTool, ToolError as WitError,
+use exports::memcap::memory::types::{
+    NoteType as WitNoteType, ToolDefinition as WitTool, ToolError as WitError,
     ToolResult as WitResult,
 };
+use exports::memcap::memory::{files, notes as note_tools, tool};
 
 struct Component;
 
@@ -43,7 +44,7 @@ fn silence_panics() {
     ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
 }
 
-impl Guest for Component {
+impl files::Guest for Component {
     fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
         run(|root| commands::view::view(root, &path, view_range))
     }
@@ -67,7 +68,9 @@ impl Guest for Component {
     fn rename(old_path: String, new_path: String) -> Result<String, WitError> {
         run(|root| commands::rename::rename(root, &old_path, &new_path))
     }
+}
 
+impl note_tools::Guest for Component {
     fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
         run(|root| commands::memory_read::memory_read(root, &topics, page))
     }
@@ -112,7 +115,9 @@ impl Guest for Component {
     fn memory_delete(filename: String) -> Result<String, WitError> {
         run(|root| commands::memory_delete::memory_delete(root, &filename))
     }
+}
 
+impl tool::Guest for Component {
     fn prompt() -> Result<String, WitError> {
         run(commands::prompt::prompt)
     }

@@ -5,5 +5,5 @@ wasmtime::component::bindgen!({
     world: "memcap",
 });
 
-pub use exports::memcap::memory::memory::NoteType;
-pub use exports::memcap::memory::memory::ToolError as WitError;
+pub use exports::memcap::memory::types::NoteType;
+pub use exports::memcap::memory::types::ToolError as WitError;

@@ -181,14 +181,14 @@ impl Memory {
     /// Shows a directory listing or a file with line numbers (WIT `view`).
     pub fn view(&self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, ToolError> {
         self.typed(path.len(), false, |b, s| {
-            b.memcap_memory_memory().call_view(s, path, view_range)
+            b.memcap_memory_files().call_view(s, path, view_range)
         })
     }
 
     /// Creates a new file; never overwrites (WIT `create`).
     pub fn create(&self, path: &str, file_text: &str) -> Result<String, ToolError> {
         self.typed(path.len() + file_text.len(), true, |b, s| {
-            b.memcap_memory_memory().call_create(s, path, file_text)
+            b.memcap_memory_files().call_create(s, path, file_text)
         })
     }
 
@@ -200,7 +200,7 @@ impl Memory {
         new_str: &str,
     ) -> Result<String, ToolError> {
         self.typed(path.len() + old_str.len() + new_str.len(), true, |b, s| {
-            b.memcap_memory_memory()
+            b.memcap_memory_files()
                 .call_str_replace(s, path, old_str, new_str)
         })
     }
@@ -213,7 +213,7 @@ impl Memory {
         insert_text: &str,
     ) -> Result<String, ToolError> {
         self.typed(path.len() + insert_text.len(), true, |b, s| {
-            b.memcap_memory_memory()
+            b.memcap_memory_files()
                 .call_insert(s, path, insert_line, insert_text)
         })
     }
@@ -221,14 +221,14 @@ impl Memory {
     /// Deletes a file or directory tree (WIT `delete`).
     pub fn delete(&self, path: &str) -> Result<String, ToolError> {
         self.typed(path.len(), true, |b, s| {
-            b.memcap_memory_memory().call_delete(s, path)
+            b.memcap_memory_files().call_delete(s, path)
         })
     }
 
     /// Renames or moves a file or directory; never overwrites (WIT `rename`).
     pub fn rename(&self, old_path: &str, new_path: &str) -> Result<String, ToolError> {
         self.typed(old_path.len() + new_path.len(), true, |b, s| {
-            b.memcap_memory_memory().call_rename(s, old_path, new_path)
+            b.memcap_memory_files().call_rename(s, old_path, new_path)
         })
     }
 
@@ -246,7 +246,7 @@ impl Memory {
     ) -> Result<String, ToolError> {
         let bytes = topics.iter().map(String::len).sum();
         self.typed(bytes, false, |b, s| {
-            b.memcap_memory_memory().call_memory_read(s, topics, page)
+            b.memcap_memory_notes().call_memory_read(s, topics, page)
         })
     }
 
@@ -259,7 +259,7 @@ impl Memory {
     /// Page `page` (from 1) of [`Memory::memory_view`]'s answer.
     pub fn memory_view_page(&self, all: bool, page: Option<u32>) -> Result<String, ToolError> {
         self.typed(0, false, |b, s| {
-            b.memcap_memory_memory().call_memory_view(s, all, page)
+            b.memcap_memory_notes().call_memory_view(s, all, page)
         })
     }
 
@@ -274,7 +274,7 @@ impl Memory {
     ) -> Result<String, ToolError> {
         let bytes = filename.len() + name.len() + description.len() + content.len();
         self.typed(bytes, true, |b, s| {
-            b.memcap_memory_memory().call_memory_write(
+            b.memcap_memory_notes().call_memory_write(
                 s,
                 filename,
                 name,
@@ -296,7 +296,7 @@ impl Memory {
             filename.len() + old_str.len() + new_str.len(),
             true,
             |b, s| {
-                b.memcap_memory_memory()
+                b.memcap_memory_notes()
                     .call_memory_update(s, filename, old_str, new_str)
             },
         )
@@ -305,20 +305,20 @@ impl Memory {
     /// Deletes one note (WIT `memory-delete`).
     pub fn memory_delete(&self, filename: &str) -> Result<String, ToolError> {
         self.typed(filename.len(), true, |b, s| {
-            b.memcap_memory_memory().call_memory_delete(s, filename)
+            b.memcap_memory_notes().call_memory_delete(s, filename)
         })
     }
 
     /// The system-prompt text: the memory protocol and the index (WIT `prompt`).
     pub fn prompt(&self) -> Result<String, ToolError> {
-        self.typed(0, false, |b, s| b.memcap_memory_memory().call_prompt(s))
+        self.typed(0, false, |b, s| b.memcap_memory_tool().call_prompt(s))
     }
 
     /// The tools the component offers (WIT `describe`): `memory` and one per
     /// note command, each with its description and input schema, for a host
     /// or an MCP server to list. Run them with [`Memory::call`].
     pub fn describe(&self) -> Result<Vec<ToolDefinition>, ToolError> {
-        let tools = self.invoke(0, false, |b, s| b.memcap_memory_memory().call_describe(s))?;
+        let tools = self.invoke(0, false, |b, s| b.memcap_memory_tool().call_describe(s))?;
         tools
             .into_iter()
             .map(|tool| {
@@ -345,7 +345,7 @@ impl Memory {
     /// result with a message for the model.
     pub fn call(&self, input: &str) -> ToolResult {
         let result = self.invoke(input.len(), call_writes(input), |b, s| {
-            b.memcap_memory_memory().call_call(s, input)
+            b.memcap_memory_tool().call_call(s, input)
         });
         match result {
             Ok(r) => ToolResult {

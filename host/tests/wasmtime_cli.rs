@@ -126,11 +126,11 @@ fn invoke(dir_arg: &str, call: &str) -> String {
 fn library_component_under_invoke_keeps_state_in_the_directory() {
     let dir = tempfile::tempdir().unwrap();
     let mount = format!("{}::/memories", dir.path().display());
-    let iface = "memcap:memory/memory";
+    let iface = "memcap:memory/files";
     assert_eq!(
         invoke(
             &mount,
-            &format!(r#"{iface}.create@0.1.0("/memories/a.md", "hi\n")"#)
+            &format!(r#"{iface}.create@0.2.0("/memories/a.md", "hi\n")"#)
         ),
         r#"ok("File created successfully at: /memories/a.md")"#
     );
@@ -138,19 +138,19 @@ fn library_component_under_invoke_keeps_state_in_the_directory() {
     assert_eq!(
         invoke(
             &mount,
-            &format!(r#"{iface}.view@0.1.0("/memories/a.md", some((1, 1)))"#)
+            &format!(r#"{iface}.view@0.2.0("/memories/a.md", some((1, 1)))"#)
         ),
         r#"ok("Here\'s the content of /memories/a.md with line numbers:\n     1\thi")"#
     );
     assert_eq!(
         invoke(
             &mount,
-            &format!(r#"{iface}.view@0.1.0("/memories/nope", none)"#)
+            &format!(r#"{iface}.view@0.2.0("/memories/nope", none)"#)
         ),
         r#"err(not-found("The path /memories/nope does not exist. Please provide a valid path."))"#
     );
     assert_eq!(
-        invoke(&mount, &format!(r#"{iface}.delete@0.1.0("/memories/..")"#)),
+        invoke(&mount, &format!(r#"{iface}.delete@0.2.0("/memories/..")"#)),
         r#"err(escape("Path /memories/.. would escape /memories directory"))"#
     );
     assert_eq!(
@@ -164,11 +164,11 @@ fn typed_notes_under_invoke_keep_the_index_in_the_directory() {
     // Every call is a new instance: the catalog comes back from the journal.
     let dir = tempfile::tempdir().unwrap();
     let mount = format!("{}::/memories", dir.path().display());
-    let iface = "memcap:memory/memory";
+    let (iface, tool) = ("memcap:memory/notes", "memcap:memory/tool");
     let written = invoke(
         &mount,
         &format!(
-            r#"{iface}.memory-write@0.1.0("prefs/tea", "Tea", "Green, no sugar", user, "Likes green tea.")"#
+            r#"{iface}.memory-write@0.2.0("prefs/tea", "Tea", "Green, no sugar", user, "Likes green tea.")"#
         ),
     );
     assert!(
@@ -177,9 +177,9 @@ fn typed_notes_under_invoke_keep_the_index_in_the_directory() {
     );
     invoke(
         &mount,
-        &format!(r#"{iface}.memory-write@0.1.0("db", "Database", "Postgres", project, "PG 16")"#),
+        &format!(r#"{iface}.memory-write@0.2.0("db", "Database", "Postgres", project, "PG 16")"#),
     );
-    invoke(&mount, &format!(r#"{iface}.memory-delete@0.1.0("db")"#));
+    invoke(&mount, &format!(r#"{iface}.memory-delete@0.2.0("db")"#));
     let index = std::fs::read_to_string(dir.path().join("MEMORY.md")).unwrap();
     assert!(
         index.contains("## User\n- [Tea](prefs/tea.md) - Green, no sugar\n"),
@@ -188,10 +188,10 @@ fn typed_notes_under_invoke_keep_the_index_in_the_directory() {
     assert!(!index.contains("Database"), "{index}");
     let read = invoke(
         &mount,
-        &format!(r#"{iface}.memory-read@0.1.0(["tea"], none)"#),
+        &format!(r#"{iface}.memory-read@0.2.0(["tea"], none)"#),
     );
     assert!(read.contains("Likes green tea."), "{read}");
-    let prompt = invoke(&mount, &format!("{iface}.prompt@0.1.0()"));
+    let prompt = invoke(&mount, &format!("{tool}.prompt@0.2.0()"));
     assert!(
         prompt.contains("- [Tea](prefs/tea.md) - Green, no sugar"),
         "{prompt}"
@@ -205,7 +205,7 @@ fn the_root_is_found_whatever_the_host_names_it() {
     let plain = dir.path().display().to_string();
     let out = invoke(
         &plain,
-        r#"memcap:memory/memory.create@0.1.0("/memories/n.txt", "x")"#,
+        r#"memcap:memory/files.create@0.2.0("/memories/n.txt", "x")"#,
     );
     assert_eq!(
         out,

@@ -10,10 +10,10 @@ import { resolve } from 'node:path';
 
 const [transpiled, hostDir] = process.argv.slice(2);
 _setPreopens({ '/memories': hostDir });
-const { memory } = await import(pathToFileURL(resolve(transpiled, 'memcap.js')).href);
+const { tool } = await import(pathToFileURL(resolve(transpiled, 'memcap.js')).href);
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
-  const { content, isError } = memory.call(line);
+  const { content, isError } = tool.call(line);
   process.stdout.write(JSON.stringify({ content, is_error: isError }) + '\n');
 }

@@ -22,7 +22,7 @@ wasi = WasiConfig()
 wasi.preopen_dir(host_dir, "/memories")
 store.set_wasi(wasi)
 instance = linker.instantiate(store, component)
-interface = instance.get_export_index(store, "memcap:memory/memory@0.1.0")
+interface = instance.get_export_index(store, "memcap:memory/tool@0.2.0")
 call = instance.get_func(store, instance.get_export_index(store, "call", interface))
 
 for line in sys.stdin:
