@@ -4,6 +4,7 @@
 
 pub mod fields;
 pub mod frontmatter;
+pub mod memory_md;
 mod note_type;
 
 pub use note_type::NoteType;
