@@ -2,10 +2,12 @@
 //! parses it within bounds, `frontmatter` makes it a note's metadata), its
 //! type, and which files are notes at all.
 
+pub mod entry;
 pub mod fields;
 pub mod frontmatter;
 pub mod memory_md;
 mod note_type;
+pub mod topics;
 
 pub use note_type::NoteType;
 

@@ -66,7 +66,7 @@ fn read_topics(
     topics: &[String],
     page: Option<u32>,
 ) -> Result<String> {
-    let (found, unknown) = topics::resolve(catalog, topics);
+    let (found, unknown) = topics::resolve(|| catalog.entries(), topics);
     let pages = paginate(&found);
     let asked = page.map_or(1, |n| (n as usize).max(1));
     let mut out = String::new();

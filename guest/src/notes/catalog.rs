@@ -13,57 +13,22 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
 use wasip2::filesystem::types::{Descriptor, DescriptorStat, ErrorCode};
 
 use super::NoteType;
-use super::frontmatter::Meta;
 use super::journal::Record;
 use super::snapshot::{Blocks, Head, RECENT_NOTES};
 
-/// When a file or directory last changed, as far as the catalog needs to know.
-#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-pub struct FileStamp {
-    pub size: u64,
-    /// Modification time (seconds, nanoseconds).
-    pub modified: Option<(u64, u32)>,
-    /// Status-change time, which also moves on a rename or in-place rewrite.
-    pub changed: Option<(u64, u32)>,
-}
+pub use memcap_core::notes::entry::{Entry, FileStamp};
 
-impl FileStamp {
-    pub(super) fn of(st: &DescriptorStat) -> Self {
-        let time =
-            |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
-        Self {
-            size: st.size,
-            modified: time(st.data_modification_timestamp),
-            changed: time(st.status_change_timestamp),
-        }
-    }
-
-    /// Whether either time is at or after `since` (seconds): a stamp that
-    /// young may not show a change made in the same clock tick.
-    pub(super) fn young(&self, since: u64) -> bool {
-        [self.modified, self.changed]
-            .iter()
-            .any(|t| t.is_none_or(|(s, _)| s >= since))
-    }
-}
-
-/// One note in the catalog.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct Entry {
-    /// Relative to the root: `prefs/coffee.md`.
-    pub path: String,
-    pub stamp: FileStamp,
-    pub meta: Meta,
-}
-
-impl Entry {
-    /// Seconds since the epoch of the last change, for "most recent first".
-    pub fn recency(&self) -> u64 {
-        self.stamp.modified.map_or(0, |(s, _)| s)
+/// The stamp of what WASI's `stat` saw.
+pub(super) fn stamp_of(st: &DescriptorStat) -> FileStamp {
+    let time =
+        |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
+    FileStamp {
+        size: st.size,
+        modified: time(st.data_modification_timestamp),
+        changed: time(st.status_change_timestamp),
     }
 }
 

@@ -7,10 +7,9 @@ pub mod index;
 mod journal;
 pub mod maintain;
 mod snapshot;
-pub mod topics;
 mod walk;
 
-pub use memcap_core::notes::{INDEX_FILE, NoteType, frontmatter, is_note_path};
+pub use memcap_core::notes::{INDEX_FILE, NoteType, frontmatter, is_note_path, topics};
 
 /// Today's date in UTC, as `YYYY-MM-DD`, from the host's wall clock.
 pub fn today() -> String {

@@ -12,7 +12,7 @@ use wasip2::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
 
-use super::catalog::{Catalog, Entry, FileStamp};
+use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
 use super::is_note_path;
 use super::journal::Record;
@@ -91,7 +91,7 @@ impl Catalog {
             if let Ok(st) = root.stat_at(PathFlags::empty(), as_name(dir))
                 && st.type_ == DescriptorType::Directory
             {
-                self.stamp_dir(dir, FileStamp::of(&st))?;
+                self.stamp_dir(dir, stamp_of(&st))?;
             }
             if known {
                 break;
@@ -122,7 +122,7 @@ impl Catalog {
             }
             match root.stat_at(PathFlags::empty(), as_name(&dir)) {
                 Ok(st) if st.type_ == DescriptorType::Directory => {
-                    let stamp = FileStamp::of(&st);
+                    let stamp = stamp_of(&st);
                     if stamp != old || stamp.young(walk.trust_before) {
                         for sub in self.list_dir(root, &dir, &walk)? {
                             if !self.dirs.contains_key(&sub) {
@@ -277,7 +277,7 @@ impl Catalog {
         for path in gone_from(&self.dirs, dir, &subdirs) {
             self.forget(&path)?;
         }
-        self.stamp_dir(dir, FileStamp::of(&st))?;
+        self.stamp_dir(dir, stamp_of(&st))?;
         Ok(subdirs)
     }
 
@@ -320,7 +320,7 @@ impl Catalog {
             }
             return Ok(());
         }
-        let stamp = FileStamp::of(&st);
+        let stamp = stamp_of(&st);
         // The modification time alone decides: a rewrite that also sets an
         // old modification time still moves the change time in the stamp.
         let trusted = stamp.modified.is_some_and(|(s, _)| s < walk.trust_before);

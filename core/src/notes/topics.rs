@@ -1,13 +1,18 @@
 //! Turns the topics an agent asks `memory_read` for into notes. Topics are
-//! matched against the catalog only, so nothing outside the root can match.
+//! matched against the catalog's notes only, so nothing outside the root
+//! can match.
 
 use super::NoteType;
-use super::catalog::{Catalog, Entry};
+use super::entry::Entry;
 use crate::vpath::ROOT;
 
 /// Notes for `topics`, in the order asked, each once; and the topics that
-/// matched nothing.
-pub fn resolve<'a>(catalog: &'a Catalog, topics: &[String]) -> (Vec<&'a Entry>, Vec<String>) {
+/// matched nothing. `notes` lists every note (it is gone through once per
+/// topic).
+pub fn resolve<'a, I: Iterator<Item = &'a Entry>>(
+    notes: impl Fn() -> I,
+    topics: &[String],
+) -> (Vec<&'a Entry>, Vec<String>) {
     let mut found: Vec<&Entry> = Vec::new();
     let mut unknown = Vec::new();
     for topic in topics {
@@ -15,7 +20,7 @@ pub fn resolve<'a>(catalog: &'a Catalog, topics: &[String]) -> (Vec<&'a Entry>, 
         let matches: Vec<&Entry> = if wanted.is_empty() {
             Vec::new()
         } else {
-            catalog.entries().filter(|e| matches(e, &wanted)).collect()
+            notes().filter(|e| matches(e, &wanted)).collect()
         };
         if matches.is_empty() {
             unknown.push(topic.clone());
@@ -107,5 +112,47 @@ mod tests {
         assert_eq!(strip_extension("a.b/c"), "a.b/c");
         assert_eq!(strip_extension(".md"), ".md");
         assert_eq!(strip_extension("dir/x.md"), "dir/x");
+    }
+
+    #[test]
+    fn a_topic_finds_notes_by_name_file_tag_permalink_directory_or_type() {
+        let note = |path: &str, text: &str| Entry {
+            path: path.to_owned(),
+            stamp: crate::notes::entry::FileStamp {
+                size: 0,
+                modified: None,
+                changed: None,
+            },
+            meta: crate::notes::frontmatter::read(text, path.rsplit('/').next().unwrap()),
+        };
+        let notes = [
+            note(
+                "prefs/coffee.md",
+                "---\nname: Coffee order\ndescription: d\ntype: user\n---\n",
+            ),
+            note(
+                "db.md",
+                "---\ntitle: Database\ntype: note\ntags: [Postgres]\npermalink: the-db\n---\n",
+            ),
+        ];
+        let found = |topic: &str| -> Vec<String> {
+            let (found, unknown) = resolve(|| notes.iter(), &[topic.to_owned()]);
+            assert_eq!(unknown.is_empty(), !found.is_empty());
+            found.iter().map(|e| e.path.clone()).collect()
+        };
+        for topic in [
+            "coffee order",
+            "COFFEE",
+            "prefs",
+            "/memories/prefs/coffee.md",
+            "user",
+        ] {
+            assert_eq!(found(topic), ["prefs/coffee.md"], "{topic}");
+        }
+        for topic in ["postgres", "the_db", "Database", "db.md"] {
+            assert_eq!(found(topic), ["db.md"], "{topic}");
+        }
+        assert!(found("../etc/passwd").is_empty());
+        assert!(found("   ").is_empty());
     }
 }

@@ -1,0 +1,43 @@
+//! One note as the catalog keeps it: its path, the stamp of the file it was
+//! read from, and its metadata. The catalog and its journal live in the
+//! guest; what a note is, and how topics match it, is here.
+
+use serde::{Deserialize, Serialize};
+
+use super::frontmatter::Meta;
+
+/// When a file or directory last changed, as far as the catalog needs to know.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct FileStamp {
+    pub size: u64,
+    /// Modification time (seconds, nanoseconds).
+    pub modified: Option<(u64, u32)>,
+    /// Status-change time, which also moves on a rename or in-place rewrite.
+    pub changed: Option<(u64, u32)>,
+}
+
+impl FileStamp {
+    /// Whether either time is at or after `since` (seconds): a stamp that
+    /// young may not show a change made in the same clock tick.
+    pub fn young(&self, since: u64) -> bool {
+        [self.modified, self.changed]
+            .iter()
+            .any(|t| t.is_none_or(|(s, _)| s >= since))
+    }
+}
+
+/// One note in the catalog.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// Relative to the root: `prefs/coffee.md`.
+    pub path: String,
+    pub stamp: FileStamp,
+    pub meta: Meta,
+}
+
+impl Entry {
+    /// Seconds since the epoch of the last change, for "most recent first".
+    pub fn recency(&self) -> u64 {
+        self.stamp.modified.map_or(0, |(s, _)| s)
+    }
+}
