@@ -28,18 +28,14 @@ fn sample(property: &Value) -> Value {
 fn every_tool_listed_runs_through_call_with_its_schema() {
     let f = Fixture::new();
     let tools = f.memory.describe().unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "memory",
-            "memory_read",
-            "memory_view",
-            "memory_write",
-            "memory_update",
-            "memory_delete"
-        ]
-    );
+    // The component serves exactly the definitions core makes.
+    let core = memcap_core::tools::describe();
+    assert_eq!(tools.len(), core.len());
+    for (served, made) in tools.iter().zip(&core) {
+        assert_eq!(served.name, made.name);
+        assert_eq!(served.description, made.description);
+        assert_eq!(served.input_schema, made.input_schema);
+    }
     for tool in &tools {
         let schema = &tool.input_schema;
         assert_eq!(schema["type"], "object", "{}", tool.name);
