@@ -103,9 +103,11 @@ pub fn with<T>(
     CATALOG.with(|cell| {
         let mut slot = cell.borrow_mut();
         DAMAGED.set(false);
-        let mut outcome = run(root, slot.take(), &mut f);
+        let mut outcome = current(root, slot.take()).and_then(|c| run(root, c, &mut f));
         if outcome.is_err() && DAMAGED.take() {
-            outcome = run(root, Some(Catalog::rebuild(root)?), &mut f);
+            // Used as built: on a store memcap cannot write, reading the
+            // journal again would find the same damage.
+            outcome = run(root, Catalog::rebuild(root)?, &mut f);
         }
         outcome.map(|(catalog, value)| {
             *slot = Some(catalog);
@@ -114,21 +116,21 @@ pub fn with<T>(
     })
 }
 
+/// The warm catalog brought up to date with the journal, or the journal's.
+fn current(root: &Descriptor, warm: Option<Catalog>) -> Result<Catalog, ErrorCode> {
+    if let Some(mut warm) = warm
+        && warm.catch_up(root)?
+    {
+        return Ok(warm);
+    }
+    Catalog::load(root)
+}
+
 fn run<T>(
     root: &Descriptor,
-    warm: Option<Catalog>,
+    mut catalog: Catalog,
     f: &mut impl FnMut(&Descriptor, &mut Catalog) -> Result<T, ErrorCode>,
 ) -> Result<(Catalog, T), ErrorCode> {
-    let mut catalog = match warm {
-        Some(mut warm) => {
-            if warm.catch_up(root)? {
-                warm
-            } else {
-                Catalog::load(root)?
-            }
-        }
-        None => Catalog::load(root)?,
-    };
     let value = f(root, &mut catalog)?;
     // The journal is a cache: on a store memcap cannot write (or a full
     // disk) the answer stands and the next process rescans.
