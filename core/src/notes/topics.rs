@@ -54,7 +54,8 @@ fn matches(entry: &Entry, wanted: &str) -> bool {
             .meta
             .tags
             .iter()
-            .any(|t| normalize(t.trim_start_matches('#')) == wanted)
+            // `#postgres` and `postgres` both name the tag.
+            .any(|t| normalize(t.trim_start_matches('#')) == wanted.trim_start_matches('#'))
         || path
             .strip_prefix(wanted)
             .is_some_and(|rest| rest.starts_with('/'))
@@ -149,7 +150,7 @@ mod tests {
         ] {
             assert_eq!(found(topic), ["prefs/coffee.md"], "{topic}");
         }
-        for topic in ["postgres", "the_db", "Database", "db.md"] {
+        for topic in ["postgres", "#Postgres", "the_db", "Database", "db.md"] {
             assert_eq!(found(topic), ["db.md"], "{topic}");
         }
         assert!(found("../etc/passwd").is_empty());
