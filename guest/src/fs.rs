@@ -400,15 +400,27 @@ pub fn read_head(root: &Descriptor, relative: &str, limit: u64) -> Result<Vec<u8
         OpenFlags::empty(),
         DescriptorFlags::READ,
     )?;
+    read_at(&file, 0, Some(limit))
+}
+
+/// The bytes of an open file from `offset` to its end, or at most `limit`
+/// of them: the one chunked read loop for memcap's own files.
+pub fn read_at(file: &Descriptor, offset: u64, limit: Option<u64>) -> Result<Vec<u8>, ErrorCode> {
+    const CHUNK: u64 = 256 * 1024;
     let mut bytes = Vec::new();
-    while (bytes.len() as u64) < limit {
-        let (chunk, end) = file.read(limit - bytes.len() as u64, bytes.len() as u64)?;
+    let mut at = offset;
+    loop {
+        let want = limit.map_or(CHUNK, |limit| limit - (at - offset));
+        if want == 0 {
+            return Ok(bytes);
+        }
+        let (chunk, end) = file.read(want, at)?;
+        at += chunk.len() as u64;
         bytes.extend_from_slice(&chunk);
         if end || chunk.is_empty() {
-            break;
+            return Ok(bytes);
         }
     }
-    Ok(bytes)
 }
 
 /// Creates a new file with `bytes` atomically and without ever replacing an

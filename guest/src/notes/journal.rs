@@ -16,7 +16,6 @@ use crate::fs;
 use memcap_core::layout::JOURNAL;
 
 const FORMAT: u32 = 7;
-const READ_CHUNK: u64 = 256 * 1024;
 /// What is read first: the header line and, in most stores, the whole head.
 const FIRST_READ: u64 = 64 * 1024;
 
@@ -71,7 +70,7 @@ impl Catalog {
     /// later, as needed) and the records after it.
     fn open(root: &Descriptor) -> Option<Self> {
         let file = open_journal(root).ok()?;
-        let first = read_from(&file, 0, Some(FIRST_READ)).ok()?;
+        let first = fs::read_at(&file, 0, Some(FIRST_READ)).ok()?;
         let (header, body) = header(&first)?;
         let head_end = body.checked_add(usize::try_from(header.head).ok()?)?;
         let head_bytes = match first.get(body..head_end) {
@@ -80,7 +79,7 @@ impl Catalog {
         };
         let mut head: Head = postcard::from_bytes(&head_bytes).ok()?;
         let end = (head_end as u64).checked_add(header.blocks)?;
-        let tail = read_from(&file, end, None).ok()?;
+        let tail = fs::read_at(&file, end, None).ok()?;
         if tail.first() != Some(&b'\n') {
             return None;
         }
@@ -100,13 +99,13 @@ impl Catalog {
         let Ok(file) = open_journal(root) else {
             return Ok(false);
         };
-        let Ok(head) = read_from(&file, 0, Some(512)) else {
+        let Ok(head) = fs::read_at(&file, 0, Some(512)) else {
             return Ok(false);
         };
         if header(&head).map(|(h, _)| h.generation) != Some(self.generation) {
             return Ok(false);
         }
-        let tail = read_from(&file, self.applied, None)?;
+        let tail = fs::read_at(&file, self.applied, None)?;
         self.apply(&tail, self.applied)?;
         Ok(true)
     }
@@ -213,22 +212,4 @@ fn open_journal(root: &Descriptor) -> Result<Descriptor, ErrorCode> {
         OpenFlags::empty(),
         DescriptorFlags::READ,
     )
-}
-
-/// The journal's bytes from `offset` to its end, or to at most `limit` bytes.
-fn read_from(file: &Descriptor, offset: u64, limit: Option<u64>) -> Result<Vec<u8>, ErrorCode> {
-    let mut bytes = Vec::new();
-    let mut at = offset;
-    loop {
-        let want = limit.map_or(READ_CHUNK, |limit| limit - (at - offset));
-        if want == 0 {
-            return Ok(bytes);
-        }
-        let (chunk, end) = file.read(want, at)?;
-        at += chunk.len() as u64;
-        bytes.extend_from_slice(&chunk);
-        if end || chunk.is_empty() {
-            return Ok(bytes);
-        }
-    }
 }

@@ -175,18 +175,12 @@ pub(super) fn encode<'a>(
 
 /// Exactly `len` bytes of `file` from `offset`; a short file is an error.
 pub(super) fn read_exact(file: &Descriptor, offset: u64, len: u64) -> Result<Vec<u8>, ErrorCode> {
-    let mut bytes = Vec::with_capacity(usize::try_from(len).map_err(|_| ErrorCode::Io)?);
-    while (bytes.len() as u64) < len {
-        let (chunk, end) = file.read(len - bytes.len() as u64, offset + bytes.len() as u64)?;
-        if chunk.is_empty() {
-            return Err(ErrorCode::Io);
-        }
-        bytes.extend_from_slice(&chunk);
-        if end && (bytes.len() as u64) < len {
-            return Err(ErrorCode::Io);
-        }
+    let bytes = crate::fs::read_at(file, offset, Some(len))?;
+    if bytes.len() as u64 == len {
+        Ok(bytes)
+    } else {
+        Err(ErrorCode::Io)
     }
-    Ok(bytes)
 }
 
 #[cfg(test)]
