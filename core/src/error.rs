@@ -237,7 +237,11 @@ impl ToolError {
                 FsError::Escape => K::Escape,
                 FsError::Loop | FsError::NameTooLong | FsError::BadName => K::InvalidPath,
                 FsError::NotADirectory => K::NotADirectory,
-                FsError::OutOfSpace | FsError::Other => K::Io,
+                FsError::OutOfSpace
+                | FsError::Exists
+                | FsError::IsDirectory
+                | FsError::Damaged
+                | FsError::Other => K::Io,
                 FsError::ReadOnly | FsError::Denied => K::Denied,
                 FsError::TooLarge => K::TooLarge,
             },
@@ -328,7 +332,7 @@ impl std::fmt::Display for ToolError {
                 ),
                 FsError::Denied => write!(f, "Could not {doing} {path}: permission denied"),
                 FsError::TooLarge => write!(f, "Could not {doing} {path}: the file is too large"),
-                FsError::Other => write!(
+                FsError::Exists | FsError::IsDirectory | FsError::Damaged | FsError::Other => write!(
                     f,
                     "Could not {doing} {path}: the file system reported an error. Nothing was changed."
                 ),
@@ -488,6 +492,12 @@ pub enum FsError {
     ReadOnly,
     Denied,
     TooLarge,
+    /// The name is taken (creating a file or directory).
+    Exists,
+    /// A directory where a file was expected.
+    IsDirectory,
+    /// memcap's own derived data (the journal's snapshot) would not decode.
+    Damaged,
     Other,
 }
 

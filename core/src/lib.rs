@@ -6,10 +6,20 @@
 //! (`guest/`) runs these against the one directory its host grants.
 
 pub mod command;
+pub mod commands;
 pub mod error;
+pub mod execute;
+pub mod files;
+pub mod io;
 pub mod layout;
 pub mod lines;
 pub mod notes;
+pub mod quota;
+pub mod storage;
 pub mod text;
 pub mod tools;
 pub mod vpath;
+
+pub use execute::{call, execute};
+pub use io::Io;
+pub use notes::catalog::Indexes;

@@ -1,19 +1,22 @@
 //! memcap's guest: Claude's memory tool as a WebAssembly component that can
 //! reach exactly one directory, the one its host preopened.
 //!
-//! This file is the glue between the WIT exports and the command modules.
+//! This file is the glue between the WIT exports and the core's commands;
+//! `wasi/` is the adapter that gives the core its storage.
 
-mod call;
-mod commands;
-mod fs;
-mod notes;
-mod quota;
-mod root;
+mod wasi;
 
-use memcap_core::{command, error, text, vpath};
+use memcap_core::command::Command;
+use memcap_core::error;
+use memcap_core::notes::NoteType;
 
-pub use call::call;
 pub use memcap_core::lines::ToolResult;
+
+/// Runs one `tool_use` input (JSON) against the memory root. Never fails:
+/// every problem becomes an error result.
+pub fn call(input: &str) -> ToolResult {
+    wasi::with_io(|io| Ok(memcap_core::call(io, input))).unwrap_or_else(|e| Err(e).into())
+}
 
 wit_bindgen::generate!({
     path: "../wit",
@@ -30,11 +33,10 @@ struct Component;
 
 export!(Component);
 
-fn run(
-    f: impl FnOnce(&wasip2::filesystem::types::Descriptor) -> error::Result<String>,
-) -> Result<String, WitError> {
+/// Runs one command against the memory root.
+fn run(command: Command) -> Result<String, WitError> {
     silence_panics();
-    root::with_root(f).map_err(to_wit)
+    wasi::with_io(|io| memcap_core::execute(io, command)).map_err(to_wit)
 }
 
 /// A panic is a bug and traps; the host reports it. Its message must not go to
@@ -46,37 +48,45 @@ fn silence_panics() {
 
 impl files::Guest for Component {
     fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
-        run(|root| commands::view::view(root, &path, view_range))
+        run(Command::View { path, view_range })
     }
 
     fn create(path: String, file_text: String) -> Result<String, WitError> {
-        run(|root| commands::create::create(root, &path, &file_text))
+        run(Command::Create { path, file_text })
     }
 
     fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, WitError> {
-        run(|root| commands::str_replace::str_replace(root, &path, &old_str, &new_str))
+        run(Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        })
     }
 
     fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, WitError> {
-        run(|root| commands::insert::insert(root, &path, insert_line, &insert_text))
+        run(Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        })
     }
 
     fn delete(path: String) -> Result<String, WitError> {
-        run(|root| commands::delete::delete(root, &path))
+        run(Command::Delete { path })
     }
 
     fn rename(old_path: String, new_path: String) -> Result<String, WitError> {
-        run(|root| commands::rename::rename(root, &old_path, &new_path))
+        run(Command::Rename { old_path, new_path })
     }
 }
 
 impl note_tools::Guest for Component {
     fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
-        run(|root| commands::memory_read::memory_read(root, &topics, page))
+        run(Command::MemoryRead { topics, page })
     }
 
     fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
-        run(|root| commands::memory_view::memory_view(root, all, page))
+        run(Command::MemoryView { all, page })
     }
 
     fn memory_write(
@@ -87,20 +97,17 @@ impl note_tools::Guest for Component {
         content: String,
     ) -> Result<String, WitError> {
         let kind = match type_ {
-            WitNoteType::User => notes::NoteType::User,
-            WitNoteType::Feedback => notes::NoteType::Feedback,
-            WitNoteType::Project => notes::NoteType::Project,
-            WitNoteType::Reference => notes::NoteType::Reference,
+            WitNoteType::User => NoteType::User,
+            WitNoteType::Feedback => NoteType::Feedback,
+            WitNoteType::Project => NoteType::Project,
+            WitNoteType::Reference => NoteType::Reference,
         };
-        run(|root| {
-            commands::memory_write::memory_write(
-                root,
-                &filename,
-                &name,
-                &description,
-                kind,
-                &content,
-            )
+        run(Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            kind,
+            content,
         })
     }
 
@@ -109,17 +116,21 @@ impl note_tools::Guest for Component {
         old_str: String,
         new_str: String,
     ) -> Result<String, WitError> {
-        run(|root| commands::memory_update::memory_update(root, &filename, &old_str, &new_str))
+        run(Command::MemoryUpdate {
+            filename,
+            old_str,
+            new_str,
+        })
     }
 
     fn memory_delete(filename: String) -> Result<String, WitError> {
-        run(|root| commands::memory_delete::memory_delete(root, &filename))
+        run(Command::MemoryDelete { filename })
     }
 }
 
 impl tool::Guest for Component {
     fn prompt() -> Result<String, WitError> {
-        run(commands::prompt::prompt)
+        run(Command::Prompt)
     }
 
     fn describe() -> Vec<WitTool> {
@@ -135,7 +146,7 @@ impl tool::Guest for Component {
 
     fn call(input: String) -> WitResult {
         silence_panics();
-        let result = call::call(&input);
+        let result = call(&input);
         WitResult {
             content: result.content,
             is_error: result.is_error,

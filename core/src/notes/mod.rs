@@ -1,13 +1,22 @@
-//! What memcap reads from a memory file's text: its frontmatter (`fields`
-//! parses it within bounds, `frontmatter` makes it a note's metadata), its
-//! type, and which files are notes at all.
+//! Typed notes. What memcap reads from a memory file's text: its
+//! frontmatter (`fields` parses it within bounds, `frontmatter` makes it a
+//! note's metadata), its type, and which files are notes at all. The
+//! catalog that remembers every note (`catalog`, kept by `walk` and saved in
+//! `journal`/`snapshot`) and the index `/memories/MEMORY.md` rendered from it
+//! (`memory_md`, `index`, kept in step by `maintain`).
 
+pub mod catalog;
 pub mod entry;
 pub mod fields;
 pub mod frontmatter;
+pub mod index;
+mod journal;
+pub mod maintain;
 pub mod memory_md;
 mod note_type;
+mod snapshot;
 pub mod topics;
+mod walk;
 
 pub use note_type::NoteType;
 

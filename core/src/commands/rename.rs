@@ -1,13 +1,13 @@
 //! `rename`: move a file or directory to a new path; never overwrites.
 
-use wasip2::filesystem::types::{Descriptor, ErrorCode};
 
-use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::files;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
 
-pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<String> {
+pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<String> {
     let old = MemPath::parse(old_shown)?;
     let new = MemPath::parse(new_shown)?;
     new.check_new(new_shown)?;
@@ -18,18 +18,18 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
         path: new_shown.into(),
     };
     // As in the SDK, a taken destination is reported before the source is checked.
-    match fs::exists(root, &new) {
+    match files::exists(io, &new) {
         Ok(true) => return Err(taken()),
         Ok(false) => {}
-        Err(e) => return Err(fs::tool_error(e, new_shown, "rename to")),
+        Err(e) => return Err(files::tool_error(e, new_shown, "rename to")),
     }
     let missing = || ToolError::NoSuchPath {
         path: old_shown.into(),
     };
-    match fs::stat(root, &old) {
+    match files::stat(io, &old) {
         Ok(_) => {}
-        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(missing()),
-        Err(e) => return Err(fs::tool_error(e, old_shown, "rename")),
+        Err(FsError::NotFound | FsError::NotADirectory) => return Err(missing()),
+        Err(e) => return Err(files::tool_error(e, old_shown, "rename")),
     }
     if new.is_inside(&old) {
         return Err(ToolError::MoveIntoItself {
@@ -37,19 +37,20 @@ pub fn rename(root: &Descriptor, old_shown: &str, new_shown: &str) -> Result<Str
             to: new_shown.into(),
         });
     }
-    fs::create_parents(root, &new, new_shown)?;
-    root.rename_at(&old.relative(), root, &new.relative())
+    files::create_parents(io, &new, new_shown)?;
+    io.fs
+        .rename(&old.relative(), &new.relative())
         .map_err(|e| match e {
-            ErrorCode::NoEntry => missing(),
-            e => fs::tool_error(e, new_shown, "rename to"),
+            FsError::NotFound => missing(),
+            e => files::tool_error(e, new_shown, "rename to"),
         })?;
     let sync = |dir: &MemPath| {
-        fs::sync_dir(root, dir).map_err(|e| fs::tool_error(e, new_shown, "rename to"))
+        files::sync_dir(io, dir).map_err(|e| files::tool_error(e, new_shown, "rename to"))
     };
     sync(&new.parent())?;
     if old.parent() != new.parent() {
         sync(&old.parent())?;
     }
-    let note = maintain::after_change(root, &[&old, &new]);
+    let note = maintain::after_change(io, &[&old, &new]);
     Ok(format!("Successfully renamed {old_shown} to {new_shown}") + note.as_deref().unwrap_or(""))
 }

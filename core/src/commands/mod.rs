@@ -14,10 +14,11 @@ pub mod rename;
 pub mod str_replace;
 pub mod view;
 
-use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
-use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::Kind;
+use crate::files;
 use crate::notes::maintain;
 use crate::vpath::{MemPath, ROOT};
 
@@ -81,12 +82,12 @@ impl Page {
 
 /// Checks that `path` names a regular file, with the SDK's messages for
 /// str_replace and insert.
-fn require_file(root: &Descriptor, path: &MemPath, shown: &str) -> Result<()> {
-    match fs::stat(root, path) {
-        Ok(st) if st.type_ == DescriptorType::RegularFile => Ok(()),
+fn require_file(io: &Io, path: &MemPath, shown: &str) -> Result<()> {
+    match files::stat(io, path) {
+        Ok(st) if st.kind == Kind::File => Ok(()),
         Ok(_) => Err(ToolError::NotAFile { path: shown.into() }),
-        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => Err(ToolError::missing(shown)),
-        Err(e) => Err(fs::tool_error(e, shown, "read")),
+        Err(FsError::NotFound | FsError::NotADirectory) => Err(ToolError::missing(shown)),
+        Err(e) => Err(files::tool_error(e, shown, "read")),
     }
 }
 

@@ -1,9 +1,9 @@
 //! `memory_view`: the index, or every note with its metadata, a page at a
 //! time.
 
-use wasip2::filesystem::types::Descriptor;
 
 use super::Page;
+use crate::io::Io;
 use crate::error::Result;
 use crate::notes::maintain;
 
@@ -11,8 +11,8 @@ use crate::notes::maintain;
 /// length, so a page is bounded too.
 pub const NOTES_PER_PAGE: usize = 50;
 
-pub fn memory_view(root: &Descriptor, all: bool, page: Option<u32>) -> Result<String> {
-    maintain::fresh_all(root, |catalog, index| {
+pub fn memory_view(io: &Io, all: bool, page: Option<u32>) -> Result<String> {
+    maintain::fresh_all(io, |catalog, index| {
         if !all {
             return Ok(if index.is_empty() {
                 "No notes yet: the memory is empty. Save what you learn with memory_write."

@@ -5,9 +5,11 @@
 //! a block or two whatever the store's size; a walk of everything reads all.
 
 use serde::{Deserialize, Serialize};
-use wasip2::filesystem::types::{Descriptor, ErrorCode};
 
 use super::NoteType;
+use crate::error::FsError;
+use crate::files::read_exact;
+use crate::storage::File;
 use super::catalog::{Entry, FileStamp};
 
 /// Notes a block holds (about 7 KB of typical notes).
@@ -49,7 +51,7 @@ pub(super) struct BlockRef {
 /// journal file they are read from. A rewrite of the journal renames a new
 /// file into its place, so this handle keeps reading the snapshot it opened.
 pub(super) struct Blocks {
-    file: Descriptor,
+    file: Box<dyn File>,
     /// Where the first block starts in the file.
     start: u64,
     refs: Vec<BlockRef>,
@@ -71,7 +73,7 @@ impl Head {
 
     /// The blocks of this head, `len` bytes of `file` from `start`; none
     /// when the head does not describe such blocks.
-    pub(super) fn take_blocks(&mut self, file: Descriptor, start: u64, len: u64) -> Option<Blocks> {
+    pub(super) fn take_blocks(&mut self, file: Box<dyn File>, start: u64, len: u64) -> Option<Blocks> {
         let refs = std::mem::take(&mut self.blocks);
         let fits = refs
             .iter()
@@ -116,10 +118,10 @@ impl Blocks {
 
     /// Reads block `i`: its notes, in path order, checked to lie where the
     /// head says they do.
-    pub(super) fn read(&mut self, i: usize) -> Result<Vec<Entry>, ErrorCode> {
+    pub(super) fn read(&mut self, i: usize) -> Result<Vec<Entry>, FsError> {
         let block = &self.refs[i];
-        let bytes = read_exact(&self.file, self.start + block.offset, block.len)?;
-        let entries: Vec<Entry> = postcard::from_bytes(&bytes).map_err(|_| ErrorCode::Io)?;
+        let bytes = read_exact(&*self.file, self.start + block.offset, block.len)?;
+        let entries: Vec<Entry> = postcard::from_bytes(&bytes).map_err(|_| FsError::Damaged)?;
         let end = self.refs.get(i + 1).map(|b| b.first.as_str());
         let in_place = entries.len() == block.notes as usize
             && entries.first().is_some_and(|e| e.path == block.first)
@@ -128,7 +130,7 @@ impl Blocks {
                 .last()
                 .is_some_and(|e| end.is_none_or(|end| e.path.as_str() < end));
         if !in_place {
-            return Err(ErrorCode::Io);
+            return Err(FsError::Damaged);
         }
         self.read[i] = true;
         self.unread -= 1;
@@ -171,16 +173,6 @@ pub(super) fn encode<'a>(
         body.extend_from_slice(&bytes);
     }
     Ok((postcard::to_allocvec(&head)?, body))
-}
-
-/// Exactly `len` bytes of `file` from `offset`; a short file is an error.
-pub(super) fn read_exact(file: &Descriptor, offset: u64, len: u64) -> Result<Vec<u8>, ErrorCode> {
-    let bytes = crate::fs::read_at(file, offset, Some(len))?;
-    if bytes.len() as u64 == len {
-        Ok(bytes)
-    } else {
-        Err(ErrorCode::Io)
-    }
 }
 
 #[cfg(test)]

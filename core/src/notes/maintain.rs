@@ -1,13 +1,14 @@
 //! Keeps `/memories/MEMORY.md` in step with the notes: after every change a
 //! command makes, and before every answer that shows the index.
 
-use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
 use super::INDEX_FILE;
 use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
-use crate::error::{ErrorKind, Result, ToolError};
-use crate::fs;
+use crate::error::{ErrorKind, FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::Kind;
+use crate::files;
 use crate::vpath::{MemPath, ROOT};
 
 /// How often a rewrite of MEMORY.md is retried when an editor changed it
@@ -27,14 +28,14 @@ pub fn is_index(path: &MemPath) -> bool {
 /// (and for nothing else, so the cost does not grow with the store) and
 /// rewrites the index. The command has succeeded whatever happens here, so a
 /// failure comes back as a sentence to add to its output.
-pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
-    let outcome = catalog::with(root, |root, catalog| {
+pub fn after_change(io: &Io, paths: &[&MemPath]) -> Option<String> {
+    let outcome = catalog::with(io, |io, catalog| {
         for path in paths {
-            catalog.update(root, &path.key())?;
+            catalog.update(io, &path.key())?;
         }
-        let written = write_index(root, catalog);
+        let written = write_index(io, catalog);
         // MEMORY.md is a file of the store like any other (the quota counts it).
-        catalog.update(root, INDEX_FILE)?;
+        catalog.update(io, INDEX_FILE)?;
         Ok(written)
     })
     .map_err(catalog_error)
@@ -53,29 +54,29 @@ pub fn after_change(root: &Descriptor, paths: &[&MemPath]) -> Option<String> {
 /// it changed, then runs `f` with the catalog and MEMORY.md's text. The
 /// catalog may not have read every note: `f` lists the index
 /// ([`Catalog::most_recent`]) and the totals only.
-pub fn fresh<T>(root: &Descriptor, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
-    fresh_with(root, false, f)
+pub fn fresh<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
+    fresh_with(io, false, f)
 }
 
 /// As [`fresh`], with every note read: for `f` that goes through them all.
-pub fn fresh_all<T>(root: &Descriptor, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
-    fresh_with(root, true, f)
+pub fn fresh_all<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
+    fresh_with(io, true, f)
 }
 
 fn fresh_with<T>(
-    root: &Descriptor,
+    io: &Io,
     all: bool,
     mut f: impl FnMut(&Catalog, &str) -> Result<T>,
 ) -> Result<T> {
-    catalog::with(root, |root, catalog| {
-        catalog.refresh(root)?;
+    catalog::with(io, |io, catalog| {
+        catalog.refresh(io)?;
         if all {
             catalog.read_all()?;
         }
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.
-        let written = write_index(root, catalog);
-        catalog.update(root, INDEX_FILE)?;
+        let written = write_index(io, catalog);
+        catalog.update(io, INDEX_FILE)?;
         let text = written.unwrap_or_else(|e| {
             format!(
                 "{}\n\nNote: {} could not be updated: {}\n",
@@ -90,8 +91,8 @@ fn fresh_with<T>(
 }
 
 /// Files and bytes the store would hold with `path` at `new_size` bytes.
-pub fn usage_after(root: &Descriptor, path: &MemPath, new_size: u64) -> Result<(u64, u64)> {
-    catalog::with(root, |_, catalog| {
+pub fn usage_after(io: &Io, path: &MemPath, new_size: u64) -> Result<(u64, u64)> {
+    catalog::with(io, |_, catalog| {
         let old = catalog.size_of(&path.key())?;
         let (files, bytes) = catalog.usage();
         Ok((
@@ -102,30 +103,30 @@ pub fn usage_after(root: &Descriptor, path: &MemPath, new_size: u64) -> Result<(
     .map_err(catalog_error)
 }
 
-fn catalog_error(e: ErrorCode) -> ToolError {
+fn catalog_error(e: FsError) -> ToolError {
     match e {
-        ErrorCode::NoEntry => ToolError::NoteVanished,
-        e => fs::tool_error(e, ROOT, "index the notes in"),
+        FsError::NotFound => ToolError::NoteVanished,
+        e => files::tool_error(e, ROOT, "index the notes in"),
     }
 }
 
 /// Renders the index for `catalog` into MEMORY.md, keeping the agent's text
 /// around the generated region. Returns MEMORY.md's text as it now is ("" when
 /// there is neither a note nor a MEMORY.md: an empty store stays empty).
-fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
+fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
     let path = index_path();
     let shown = path.display();
     let mut last_error = None;
     for _ in 0..ATTEMPTS {
-        let existing = match fs::stat(root, &path) {
-            Ok(st) if st.type_ == DescriptorType::RegularFile => {
-                Some(fs::read_bytes_for_edit(root, &path, &shown)?)
+        let existing = match files::stat(io, &path) {
+            Ok(st) if st.kind == Kind::File => {
+                Some(files::read_bytes_for_edit(io, &path, &shown)?)
             }
             Ok(_) => {
                 return Err(ToolError::IndexIsNotAFile { path: shown });
             }
-            Err(ErrorCode::NoEntry) => None,
-            Err(e) => return Err(fs::tool_error(e, &shown, "read")),
+            Err(FsError::NotFound) => None,
+            Err(e) => return Err(files::tool_error(e, &shown, "read")),
         };
         if existing.is_none() && catalog.len() == 0 {
             return Ok(String::new());
@@ -143,9 +144,9 @@ fn write_index(root: &Descriptor, catalog: &Catalog) -> Result<String> {
         let written = match &existing {
             Some((_, stamp)) => {
                 let agent_text = !around.trim().is_empty();
-                fs::replace_derived(root, &path, &shown, new.as_bytes(), *stamp, agent_text)
+                files::replace_derived(io, &path, &shown, new.as_bytes(), *stamp, agent_text)
             }
-            None => fs::create_file(root, &path, &shown, new.as_bytes()),
+            None => files::create_file(io, &path, &shown, new.as_bytes()),
         };
         match written {
             Ok(()) => return Ok(new),

@@ -7,29 +7,35 @@
 //! binary snapshot, then one record per change (`journal.rs`). The directory
 //! stays the truth: a lost or torn journal costs time, never correctness.
 
-use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
-use wasip2::filesystem::types::{Descriptor, DescriptorStat, ErrorCode};
 
 use super::NoteType;
+use crate::error::FsError;
+use crate::io::Io;
+use crate::storage::Meta;
 use super::journal::Record;
 use super::snapshot::{Blocks, Head, RECENT_NOTES};
 
-pub use memcap_core::notes::entry::{Entry, FileStamp};
+pub use super::entry::{Entry, FileStamp};
 
-/// The stamp of what WASI's `stat` saw.
-pub(super) fn stamp_of(st: &DescriptorStat) -> FileStamp {
-    let time =
-        |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
+/// The stamp of what `stat` saw.
+pub(super) fn stamp_of(st: &Meta) -> FileStamp {
     FileStamp {
         size: st.size,
-        modified: time(st.data_modification_timestamp),
-        changed: time(st.status_change_timestamp),
+        modified: st.modified,
+        changed: st.changed,
     }
+}
+
+/// What an instance keeps warm between calls: the catalog as the last call
+/// left it.
+#[derive(Default)]
+pub struct Indexes {
+    catalog: Option<Catalog>,
 }
 
 /// Every note, by path and by recency; every note directory with its stamp;
@@ -83,58 +89,49 @@ type RecencyKey = (Reverse<u64>, Rc<str>);
 /// past it, so every block is read.
 const HORIZON_NOTES: usize = 256;
 
-thread_local! {
-    static CATALOG: RefCell<Option<Catalog>> = const { RefCell::new(None) };
-    /// Set when a block of the journal's snapshot would not read.
-    static DAMAGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// Runs `f` on the catalog, loaded or brought up to date with the journal
 /// first (a cheap read of what other instances appended), then saves what
 /// `f` changed. On any failure the in-memory copy is dropped, so the next
 /// call starts again from the journal. When a block of the journal's
-/// snapshot would not read, the journal goes, the catalog is rebuilt from
-/// the files and `f` runs again (what `f`s do here is safe to repeat).
+/// snapshot would not read ([`FsError::Damaged`]), the catalog is rebuilt
+/// from the files and `f` runs again (what `f`s do here is safe to repeat).
 pub fn with<T>(
-    root: &Descriptor,
-    mut f: impl FnMut(&Descriptor, &mut Catalog) -> Result<T, ErrorCode>,
-) -> Result<T, ErrorCode> {
-    super::walk::start_budget();
-    CATALOG.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        DAMAGED.set(false);
-        let mut outcome = current(root, slot.take()).and_then(|c| run(root, c, &mut f));
-        if outcome.is_err() && DAMAGED.take() {
-            // Used as built: on a store memcap cannot write, reading the
-            // journal again would find the same damage.
-            outcome = run(root, Catalog::rebuild(root)?, &mut f);
-        }
-        outcome.map(|(catalog, value)| {
-            *slot = Some(catalog);
-            value
-        })
+    io: &Io,
+    mut f: impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>,
+) -> Result<T, FsError> {
+    io.start_budget();
+    let mut indexes = io.indexes.borrow_mut();
+    let mut outcome = current(io, indexes.catalog.take()).and_then(|c| run(io, c, &mut f));
+    if let Err(FsError::Damaged) = outcome {
+        // Used as built: on a store memcap cannot write, reading the
+        // journal again would find the same damage.
+        outcome = run(io, Catalog::rebuild(io)?, &mut f);
+    }
+    outcome.map(|(catalog, value)| {
+        indexes.catalog = Some(catalog);
+        value
     })
 }
 
 /// The warm catalog brought up to date with the journal, or the journal's.
-fn current(root: &Descriptor, warm: Option<Catalog>) -> Result<Catalog, ErrorCode> {
+fn current(io: &Io, warm: Option<Catalog>) -> Result<Catalog, FsError> {
     if let Some(mut warm) = warm
-        && warm.catch_up(root)?
+        && warm.catch_up(io)?
     {
         return Ok(warm);
     }
-    Catalog::load(root)
+    Catalog::load(io)
 }
 
 fn run<T>(
-    root: &Descriptor,
+    io: &Io,
     mut catalog: Catalog,
-    f: &mut impl FnMut(&Descriptor, &mut Catalog) -> Result<T, ErrorCode>,
-) -> Result<(Catalog, T), ErrorCode> {
-    let value = f(root, &mut catalog)?;
+    f: &mut impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>,
+) -> Result<(Catalog, T), FsError> {
+    let value = f(io, &mut catalog)?;
     // The journal is a cache: on a store memcap cannot write (or a full
     // disk) the answer stands and the next process rescans.
-    if catalog.save(root).is_err() {
+    if catalog.save(io).is_err() {
         catalog.pending.clear();
     }
     Ok((catalog, value))
@@ -162,13 +159,13 @@ impl Catalog {
     }
 
     /// The note at `path`, reading its block if need be.
-    pub fn note(&mut self, path: &str) -> Result<Option<&Entry>, ErrorCode> {
+    pub fn note(&mut self, path: &str) -> Result<Option<&Entry>, FsError> {
         self.read_under(path)?;
         Ok(self.entries.get(path).map(|e| &**e))
     }
 
     /// The size of the file at `path` as last seen, if the catalog has it.
-    pub fn size_of(&mut self, path: &str) -> Result<Option<u64>, ErrorCode> {
+    pub fn size_of(&mut self, path: &str) -> Result<Option<u64>, FsError> {
         let note = self.note(path)?.map(|e| e.stamp.size);
         Ok(note.or_else(|| self.others.get(path).copied()))
     }
@@ -258,12 +255,12 @@ impl Catalog {
     }
 
     /// Reads every unread block: afterwards the catalog holds every note.
-    pub fn read_all(&mut self) -> Result<(), ErrorCode> {
+    pub fn read_all(&mut self) -> Result<(), FsError> {
         self.read_under("")
     }
 
     /// Reads the unread blocks that may hold `top` or notes below it.
-    pub(super) fn read_under(&mut self, top: &str) -> Result<(), ErrorCode> {
+    pub(super) fn read_under(&mut self, top: &str) -> Result<(), FsError> {
         let wanted = match &self.blocks {
             Some(blocks) => blocks.unread_under(top),
             None => return Ok(()),
@@ -271,19 +268,14 @@ impl Catalog {
         self.read_blocks(wanted)
     }
 
-    fn read_blocks(&mut self, wanted: Vec<usize>) -> Result<(), ErrorCode> {
+    fn read_blocks(&mut self, wanted: Vec<usize>) -> Result<(), FsError> {
         let Some(blocks) = &mut self.blocks else {
             return Ok(());
         };
         let mut read = Vec::new();
         for i in wanted {
-            match blocks.read(i) {
-                Ok(entries) => read.extend(entries),
-                Err(e) => {
-                    DAMAGED.set(true);
-                    return Err(e);
-                }
-            }
+            // Any failure to read a block is damage: rebuild.
+            read.extend(blocks.read(i).map_err(|_| FsError::Damaged)?);
         }
         let done = !blocks.unread();
         for entry in read {
@@ -300,7 +292,7 @@ impl Catalog {
     }
 
     /// Applies one record, from this instance or read from the journal.
-    pub(super) fn apply_record(&mut self, record: Record) -> Result<(), ErrorCode> {
+    pub(super) fn apply_record(&mut self, record: Record) -> Result<(), FsError> {
         match record {
             Record::Put(entry) => self.put(entry)?,
             Record::Del(path) => self.remove(&path)?,
@@ -327,13 +319,13 @@ impl Catalog {
     }
 
     /// Applies a change found here and queues it for the journal.
-    pub(super) fn record(&mut self, record: Record) -> Result<(), ErrorCode> {
+    pub(super) fn record(&mut self, record: Record) -> Result<(), FsError> {
         self.apply_record(record.clone())?;
         self.pending.push(record);
         Ok(())
     }
 
-    fn put(&mut self, entry: Entry) -> Result<(), ErrorCode> {
+    fn put(&mut self, entry: Entry) -> Result<(), FsError> {
         self.remove(&entry.path)?;
         self.by_type[entry.meta.kind as usize] += 1;
         self.bytes += entry.stamp.size;
@@ -355,7 +347,7 @@ impl Catalog {
         self.entries.insert(key, entry);
     }
 
-    fn remove(&mut self, path: &str) -> Result<(), ErrorCode> {
+    fn remove(&mut self, path: &str) -> Result<(), FsError> {
         self.read_under(path)?;
         let Some((key, old)) = self.entries.remove_entry(path) else {
             return Ok(());
@@ -389,13 +381,13 @@ impl Catalog {
     }
 
     /// The notes at or below `top` (reading their blocks).
-    pub(super) fn notes_under(&mut self, top: &str) -> Result<Vec<String>, ErrorCode> {
+    pub(super) fn notes_under(&mut self, top: &str) -> Result<Vec<String>, FsError> {
         self.read_under(top)?;
         Ok(Self::under(&self.entries, top).map(str::to_owned).collect())
     }
 
     /// The notes directly in `dir` (reading their blocks).
-    pub(super) fn notes_in(&mut self, dir: &str) -> Result<Vec<String>, ErrorCode> {
+    pub(super) fn notes_in(&mut self, dir: &str) -> Result<Vec<String>, FsError> {
         if dir.is_empty() {
             if let Some(blocks) = &self.blocks {
                 self.read_blocks(blocks.unread_top_level())?;
@@ -410,7 +402,7 @@ impl Catalog {
     }
 
     /// Forgets every file and directory at or below `top`.
-    pub(super) fn forget(&mut self, top: &str) -> Result<(), ErrorCode> {
+    pub(super) fn forget(&mut self, top: &str) -> Result<(), FsError> {
         for path in self.notes_under(top)? {
             self.record(Record::Del(path))?;
         }
@@ -426,7 +418,7 @@ impl Catalog {
     }
 
     /// The notes in path order, with the other parts of a snapshot.
-    pub(super) fn snapshot_parts(&mut self) -> Result<(Head, Vec<Rc<Entry>>), ErrorCode> {
+    pub(super) fn snapshot_parts(&mut self) -> Result<(Head, Vec<Rc<Entry>>), FsError> {
         self.read_all()?;
         let head = Head {
             notes: self.notes as u64,

@@ -1,9 +1,9 @@
 //! `str_replace`: replace the single occurrence of a string in a file.
 
-use wasip2::filesystem::types::Descriptor;
 
+use crate::io::Io;
 use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::files;
 use crate::notes::maintain;
 use crate::text::numbered;
 use crate::vpath::MemPath;
@@ -12,14 +12,14 @@ use crate::vpath::MemPath;
 /// short (the SDK lists every one, which is quadratic for an empty `old_str`).
 const MAX_LISTED_MATCHES: usize = 1000;
 
-pub fn str_replace(root: &Descriptor, shown: &str, old_str: &str, new_str: &str) -> Result<String> {
+pub fn str_replace(io: &Io, shown: &str, old_str: &str, new_str: &str) -> Result<String> {
     let path = MemPath::parse(shown)?;
-    super::require_file(root, &path, shown)?;
-    let file = fs::read_for_edit(root, &path, shown)?;
+    super::require_file(io, &path, shown)?;
+    let file = files::read_for_edit(io, &path, shown)?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
-    crate::quota::check(root, &path, shown, updated.len() as u64)?;
-    fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
-    let note = maintain::after_change(root, &[&path]);
+    crate::quota::check(io, &path, shown, updated.len() as u64)?;
+    files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
+    let note = maintain::after_change(io, &[&path]);
     Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))
 }
 

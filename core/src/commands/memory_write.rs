@@ -1,18 +1,19 @@
 //! `memory_write`: save a typed note, with memcap's frontmatter, creating or
 //! replacing the file.
 
-use wasip2::filesystem::types::{Descriptor, DescriptorType, ErrorCode};
 
-use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::Kind;
+use crate::files;
 use crate::notes::frontmatter::MAX_NAME_CHARS;
-use crate::notes::{NoteType, frontmatter, maintain, today};
+use crate::notes::{NoteType, frontmatter, maintain};
 
 /// The longest description `memory_write` takes; the index shows less.
 const MAX_WRITTEN_DESCRIPTION_CHARS: usize = 1000;
 
 pub fn memory_write(
-    root: &Descriptor,
+    io: &Io,
     filename: &str,
     name: &str,
     description: &str,
@@ -40,26 +41,26 @@ pub fn memory_write(
     {
         return Err(ToolError::NoteHasNul { path: shown });
     }
-    let text = frontmatter::compose(name, description, kind, &today(), content);
-    fs::check_parents(root, &path, &shown)?;
-    crate::quota::check(root, &path, &shown, text.len() as u64)?;
-    let verb = match fs::stat(root, &path) {
-        Ok(st) if st.type_ == DescriptorType::RegularFile => {
-            let old = fs::read_for_edit(root, &path, &shown)?;
-            fs::replace_file(root, &path, &shown, text.as_bytes(), old.stamp)?;
+    let text = frontmatter::compose(name, description, kind, &io.today(), content);
+    files::check_parents(io, &path, &shown)?;
+    crate::quota::check(io, &path, &shown, text.len() as u64)?;
+    let verb = match files::stat(io, &path) {
+        Ok(st) if st.kind == Kind::File => {
+            let old = files::read_for_edit(io, &path, &shown)?;
+            files::replace_file(io, &path, &shown, text.as_bytes(), old.stamp)?;
             "Updated"
         }
         Ok(_) => {
             return Err(ToolError::NoteIsNotAFile { path: shown });
         }
-        Err(ErrorCode::NoEntry) => {
-            fs::create_parents(root, &path, &shown)?;
-            fs::create_file(root, &path, &shown, text.as_bytes())?;
+        Err(FsError::NotFound) => {
+            files::create_parents(io, &path, &shown)?;
+            files::create_file(io, &path, &shown, text.as_bytes())?;
             "Saved"
         }
-        Err(e) => return Err(fs::tool_error(e, &shown, "write")),
+        Err(e) => return Err(files::tool_error(e, &shown, "write")),
     };
-    let note = maintain::after_change(root, &[&path]);
+    let note = maintain::after_change(io, &[&path]);
     Ok(format!(
         "{verb} note {shown} ({}: {}). The index /memories/MEMORY.md lists it.{}",
         kind.as_str(),

@@ -1,8 +1,8 @@
 //! `prompt`: the text a host puts in the system prompt: how to use memory,
 //! then the current index, within the prompt budget.
 
-use wasip2::filesystem::types::Descriptor;
 
+use crate::io::Io;
 use crate::error::Result;
 use crate::notes::index::{self, Budget, PROMPT_BUDGET};
 use crate::notes::maintain;
@@ -35,8 +35,8 @@ shown here.
 ## Index: /memories/MEMORY.md
 ";
 
-pub fn prompt(root: &Descriptor) -> Result<String> {
-    maintain::fresh(root, |catalog, memory_md| {
+pub fn prompt(io: &Io) -> Result<String> {
+    maintain::fresh(io, |catalog, memory_md| {
         let mut out = PROTOCOL.to_owned();
         let left = Budget {
             lines: PROMPT_BUDGET.lines - index::line_count(PROTOCOL),

@@ -8,12 +8,14 @@
 //! lost or torn record only means a note is read again.
 
 use serde::{Deserialize, Serialize};
-use wasip2::filesystem::types::{Descriptor, DescriptorFlags, ErrorCode, OpenFlags, PathFlags};
 
 use super::catalog::{Catalog, Entry, FileStamp};
-use super::snapshot::{self, Head, read_exact};
-use crate::fs;
-use memcap_core::layout::JOURNAL;
+use super::snapshot::{self, Head};
+use crate::error::FsError;
+use crate::files::{self, read_exact};
+use crate::io::Io;
+use crate::layout::JOURNAL;
+use crate::storage::{File, Kind};
 
 const FORMAT: u32 = 7;
 /// What is read first: the header line and, in most stores, the whole head.
@@ -48,38 +50,38 @@ pub(super) enum Record {
 impl Catalog {
     /// Reads the journal; builds it from the directory when there is none
     /// (the first call on a store) or it cannot be used.
-    pub(super) fn load(root: &Descriptor) -> Result<Self, ErrorCode> {
+    pub(super) fn load(io: &Io) -> Result<Self, FsError> {
         // Whatever stands in the journal's place (nothing, a link, a
         // directory, garbage, another format) only means a rebuild.
-        match Self::open(root) {
+        match Self::open(io) {
             Some(catalog) => Ok(catalog),
-            None => Self::rebuild(root),
+            None => Self::rebuild(io),
         }
     }
 
     /// Builds the catalog from the files, and the journal from it.
-    pub(super) fn rebuild(root: &Descriptor) -> Result<Self, ErrorCode> {
+    pub(super) fn rebuild(io: &Io) -> Result<Self, FsError> {
         let mut catalog = Self::empty();
-        catalog.refresh(root)?;
+        catalog.refresh(io)?;
         // Not written (a read-only store): this instance still has it.
-        let _ = catalog.compact(root);
+        let _ = catalog.compact(io);
         Ok(catalog)
     }
 
     /// The catalog the journal holds: its snapshot's head (blocks are read
     /// later, as needed) and the records after it.
-    fn open(root: &Descriptor) -> Option<Self> {
-        let file = open_journal(root).ok()?;
-        let first = fs::read_at(&file, 0, Some(FIRST_READ)).ok()?;
+    fn open(io: &Io) -> Option<Self> {
+        let file = open_journal(io).ok()?;
+        let first = files::read_to_end(&*file, 0, Some(FIRST_READ), None).ok()?;
         let (header, body) = header(&first)?;
         let head_end = body.checked_add(usize::try_from(header.head).ok()?)?;
         let head_bytes = match first.get(body..head_end) {
             Some(bytes) => bytes.to_vec(),
-            None => read_exact(&file, body as u64, header.head).ok()?,
+            None => read_exact(&*file, body as u64, header.head).ok()?,
         };
         let mut head: Head = postcard::from_bytes(&head_bytes).ok()?;
         let end = (head_end as u64).checked_add(header.blocks)?;
-        let tail = fs::read_at(&file, end, None).ok()?;
+        let tail = files::read_to_end(&*file, end, None, None).ok()?;
         if tail.first() != Some(&b'\n') {
             return None;
         }
@@ -93,19 +95,19 @@ impl Catalog {
     /// Applies what was appended since this instance last looked: reads only
     /// the header and the new tail. False when the journal was rewritten (or
     /// removed), so it must be read again from the start.
-    pub(super) fn catch_up(&mut self, root: &Descriptor) -> Result<bool, ErrorCode> {
+    pub(super) fn catch_up(&mut self, io: &Io) -> Result<bool, FsError> {
         // One handle for both reads, so a rewrite between them cannot mix
         // two journals.
-        let Ok(file) = open_journal(root) else {
+        let Ok(file) = open_journal(io) else {
             return Ok(false);
         };
-        let Ok(head) = fs::read_at(&file, 0, Some(512)) else {
+        let Ok(head) = files::read_to_end(&*file, 0, Some(512), None) else {
             return Ok(false);
         };
         if header(&head).map(|(h, _)| h.generation) != Some(self.generation) {
             return Ok(false);
         }
-        let tail = fs::read_at(&file, self.applied, None)?;
+        let tail = files::read_to_end(&*file, self.applied, None, None)?;
         self.apply(&tail, self.applied)?;
         Ok(true)
     }
@@ -113,7 +115,7 @@ impl Catalog {
     /// Applies the whole lines of `bytes`, the journal from offset `base`.
     /// Lines that do not parse (a write torn by a crash) are skipped: a later
     /// walk rereads those notes.
-    fn apply(&mut self, bytes: &[u8], base: u64) -> Result<(), ErrorCode> {
+    fn apply(&mut self, bytes: &[u8], base: u64) -> Result<(), FsError> {
         let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') else {
             self.applied = base;
             return Ok(());
@@ -131,39 +133,28 @@ impl Catalog {
     /// Appends this call's changes to the journal, or rewrites it when the
     /// records since the snapshot would pass an eighth of the notes (so a
     /// new process parses little JSON).
-    pub(super) fn save(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
+    pub(super) fn save(&mut self, io: &Io) -> Result<(), FsError> {
         if self.pending.is_empty() {
             return Ok(());
         }
         if self.records + self.pending.len() > self.len() / 8 + 128 {
-            return self.compact(root);
+            return self.compact(io);
         }
         let mut bytes = Vec::new();
         for record in &self.pending {
-            serde_json::to_writer(&mut bytes, record).map_err(|_| ErrorCode::Io)?;
+            serde_json::to_writer(&mut bytes, record).map_err(|_| FsError::Other)?;
             bytes.push(b'\n');
         }
-        let file = match root.open_at(
-            PathFlags::empty(),
-            JOURNAL,
-            OpenFlags::empty(),
-            DescriptorFlags::WRITE,
-        ) {
-            Ok(file) => file,
+        let mut end = match io.fs.stat(JOURNAL, false) {
+            Ok(st) if st.kind == Kind::File => st.size,
             // Gone, or something else in its place: write a fresh one there.
-            Err(_) => return self.compact(root),
+            _ => return self.compact(io),
         };
-        let mut end = file.stat()?.size;
         if end != self.applied {
             // Bytes of a torn write: end them so our first line stands alone.
             bytes.insert(0, b'\n');
         }
-        let stream = file.write_via_stream(end)?;
-        for chunk in bytes.chunks(4096) {
-            stream
-                .blocking_write_and_flush(chunk)
-                .map_err(|_| ErrorCode::Io)?;
-        }
+        io.fs.write_at(JOURNAL, end, &bytes)?;
         end += bytes.len() as u64;
         self.records += self.pending.len();
         self.pending.clear();
@@ -173,24 +164,24 @@ impl Catalog {
 
     /// Rewrites the journal as a snapshot of the catalog, under a new
     /// generation.
-    pub(super) fn compact(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
+    pub(super) fn compact(&mut self, io: &Io) -> Result<(), FsError> {
         self.pending.clear();
         let (head, entries) = self.snapshot_parts()?;
         let (head, blocks) =
-            snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| ErrorCode::Io)?;
-        let generation = wasip2::random::random::get_random_u64();
+            snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| FsError::Other)?;
+        let generation = io.env.random_u64();
         let header = Header {
             memcap_notes: FORMAT,
             generation,
             head: head.len() as u64,
             blocks: blocks.len() as u64,
         };
-        let mut bytes = serde_json::to_vec(&header).map_err(|_| ErrorCode::Io)?;
+        let mut bytes = serde_json::to_vec(&header).map_err(|_| FsError::Other)?;
         bytes.push(b'\n');
         bytes.extend_from_slice(&head);
         bytes.extend_from_slice(&blocks);
         bytes.push(b'\n');
-        fs::put_private(root, JOURNAL, &bytes)?;
+        files::put_private(io, JOURNAL, &bytes)?;
         self.generation = generation;
         self.applied = bytes.len() as u64;
         self.records = 0;
@@ -205,11 +196,6 @@ fn header(bytes: &[u8]) -> Option<(Header, usize)> {
     (header.memcap_notes == FORMAT).then_some((header, end + 1))
 }
 
-fn open_journal(root: &Descriptor) -> Result<Descriptor, ErrorCode> {
-    root.open_at(
-        PathFlags::empty(),
-        JOURNAL,
-        OpenFlags::empty(),
-        DescriptorFlags::READ,
-    )
+fn open_journal(io: &Io) -> Result<Box<dyn File>, FsError> {
+    io.fs.open(JOURNAL, false)
 }

@@ -1,29 +1,29 @@
 //! `memory_update`: replace text in a note, as `str_replace` does, and move
 //! its `updated` date to today.
 
-use wasip2::filesystem::types::Descriptor;
 
 use super::str_replace::{replace_once, snippet};
+use crate::io::Io;
 use crate::error::{Result, ToolError};
-use crate::fs;
-use crate::notes::{frontmatter, maintain, today};
+use crate::files;
+use crate::notes::{frontmatter, maintain};
 use crate::vpath::MemPath;
 
 pub fn memory_update(
-    root: &Descriptor,
+    io: &Io,
     filename: &str,
     old_str: &str,
     new_str: &str,
 ) -> Result<String> {
     let (path, shown) = super::note_path(filename)?;
-    super::require_file(root, &path, &shown)?;
-    let file = fs::read_for_edit(root, &path, &shown)?;
+    super::require_file(io, &path, &shown)?;
+    let file = files::read_for_edit(io, &path, &shown)?;
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
-    let updated = frontmatter::with_updated(&replaced, &today());
+    let updated = frontmatter::with_updated(&replaced, &io.today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;
-    crate::quota::check(root, &path, &shown, updated.len() as u64)?;
-    fs::replace_file(root, &path, &shown, updated.as_bytes(), file.stamp)?;
-    let note = maintain::after_change(root, &[&path]);
+    crate::quota::check(io, &path, &shown, updated.len() as u64)?;
+    files::replace_file(io, &path, &shown, updated.as_bytes(), file.stamp)?;
+    let note = maintain::after_change(io, &[&path]);
     Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))
 }
 

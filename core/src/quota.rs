@@ -4,9 +4,9 @@
 //! the defaults below hold. A change that would pass either is refused
 //! before anything is written.
 
-use wasip2::filesystem::types::Descriptor;
 
 use crate::error::{Result, ToolError};
+use crate::io::Io;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
 
@@ -15,9 +15,9 @@ pub const DEFAULT_MAX_FILES: u64 = 200_000;
 /// Bytes a store may hold unless the host says otherwise (1 GiB).
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 
-fn limit(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
+fn limit(io: &Io, name: &str, default: u64) -> u64 {
+    io.env
+        .var(name)
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(default)
 }
@@ -26,10 +26,10 @@ fn limit(name: &str, default: u64) -> u64 {
 /// store would then pass its quota. Counts every file outside `.memcap`, as
 /// memcap last saw them (files other programs added since are counted from
 /// the next call that looks at the whole store).
-pub fn check(root: &Descriptor, path: &MemPath, shown: &str, new_size: u64) -> Result<()> {
-    let (files, bytes) = maintain::usage_after(root, path, new_size)?;
-    let max_files = limit("MEMCAP_MAX_FILES", DEFAULT_MAX_FILES);
-    let max_bytes = limit("MEMCAP_MAX_BYTES", DEFAULT_MAX_BYTES);
+pub fn check(io: &Io, path: &MemPath, shown: &str, new_size: u64) -> Result<()> {
+    let (files, bytes) = maintain::usage_after(io, path, new_size)?;
+    let max_files = limit(io, "MEMCAP_MAX_FILES", DEFAULT_MAX_FILES);
+    let max_bytes = limit(io, "MEMCAP_MAX_BYTES", DEFAULT_MAX_BYTES);
     let (unit, count, limit) = if files > max_files {
         ("files", files, max_files)
     } else if bytes > max_bytes {

@@ -1,11 +1,12 @@
 //! `memory_read`: the index and the list of memory files, or the notes on
 //! the topics asked for, in full; long answers a page at a time.
 
-use wasip2::filesystem::types::{Descriptor, DescriptorType};
 
 use super::Page;
+use crate::io::Io;
 use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::storage::Kind;
+use crate::files;
 use crate::notes::catalog::{Catalog, Entry};
 use crate::notes::{maintain, topics};
 use crate::vpath::MemPath;
@@ -18,12 +19,12 @@ pub const NOTES_PER_PAGE: usize = 50;
 /// cut at this size with a line saying how to read the rest.
 pub const NOTE_BYTES_PER_PAGE: u64 = 100_000;
 
-pub fn memory_read(root: &Descriptor, topics: &[String], page: Option<u32>) -> Result<String> {
-    maintain::fresh_all(root, |catalog, index| {
+pub fn memory_read(io: &Io, topics: &[String], page: Option<u32>) -> Result<String> {
+    maintain::fresh_all(io, |catalog, index| {
         if topics.is_empty() {
             Ok(list(catalog, index, page))
         } else {
-            read_topics(root, catalog, topics, page)
+            read_topics(io, catalog, topics, page)
         }
     })
 }
@@ -61,7 +62,7 @@ fn list(catalog: &Catalog, index: &str, page: Option<u32>) -> String {
 /// The notes matching `topics`, in full, split into pages of at most
 /// [`NOTES_PER_PAGE`] notes and [`NOTE_BYTES_PER_PAGE`] bytes.
 fn read_topics(
-    root: &Descriptor,
+    io: &Io,
     catalog: &Catalog,
     topics: &[String],
     page: Option<u32>,
@@ -72,7 +73,7 @@ fn read_topics(
     let mut out = String::new();
     if let Some(notes) = pages.get(asked - 1) {
         for entry in notes {
-            push_note(root, entry, &mut out);
+            push_note(io, entry, &mut out);
         }
     } else if asked > 1 {
         out.push_str(&format!(
@@ -123,15 +124,15 @@ fn paginate<'a>(notes: &[&'a Entry]) -> Vec<Vec<&'a Entry>> {
 }
 
 /// One note under its heading line, cut at [`NOTE_BYTES_PER_PAGE`].
-fn push_note(root: &Descriptor, entry: &Entry, out: &mut String) {
+fn push_note(io: &Io, entry: &Entry, out: &mut String) {
     let shown = format!("/memories/{}", entry.path);
     out.push_str(&format!(
         "=== {shown} ({}: {}) ===\n",
         entry.meta.kind.as_str(),
         entry.meta.name
     ));
-    let text = MemPath::parse(&shown).and_then(|path| match fs::lstat(root, &path) {
-        Ok(st) if st.type_ == DescriptorType::RegularFile => fs::read_text(root, &path, &shown),
+    let text = MemPath::parse(&shown).and_then(|path| match files::lstat(io, &path) {
+        Ok(st) if st.kind == Kind::File => files::read_text(io, &path, &shown),
         _ => Err(ToolError::missing(&shown)),
     });
     match text {

@@ -6,7 +6,7 @@ use super::NoteType;
 use super::catalog::{Catalog, Entry};
 use super::frontmatter::MAX_NAME_CHARS;
 use crate::text::one_line;
-pub use memcap_core::notes::memory_md::{
+pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, split,
 };

@@ -1,13 +1,13 @@
 //! `create`: a new file with the given text; never overwrites.
 
-use wasip2::filesystem::types::Descriptor;
 
+use crate::io::Io;
 use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::files;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
 
-pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String> {
+pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<String> {
     let path = MemPath::parse(shown)?;
     path.check_new(shown)?;
     let exists = || ToolError::FileExists { path: shown.into() };
@@ -18,15 +18,15 @@ pub fn create(root: &Descriptor, shown: &str, file_text: &str) -> Result<String>
         return Err(ToolError::TextHasNul { path: shown.into() });
     }
     // Refuse early, before any directory is made, when the name is taken.
-    match fs::exists(root, &path) {
+    match files::exists(io, &path) {
         Ok(true) => return Err(exists()),
         Ok(false) => {}
-        Err(e) => return Err(fs::tool_error(e, shown, "create")),
+        Err(e) => return Err(files::tool_error(e, shown, "create")),
     }
-    fs::check_parents(root, &path, shown)?;
-    crate::quota::check(root, &path, shown, file_text.len() as u64)?;
-    fs::create_parents(root, &path, shown)?;
-    fs::create_file(root, &path, shown, file_text.as_bytes())?;
-    let note = maintain::after_change(root, &[&path]);
+    files::check_parents(io, &path, shown)?;
+    crate::quota::check(io, &path, shown, file_text.len() as u64)?;
+    files::create_parents(io, &path, shown)?;
+    files::create_file(io, &path, shown, file_text.as_bytes())?;
+    let note = maintain::after_change(io, &[&path]);
     Ok(format!("File created successfully at: {shown}") + note.as_deref().unwrap_or(""))
 }

@@ -1,21 +1,21 @@
 //! `insert`: add text as new lines after a given line of a file.
 
-use wasip2::filesystem::types::Descriptor;
 
+use crate::io::Io;
 use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::files;
 use crate::notes::maintain;
 use crate::vpath::MemPath;
 
 pub fn insert(
-    root: &Descriptor,
+    io: &Io,
     shown: &str,
     insert_line: i64,
     insert_text: &str,
 ) -> Result<String> {
     let path = MemPath::parse(shown)?;
-    super::require_file(root, &path, shown)?;
-    let file = fs::read_for_edit(root, &path, shown)?;
+    super::require_file(io, &path, shown)?;
+    let file = files::read_for_edit(io, &path, shown)?;
     let mut lines: Vec<&str> = file.text.split('\n').collect();
     if lines.last() == Some(&"") {
         lines.pop();
@@ -33,8 +33,8 @@ pub fn insert(
     if !updated.ends_with('\n') {
         updated.push('\n');
     }
-    crate::quota::check(root, &path, shown, updated.len() as u64)?;
-    fs::replace_file(root, &path, shown, updated.as_bytes(), file.stamp)?;
-    let note = maintain::after_change(root, &[&path]);
+    crate::quota::check(io, &path, shown, updated.len() as u64)?;
+    files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
+    let note = maintain::after_change(io, &[&path]);
     Ok(format!("The file {shown} has been edited.") + note.as_deref().unwrap_or(""))
 }

@@ -8,15 +8,15 @@
 //! Walks stop at a time budget, well inside the host's limit per call, and
 //! keep what they found; the next call goes on from there.
 
-use wasip2::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
-};
 
 use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
 use super::is_note_path;
 use super::journal::Record;
-use crate::fs;
+use crate::error::FsError;
+use crate::files;
+use crate::io::Io;
+use crate::storage::Kind;
 
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -28,68 +28,52 @@ const FIRST_BYTES: u64 = 4 * 1024;
 const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
 pub const SWEEP_SECONDS: u64 = 30;
-/// How long one call may spend walking (the host stops a call at 10 s).
-const BUDGET_NANOS: u64 = 4_000_000_000;
 
-/// One walk's clock: when it must stop, and which stamps are too young.
-struct Walk {
-    deadline: u64,
+/// One walk's clock: now, and which stamps are too young. When it must stop
+/// is the call's budget ([`Io::out_of_time`]).
+struct Walk<'a> {
+    io: &'a Io<'a>,
     now: u64,
     trust_before: u64,
 }
 
-thread_local! {
-    /// When the current call's walking must stop: every walk in one call
-    /// shares one budget.
-    static DEADLINE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// Starts the walking budget of a call; `catalog::with` calls it first.
-pub(super) fn start_budget() {
-    DEADLINE.set(wasip2::clocks::monotonic_clock::now().saturating_add(BUDGET_NANOS));
-}
-
-impl Walk {
-    fn new() -> Self {
-        let now = wasip2::clocks::wall_clock::now().seconds;
+impl<'a> Walk<'a> {
+    fn new(io: &'a Io<'a>) -> Self {
+        let now = io.env.now_seconds();
         Self {
-            deadline: DEADLINE.get(),
+            io,
             now,
             trust_before: now.saturating_sub(RACY_SECONDS),
         }
     }
 
     fn out_of_time(&self) -> bool {
-        wasip2::clocks::monotonic_clock::now() >= self.deadline
+        self.io.out_of_time()
     }
 }
 
 /// memcap's own directory, `.memcap`, and everything in it.
 fn is_reserved(path: &str) -> bool {
-    path.split('/').next() == Some(crate::vpath::RESERVED)
+    path.split('/').next() == Some(crate::layout::RESERVED)
 }
 
 pub(super) fn parent(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
-fn as_name(path: &str) -> &str {
-    if path.is_empty() { "." } else { path }
-}
-
 impl Catalog {
     /// Brings the catalog in line with everything at and below `top` (a
     /// root-relative path, "" for everything) after a change there, and
     /// records the new stamps of the directories above it.
-    pub fn update(&mut self, root: &Descriptor, top: &str) -> Result<(), ErrorCode> {
-        let walk = Walk::new();
-        self.walk_from(root, top, &walk)?;
+    pub fn update(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
+        let walk = Walk::new(io);
+        self.walk_from(io, top, &walk)?;
         let mut dir = top;
         while !dir.is_empty() {
             dir = parent(dir);
             let known = self.dirs.contains_key(dir);
-            if let Ok(st) = root.stat_at(PathFlags::empty(), as_name(dir))
-                && st.type_ == DescriptorType::Directory
+            if let Ok(st) = io.fs.stat(dir, false)
+                && st.kind == Kind::Dir
             {
                 self.stamp_dir(dir, stamp_of(&st))?;
             }
@@ -104,11 +88,11 @@ impl Catalog {
     /// directories whose stamps moved (or are too young to trust) and
     /// rereads the notes changed in the last seconds; every
     /// [`SWEEP_SECONDS`], or to go on with an unfinished walk, walks it all.
-    pub fn refresh(&mut self, root: &Descriptor) -> Result<(), ErrorCode> {
-        let walk = Walk::new();
+    pub fn refresh(&mut self, io: &Io) -> Result<(), FsError> {
+        let walk = Walk::new(io);
         let due = walk.now >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now < self.swept;
         if self.dirs.is_empty() || self.incomplete || due {
-            return self.sweep(root, &walk);
+            return self.sweep(io, &walk);
         }
         let known: Vec<(String, FileStamp)> =
             self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect();
@@ -120,19 +104,19 @@ impl Catalog {
             if !self.dirs.contains_key(&dir) {
                 continue; // forgotten with a parent that went
             }
-            match root.stat_at(PathFlags::empty(), as_name(&dir)) {
-                Ok(st) if st.type_ == DescriptorType::Directory => {
+            match io.fs.stat(&dir, false) {
+                Ok(st) if st.kind == Kind::Dir => {
                     let stamp = stamp_of(&st);
                     if stamp != old || stamp.young(walk.trust_before) {
-                        for sub in self.list_dir(root, &dir, &walk)? {
+                        for sub in self.list_dir(io, &dir, &walk)? {
                             if !self.dirs.contains_key(&sub) {
-                                self.walk_from(root, &sub, &walk)?;
+                                self.walk_from(io, &sub, &walk)?;
                             }
                         }
                     }
                 }
-                Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => self.forget(&dir)?,
-                Err(ErrorCode::Access | ErrorCode::NotPermitted) => {}
+                Ok(_) | Err(FsError::NotFound | FsError::NotADirectory) => self.forget(&dir)?,
+                Err(FsError::Denied | FsError::Escape) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -145,16 +129,16 @@ impl Catalog {
             .map(|e| e.path.clone())
             .collect();
         for path in young {
-            self.check_file(root, &path, &path, &walk)?;
+            self.check_file(io, &path, &walk)?;
         }
         Ok(())
     }
 
     /// Walks everything; only a walk that reached every file counts as a
     /// sweep (one stopped by the budget is taken up by the next call).
-    fn sweep(&mut self, root: &Descriptor, walk: &Walk) -> Result<(), ErrorCode> {
+    fn sweep(&mut self, io: &Io, walk: &Walk) -> Result<(), FsError> {
         self.incomplete = false;
-        self.walk_from(root, "", walk)?;
+        self.walk_from(io, "", walk)?;
         if !self.incomplete {
             self.record(Record::Swept(walk.now))?;
         }
@@ -162,18 +146,18 @@ impl Catalog {
     }
 
     /// Lists every directory at and below `top`, or checks the file there.
-    fn walk_from(&mut self, root: &Descriptor, top: &str, walk: &Walk) -> Result<(), ErrorCode> {
+    fn walk_from(&mut self, io: &Io, top: &str, walk: &Walk) -> Result<(), FsError> {
         let kind = if top.is_empty() {
-            Some(DescriptorType::Directory)
+            Some(Kind::Dir)
         } else {
-            match root.stat_at(PathFlags::empty(), top) {
-                Ok(st) => Some(st.type_),
-                Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => None,
+            match io.fs.stat(top, false) {
+                Ok(st) => Some(st.kind),
+                Err(FsError::NotFound | FsError::NotADirectory) => None,
                 Err(e) => return Err(e),
             }
         };
         match kind {
-            Some(DescriptorType::Directory) if !is_reserved(top) => {
+            Some(Kind::Dir) if !is_reserved(top) => {
                 if self.note(top)?.is_some() {
                     self.record(Record::Del(top.to_owned()))?;
                 }
@@ -186,15 +170,15 @@ impl Catalog {
                         self.incomplete = true;
                         return Ok(());
                     }
-                    stack.extend(self.list_dir(root, &dir, walk)?);
+                    stack.extend(self.list_dir(io, &dir, walk)?);
                 }
             }
-            Some(DescriptorType::RegularFile) if !is_reserved(top) => {
+            Some(Kind::File) if !is_reserved(top) => {
                 let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
                 for dir in dirs {
                     self.record(Record::Undir(dir))?;
                 }
-                self.check_file(root, top, top, walk)?;
+                self.check_file(io, top, walk)?;
             }
             _ => self.forget(top)?,
         }
@@ -207,41 +191,33 @@ impl Catalog {
     /// of it.
     fn list_dir(
         &mut self,
-        root: &Descriptor,
+        io: &Io,
         dir: &str,
         walk: &Walk,
-    ) -> Result<Vec<String>, ErrorCode> {
+    ) -> Result<Vec<String>, FsError> {
         // Stamped before listing: a change during the listing moves the
         // stamp past this one, so the next refresh lists it again.
-        let st = match root.stat_at(PathFlags::empty(), as_name(dir)) {
-            Ok(st) if st.type_ == DescriptorType::Directory => st,
-            Ok(_) | Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => {
+        let st = match io.fs.stat(dir, false) {
+            Ok(st) if st.kind == Kind::Dir => st,
+            Ok(_) | Err(FsError::NotFound | FsError::NotADirectory) => {
                 self.forget(dir)?;
                 return Ok(Vec::new());
             }
-            Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
+            Err(FsError::Denied | FsError::Escape) if !dir.is_empty() => {
                 return Ok(Vec::new());
             }
             Err(e) => return Err(e),
         };
-        let opened = root
-            .open_at(
-                PathFlags::empty(),
-                as_name(dir),
-                OpenFlags::DIRECTORY,
-                DescriptorFlags::READ,
-            )
-            .and_then(|handle| Ok((handle.read_directory()?, handle)));
-        let (stream, handle) = match opened {
-            Ok(opened) => opened,
-            Err(ErrorCode::Access | ErrorCode::NotPermitted) if !dir.is_empty() => {
+        let listed = match io.fs.list(dir) {
+            Ok(listed) => listed,
+            Err(FsError::Denied | FsError::Escape) if !dir.is_empty() => {
                 return Ok(Vec::new());
             }
             Err(e) => return Err(e),
         };
         let mut files = Vec::new();
         let mut subdirs = Vec::new();
-        while let Some(entry) = fs::next_entry(&stream)? {
+        for entry in listed {
             let path = if dir.is_empty() {
                 entry.name.clone()
             } else {
@@ -250,15 +226,15 @@ impl Catalog {
             if is_reserved(&path) {
                 continue;
             }
-            match entry.type_ {
-                DescriptorType::Directory => subdirs.push(path),
-                DescriptorType::RegularFile => {
+            match entry.kind {
+                Kind::Dir => subdirs.push(path),
+                Kind::File => {
                     if walk.out_of_time() {
                         // Unfinished: no stamp, nothing forgotten.
                         self.incomplete = true;
                         return Ok(Vec::new());
                     }
-                    self.check_file(&handle, &entry.name, &path, walk)?;
+                    self.check_file(io, &path, walk)?;
                     files.push(path);
                 }
                 _ => {}
@@ -281,7 +257,7 @@ impl Catalog {
         Ok(subdirs)
     }
 
-    fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) -> Result<(), ErrorCode> {
+    fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) -> Result<(), FsError> {
         if self.dirs.get(dir) != Some(&stamp) {
             self.record(Record::Dir(dir.to_owned(), stamp))?;
         }
@@ -290,19 +266,11 @@ impl Catalog {
 
     /// Rereads the file at `path` when its stamp changed or is too young to
     /// trust, and records it when what memcap knows of it changed.
-    /// `dir` and `name` locate the file (its directory's handle makes this
-    /// one cheap lookup rather than a walk from the root); `path` is its key.
-    fn check_file(
-        &mut self,
-        dir: &Descriptor,
-        name: &str,
-        path: &str,
-        walk: &Walk,
-    ) -> Result<(), ErrorCode> {
-        let st = match dir.stat_at(PathFlags::empty(), name) {
-            Ok(st) if st.type_ == DescriptorType::RegularFile => st,
+    fn check_file(&mut self, io: &Io, path: &str, walk: &Walk) -> Result<(), FsError> {
+        let st = match io.fs.stat(path, false) {
+            Ok(st) if st.kind == Kind::File => st,
             // Gone since the directory was listed: its listing drops it.
-            Ok(_) | Err(ErrorCode::NoEntry) => {
+            Ok(_) | Err(FsError::NotFound) => {
                 if self.note(path)?.is_some() {
                     self.record(Record::Del(path.to_owned()))?;
                 }
@@ -330,9 +298,9 @@ impl Catalog {
         let file_name = path.rsplit('/').next().unwrap_or(path);
         // Most notes say all memcap needs in their first few kilobytes; only
         // a frontmatter block still open there is read further.
-        let head = fs::read_head(dir, name, FIRST_BYTES).and_then(|bytes| {
+        let head = files::read_head(io, path, FIRST_BYTES).and_then(|bytes| {
             if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
-                fs::read_head(dir, name, HEAD_BYTES)
+                files::read_head(io, path, HEAD_BYTES)
             } else {
                 Ok(bytes)
             }
@@ -355,7 +323,7 @@ impl Catalog {
                 }
                 meta
             }
-            Err(ErrorCode::NoEntry) => return Ok(()),
+            Err(FsError::NotFound) => return Ok(()),
             // One file memcap may not read must not keep it from the rest:
             // it is listed, with what is wrong and how to fix it.
             Err(e) => {
@@ -398,11 +366,11 @@ fn gone_from<K: std::borrow::Borrow<str> + Ord, V>(
 }
 
 /// Why a read failed, in a few words (no OS text).
-fn read_failure(e: ErrorCode) -> &'static str {
+fn read_failure(e: FsError) -> &'static str {
     match e {
-        ErrorCode::Access | ErrorCode::NotPermitted => "permission denied",
-        ErrorCode::IsDirectory => "it is a directory",
-        ErrorCode::Loop => "a symbolic link loop",
+        FsError::Denied | FsError::Escape => "permission denied",
+        FsError::IsDirectory => "it is a directory",
+        FsError::Loop => "a symbolic link loop",
         _ => "the file system reported an error",
     }
 }

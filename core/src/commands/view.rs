@@ -1,11 +1,10 @@
 //! `view`: a directory listing two levels deep, or a file with line numbers.
 
-use wasip2::filesystem::types::{
-    Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
-};
 
-use crate::error::{Result, ToolError};
-use crate::fs;
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::{DirEntry, Kind};
+use crate::files;
 use crate::notes::maintain;
 use crate::text::{format_size, numbered};
 use crate::vpath::MemPath;
@@ -16,32 +15,32 @@ const MAX_VIEW_LINES: usize = 999_999;
 /// last line says the listing was cut and how to see the rest.
 pub const MAX_LISTED: usize = 1000;
 
-pub fn view(root: &Descriptor, shown: &str, view_range: Option<(i64, i64)>) -> Result<String> {
+pub fn view(io: &Io, shown: &str, view_range: Option<(i64, i64)>) -> Result<String> {
     let path = MemPath::parse(shown)?;
     if maintain::is_index(&path) {
         // The index is the one file whose content memcap derives: bring it up
         // to date with the notes, edited behind memcap's back or not.
-        maintain::fresh(root, |_, _| Ok(()))?;
+        maintain::fresh(io, |_, _| Ok(()))?;
     }
-    let st = match fs::stat(root, &path) {
+    let st = match files::stat(io, &path) {
         Ok(st) => st,
-        Err(ErrorCode::NoEntry | ErrorCode::NotDirectory) => return Err(ToolError::missing(shown)),
-        Err(e) => return Err(fs::tool_error(e, shown, "view")),
+        Err(FsError::NotFound | FsError::NotADirectory) => return Err(ToolError::missing(shown)),
+        Err(e) => return Err(files::tool_error(e, shown, "view")),
     };
-    match st.type_ {
-        DescriptorType::Directory => list(root, &path, shown, st.size),
-        DescriptorType::RegularFile => show_file(root, &path, shown, view_range),
+    match st.kind {
+        Kind::Dir => list(io, &path, shown, st.size),
+        Kind::File => show_file(io, &path, shown, view_range),
         _ => Err(ToolError::UnsupportedFileType { path: shown.into() }),
     }
 }
 
 fn show_file(
-    root: &Descriptor,
+    io: &Io,
     path: &MemPath,
     shown: &str,
     range: Option<(i64, i64)>,
 ) -> Result<String> {
-    let text = fs::read_text(root, path, shown)?;
+    let text = files::read_text(io, path, shown)?;
     let lines: Vec<&str> = text.split('\n').collect();
     if lines.len() > MAX_VIEW_LINES {
         return Err(ToolError::TooManyLines { path: shown.into() });
@@ -71,21 +70,18 @@ fn select((first, last): (i64, i64), len: usize) -> (usize, usize) {
     (start as usize, end.max(start) as usize)
 }
 
-fn list(root: &Descriptor, path: &MemPath, shown: &str, own_size: u64) -> Result<String> {
+fn list(io: &Io, path: &MemPath, shown: &str, own_size: u64) -> Result<String> {
     let mut out = format!(
         "Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:\n{}\t{shown}",
         format_size(own_size)
     );
-    let dir = root
-        .open_at(
-            PathFlags::SYMLINK_FOLLOW,
-            &path.relative(),
-            OpenFlags::DIRECTORY,
-            DescriptorFlags::READ,
-        )
-        .map_err(|e| fs::tool_error(e, shown, "view"))?;
+    let dir = path.key();
+    let entries = io
+        .fs
+        .list(&dir)
+        .map_err(|e| files::tool_error(e, shown, "view"))?;
     let mut room = MAX_LISTED;
-    if !collect(&dir, shown, "", 1, &mut room, &mut out) {
+    if !collect(io, entries, &dir, shown, "", 1, &mut room, &mut out) {
         out.push_str(&format!(
             "\n… the listing stops here: memcap lists at most {MAX_LISTED} entries. \
              View a subdirectory to see what it holds."
@@ -94,70 +90,64 @@ fn list(root: &Descriptor, path: &MemPath, shown: &str, own_size: u64) -> Result
     Ok(out)
 }
 
-/// Appends the entries of `dir`, depth first, like the SDK's `collect`: sorted
-/// by name, hidden names skipped, links followed only where WASI allows (inside
-/// the root), entries that cannot be read silently left out.
-/// Returns false when `room` (entries still allowed) ran out.
+/// Appends `entries` (of root-relative `dir`), depth first, like the SDK's
+/// `collect`: sorted by name, hidden names skipped, links followed only where
+/// the storage allows (inside the root), entries that cannot be read
+/// silently left out. Returns false when `room` (entries still allowed) ran
+/// out.
+#[allow(clippy::too_many_arguments)]
 fn collect(
-    dir: &Descriptor,
+    io: &Io,
+    entries: Vec<DirEntry>,
+    dir: &str,
     shown: &str,
     prefix: &str,
     depth: u32,
     room: &mut usize,
     out: &mut String,
 ) -> bool {
-    let Ok(stream) = dir.read_directory() else {
-        return true;
-    };
-    let mut names = Vec::new();
-    while let Ok(Some(entry)) = fs::next_entry(&stream) {
-        if !entry.name.starts_with('.') {
-            names.push(entry.name);
-        }
-    }
-    names.sort_unstable();
-    for name in names {
-        // Only links need following (WASI refuses those that leave the
-        // root); a plain name is cheaper to stat without it.
-        let st = match dir.stat_at(PathFlags::empty(), &name) {
-            Ok(st) if st.type_ == DescriptorType::SymbolicLink => {
-                dir.stat_at(PathFlags::SYMLINK_FOLLOW, &name)
-            }
+    let mut entries: Vec<DirEntry> = entries
+        .into_iter()
+        .filter(|e| !e.name.starts_with('.'))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    for entry in entries {
+        let child = if dir.is_empty() {
+            entry.name.clone()
+        } else {
+            format!("{dir}/{}", entry.name)
+        };
+        // Only links need following (the storage refuses those that leave
+        // the root); a plain name is cheaper to stat without it.
+        let st = match io.fs.stat(&child, false) {
+            Ok(st) if st.kind == Kind::Link => io.fs.stat(&child, true),
             other => other,
         };
         let Ok(st) = st else {
             continue;
         };
-        if matches!(
-            st.type_,
-            DescriptorType::Directory | DescriptorType::RegularFile
-        ) {
+        if matches!(st.kind, Kind::Dir | Kind::File) {
             if *room == 0 {
                 return false;
             }
             *room -= 1;
         }
         let rel = if prefix.is_empty() {
-            name.clone()
+            entry.name.clone()
         } else {
-            format!("{prefix}/{name}")
+            format!("{prefix}/{}", entry.name)
         };
-        match st.type_ {
-            DescriptorType::Directory => {
+        match st.kind {
+            Kind::Dir => {
                 out.push_str(&format!("\n{}\t{shown}/{rel}/", format_size(st.size)));
                 if depth < 2
-                    && let Ok(child) = dir.open_at(
-                        PathFlags::SYMLINK_FOLLOW,
-                        &name,
-                        OpenFlags::DIRECTORY,
-                        DescriptorFlags::READ,
-                    )
-                    && !collect(&child, shown, &rel, depth + 1, room, out)
+                    && let Ok(children) = io.fs.list(&child)
+                    && !collect(io, children, &child, shown, &rel, depth + 1, room, out)
                 {
                     return false;
                 }
             }
-            DescriptorType::RegularFile => {
+            Kind::File => {
                 out.push_str(&format!("\n{}\t{shown}/{rel}", format_size(st.size)));
             }
             _ => {}

@@ -1,0 +1,38 @@
+//! `delete`: remove a file or a whole directory tree.
+
+
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::Kind;
+use crate::files;
+use crate::notes::maintain;
+use crate::vpath::MemPath;
+
+pub fn delete(io: &Io, shown: &str) -> Result<String> {
+    let path = MemPath::parse(shown)?;
+    if path.is_root() {
+        return Err(ToolError::DeleteRoot);
+    }
+    let missing = || ToolError::NoSuchPath { path: shown.into() };
+    // Following links first refuses links that point outside the root.
+    match files::stat(io, &path) {
+        Ok(_) => {}
+        Err(FsError::NotFound | FsError::NotADirectory) => return Err(missing()),
+        Err(e) => return Err(files::tool_error(e, shown, "delete")),
+    }
+    let fail = |e| match e {
+        FsError::NotFound => missing(),
+        e => files::tool_error(e, shown, "delete"),
+    };
+    // The name itself is removed: a link goes, never what it points to.
+    let target = files::lstat(io, &path).map_err(fail)?;
+    let rel = path.relative();
+    if target.kind == Kind::Dir {
+        files::remove_tree(io, &rel).map_err(fail)?;
+    } else {
+        io.fs.remove_file(&rel).map_err(fail)?;
+    }
+    files::sync_dir(io, &path.parent()).map_err(fail)?;
+    let note = maintain::after_change(io, &[&path]);
+    Ok(format!("Successfully deleted {shown}") + note.as_deref().unwrap_or(""))
+}

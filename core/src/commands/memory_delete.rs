@@ -1,0 +1,32 @@
+//! `memory_delete`: remove one note; the index stops listing it.
+
+
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::Kind;
+use crate::files;
+use crate::notes::maintain;
+
+pub fn memory_delete(io: &Io, filename: &str) -> Result<String> {
+    let (path, shown) = super::note_path(filename)?;
+    let missing = || ToolError::NoSuchNote {
+        path: shown.clone(),
+    };
+    let fail = |e| match e {
+        FsError::NotFound | FsError::NotADirectory => missing(),
+        e => files::tool_error(e, &shown, "delete"),
+    };
+    // Following links first refuses links that point outside the root.
+    files::stat(io, &path).map_err(fail)?;
+    let target = files::lstat(io, &path).map_err(fail)?;
+    if target.kind == Kind::Dir {
+        return Err(ToolError::NoteIsDirectory { path: shown });
+    }
+    io.fs.remove_file(&path.relative()).map_err(fail)?;
+    files::sync_dir(io, &path.parent()).map_err(fail)?;
+    let note = maintain::after_change(io, &[&path]);
+    Ok(format!(
+        "Successfully deleted {shown}; the index no longer lists it.{}",
+        note.as_deref().unwrap_or("")
+    ))
+}

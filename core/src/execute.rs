@@ -1,0 +1,53 @@
+//! [`execute`]: one [`Command`] run against a store; [`call`]: one
+//! `tool_use` input object as JSON in, one tool result out, parsed first
+//! (`command.rs`), then run.
+
+use crate::command::{self, Command};
+use crate::commands;
+use crate::error::Result;
+use crate::io::Io;
+use crate::lines::ToolResult;
+
+/// Runs one tool input. Never fails: every problem becomes an error result.
+pub fn call(io: &Io, input: &str) -> ToolResult {
+    command::parse(input)
+        .and_then(|command| execute(io, command))
+        .into()
+}
+
+/// Runs one command.
+pub fn execute(io: &Io, command: Command) -> Result<String> {
+    use commands::*;
+    match command {
+        Command::View { path, view_range } => view::view(io, &path, view_range),
+        Command::Create { path, file_text } => create::create(io, &path, &file_text),
+        Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        } => str_replace::str_replace(io, &path, &old_str, &new_str),
+        Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        } => insert::insert(io, &path, insert_line, &insert_text),
+        Command::Delete { path } => delete::delete(io, &path),
+        Command::Rename { old_path, new_path } => rename::rename(io, &old_path, &new_path),
+        Command::MemoryRead { topics, page } => memory_read::memory_read(io, &topics, page),
+        Command::MemoryView { all, page } => memory_view::memory_view(io, all, page),
+        Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            kind,
+            content,
+        } => memory_write::memory_write(io, &filename, &name, &description, kind, &content),
+        Command::MemoryUpdate {
+            filename,
+            old_str,
+            new_str,
+        } => memory_update::memory_update(io, &filename, &old_str, &new_str),
+        Command::MemoryDelete { filename } => memory_delete::memory_delete(io, &filename),
+        Command::Prompt => prompt::prompt(io),
+    }
+}

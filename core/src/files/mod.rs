@@ -1,0 +1,169 @@
+//! File operations with memcap's rules, on the storage port: reads bounded
+//! at [`MAX_FILE_BYTES`] and checked to be text (here), atomic writes
+//! (`write.rs`), parents made and trees removed (`tree.rs`). Failures come
+//! back as a [`ToolError`] naming the path as the model sent it.
+
+mod tree;
+mod write;
+
+pub use tree::{check_parents, create_parents, remove_tree};
+pub use write::{create_file, put_private, replace_derived, replace_file};
+
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::storage::{File, Meta, Stamp};
+use crate::vpath::MemPath;
+
+/// The largest file memcap reads or writes.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// The most one read asks for.
+const READ_CHUNK: u64 = 256 * 1024;
+
+/// [`ToolError::from_fs`], shorter.
+pub fn tool_error(e: FsError, path: &str, doing: &'static str) -> ToolError {
+    ToolError::from_fs(e, path, doing)
+}
+
+/// `stat` following symbolic links; the storage keeps them inside the root.
+pub fn stat(io: &Io, path: &MemPath) -> Result<Meta, FsError> {
+    io.fs.stat(&path.relative(), true)
+}
+
+/// `stat` of the name itself: a symbolic link is reported as a link.
+pub fn lstat(io: &Io, path: &MemPath) -> Result<Meta, FsError> {
+    io.fs.stat(&path.relative(), false)
+}
+
+/// Whether anything is at `path`. Links are followed, so a link out of the
+/// root is an error rather than "exists"; a dangling link still counts as a
+/// name that is taken.
+pub fn exists(io: &Io, path: &MemPath) -> Result<bool, FsError> {
+    match stat(io, path) {
+        Ok(_) => Ok(true),
+        Err(FsError::NotFound | FsError::NotADirectory) => Ok(lstat(io, path).is_ok()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The stamp of what is at `path` now.
+pub fn stamp(io: &Io, path: &MemPath) -> Result<Stamp, FsError> {
+    io.fs.stamp(&path.relative())
+}
+
+/// A text file's content, with the stamp of what was read.
+pub struct TextFile {
+    pub text: String,
+    pub stamp: Stamp,
+}
+
+/// Reads a regular file as UTF-8 text. `shown` is the path as the model sent
+/// it. Callers have checked that `path` is a regular file.
+pub fn read_text(io: &Io, path: &MemPath, shown: &str) -> Result<String> {
+    read_for_edit(io, path, shown).map(|file| file.text)
+}
+
+/// Like [`read_text`], plus the stamp of what was read, for an edit.
+pub fn read_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<TextFile> {
+    let (bytes, stamp) = read_bytes_for_edit(io, path, shown)?;
+    Ok(TextFile {
+        text: text_of(bytes, shown)?,
+        stamp,
+    })
+}
+
+/// A regular file's bytes, whatever they are, with the stamp of what was read.
+pub fn read_bytes_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<(Vec<u8>, Stamp)> {
+    let fail = |e| tool_error(e, shown, "read");
+    let file = io
+        .fs
+        .open(&path.relative(), true)
+        .map_err(|e| match e {
+            FsError::NotFound => ToolError::Vanished { path: shown.into() },
+            e => fail(e),
+        })?;
+    // Taken from the open file before reading, so a change during the read
+    // (or a replacement of the file) shows up as a different stamp.
+    let stamp = file.stamp().map_err(fail)?;
+    if stamp.size > MAX_FILE_BYTES {
+        return Err(too_large(shown, stamp.size));
+    }
+    let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES + 1), Some(stamp.size)).map_err(fail)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        // It grew past the limit while being read.
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    Ok((bytes, stamp))
+}
+
+fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
+    let text = String::from_utf8(bytes).map_err(|_| not_text(shown))?;
+    if text.contains('\0') {
+        return Err(not_text(shown));
+    }
+    Ok(text)
+}
+
+/// The bytes of an open file from `offset` to its end, or at most `limit`
+/// of them: the one chunked read loop. With the expected `size`, the first
+/// read asks for one byte more, to see the end in the same call (each read's
+/// buffer is as large as asked).
+pub fn read_to_end(
+    file: &dyn File,
+    offset: u64,
+    limit: Option<u64>,
+    size: Option<u64>,
+) -> Result<Vec<u8>, FsError> {
+    let mut bytes = Vec::new();
+    let mut at = offset;
+    loop {
+        let got = at - offset;
+        let mut want = size.map_or(READ_CHUNK, |s| s.saturating_sub(got) + 1);
+        want = want.min(READ_CHUNK);
+        if let Some(limit) = limit {
+            want = want.min(limit - got);
+        }
+        if want == 0 {
+            return Ok(bytes);
+        }
+        let (chunk, end) = file.read_at(at, want)?;
+        at += chunk.len() as u64;
+        bytes.extend_from_slice(&chunk);
+        if end || chunk.is_empty() {
+            return Ok(bytes);
+        }
+    }
+}
+
+/// Up to `limit` bytes from the start of the regular file at `relative`,
+/// never following a link.
+pub fn read_head(io: &Io, relative: &str, limit: u64) -> Result<Vec<u8>, FsError> {
+    let file = io.fs.open(relative, false)?;
+    read_to_end(&*file, 0, Some(limit), None)
+}
+
+/// Exactly `len` bytes of `file` from `offset`; a short file is damage.
+pub fn read_exact(file: &dyn File, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
+    let bytes = read_to_end(file, offset, Some(len), None)?;
+    if bytes.len() as u64 == len {
+        Ok(bytes)
+    } else {
+        Err(FsError::Damaged)
+    }
+}
+
+pub fn not_text(shown: &str) -> ToolError {
+    ToolError::NotText { path: shown.into() }
+}
+
+pub fn too_large(shown: &str, size: u64) -> ToolError {
+    ToolError::FileTooLarge {
+        path: shown.into(),
+        size,
+        max: MAX_FILE_BYTES,
+    }
+}
+
+/// Makes a directory's entries (a create, rename or delete in it) durable.
+pub fn sync_dir(io: &Io, dir: &MemPath) -> Result<(), FsError> {
+    io.fs.sync_dir(&dir.relative())
+}

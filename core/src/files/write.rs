@@ -1,0 +1,124 @@
+//! Atomic writes: a temporary file in `.memcap/tmp`, synced, then renamed
+//! over the old content (edits) or hard-linked to a new name (creates, which
+//! never replace), so a name never shows partial content.
+
+use super::{MAX_FILE_BYTES, stamp, sync_dir, tool_error, too_large};
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::layout::{RESERVED, TEMP_DIR};
+use crate::storage::Stamp;
+use crate::vpath::MemPath;
+
+/// An unfinished write in [`TEMP_DIR`], removed on drop unless published.
+struct TempFile<'a> {
+    io: &'a Io<'a>,
+    name: String,
+    published: bool,
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = self.io.fs.remove_file(&self.name);
+        }
+    }
+}
+
+/// Writes `bytes` to a new temporary file, and syncs it when `durable`.
+fn write_temp<'a>(io: &'a Io<'a>, bytes: &[u8], durable: bool) -> Result<TempFile<'a>, FsError> {
+    let name = format!(
+        "{TEMP_DIR}/{:016x}{:016x}",
+        io.env.random_u64(),
+        io.env.random_u64()
+    );
+    match io.fs.write_new(&name, bytes, durable) {
+        Err(FsError::NotFound) => {
+            // First write under a host that did not prepare the store.
+            for dir in [RESERVED, TEMP_DIR] {
+                match io.fs.create_dir(dir) {
+                    Ok(()) | Err(FsError::Exists) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            io.fs.write_new(&name, bytes, durable)?;
+        }
+        other => other?,
+    }
+    Ok(TempFile {
+        io,
+        name,
+        published: false,
+    })
+}
+
+/// Replaces the content of an existing file atomically: temp file, fsync,
+/// rename over the original, fsync of the directory. Refuses with `conflict`
+/// when the file changed since `expected` was taken.
+pub fn replace_file(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    expected: Stamp,
+) -> Result<()> {
+    replace_derived(io, path, shown, bytes, expected, true)?;
+    sync_dir(io, &path.parent()).map_err(|e| tool_error(e, shown, "write"))
+}
+
+/// Like [`replace_file`] without the directory fsync, and without the data
+/// fsync unless `durable`, for the index. A stale index is rebuilt by the next
+/// call that shows it, so only the agent's own text in it needs the data
+/// synced (then a power loss leaves the old or the new content, both whole);
+/// a file of generated text alone may come back empty and is regenerated.
+pub fn replace_derived(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    expected: Stamp,
+    durable: bool,
+) -> Result<()> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    let fail = |e| tool_error(e, shown, "write");
+    let mut temp = write_temp(io, bytes, durable).map_err(fail)?;
+    match stamp(io, path) {
+        Ok(now) if now == expected => {}
+        _ => {
+            return Err(ToolError::ChangedMeanwhile { path: shown.into() });
+        }
+    }
+    io.fs.rename(&temp.name, &path.relative()).map_err(fail)?;
+    temp.published = true;
+    Ok(())
+}
+
+/// Puts `bytes` at `relative` (under the reserved directory) atomically,
+/// replacing whatever is there. For memcap's own derived files, which need
+/// no conflict check and no directory sync: losing one costs a rebuild.
+pub fn put_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError> {
+    let mut temp = write_temp(io, bytes, false)?;
+    io.fs.rename(&temp.name, relative)?;
+    temp.published = true;
+    Ok(())
+}
+
+/// Creates a new file with `bytes` atomically and without ever replacing an
+/// existing one: the temp file is hard-linked to the final name (which fails
+/// if the name is taken), so the name never shows partial content.
+pub fn create_file(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<()> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    let fail = |e| tool_error(e, shown, "create");
+    let temp = write_temp(io, bytes, true).map_err(fail)?;
+    io.fs
+        .hard_link(&temp.name, &path.relative())
+        .map_err(|e| match e {
+            FsError::Exists => ToolError::FileExists { path: shown.into() },
+            e => fail(e),
+        })?;
+    drop(temp);
+    sync_dir(io, &path.parent()).map_err(fail)
+}

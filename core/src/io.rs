@@ -1,0 +1,62 @@
+//! One call's view of the world: the storage port and the environment the
+//! adapter hands in, and the time budget the call's walks share.
+
+use std::cell::Cell;
+
+use std::cell::RefCell;
+
+use crate::notes::catalog::Indexes;
+use crate::storage::{Environment, Storage};
+
+/// How long one call may spend walking the store (hosts stop a call at 10 s).
+const WALK_BUDGET_NANOS: u64 = 4_000_000_000;
+
+/// The ports one call runs against.
+pub struct Io<'a> {
+    pub fs: &'a dyn Storage,
+    pub env: &'a dyn Environment,
+    /// The derived indexes the instance keeps warm between calls.
+    pub indexes: &'a RefCell<Indexes>,
+    /// When walking must stop (monotonic nanoseconds).
+    deadline: Cell<u64>,
+}
+
+impl<'a> Io<'a> {
+    pub fn new(
+        fs: &'a dyn Storage,
+        env: &'a dyn Environment,
+        indexes: &'a RefCell<Indexes>,
+    ) -> Self {
+        let io = Self {
+            fs,
+            env,
+            indexes,
+            deadline: Cell::new(0),
+        };
+        io.start_budget();
+        io
+    }
+
+    /// Starts the walking budget again: every walk of one catalog use
+    /// shares it.
+    pub fn start_budget(&self) {
+        self.deadline.set(
+            self.env
+                .monotonic_nanos()
+                .saturating_add(WALK_BUDGET_NANOS),
+        );
+    }
+
+    /// Whether walking must stop now.
+    pub fn out_of_time(&self) -> bool {
+        self.env.monotonic_nanos() >= self.deadline.get()
+    }
+
+    /// Today's date in UTC, as `YYYY-MM-DD`.
+    pub fn today(&self) -> String {
+        let seconds = i64::try_from(self.env.now_seconds()).unwrap_or(i64::MAX);
+        time::OffsetDateTime::from_unix_timestamp(seconds)
+            .map(|t| t.date().to_string())
+            .unwrap_or_else(|_| "1970-01-01".to_owned())
+    }
+}

@@ -1,0 +1,381 @@
+//! An in-memory adapter of the storage port, so the core's commands and
+//! indexes run natively in tests, fast and with nothing on disk. It has
+//! files and directories (no symbolic links); every change moves a clock by
+//! one nanosecond, so stamps always differ.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+use super::{DirEntry, Environment, File, FsError, Kind, Meta, Stamp, Storage};
+
+#[derive(Clone, Debug)]
+enum Node {
+    File {
+        bytes: Vec<u8>,
+        /// A new number for every file written, as an inode would be.
+        id: u64,
+        modified: (u64, u32),
+    },
+    Dir {
+        modified: (u64, u32),
+    },
+}
+
+/// A file tree held in memory; the root always exists.
+#[derive(Debug)]
+pub struct MemoryStorage {
+    nodes: RefCell<BTreeMap<String, Node>>,
+    clock: Cell<(u64, u32)>,
+    next_id: Cell<u64>,
+}
+
+impl Default for MemoryStorage {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A path as this adapter keys it ("" is the root), or why it cannot be one.
+fn key(path: &str) -> Result<String, FsError> {
+    let mut parts = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(FsError::Escape),
+            name => parts.push(name),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+fn parent(key: &str) -> &str {
+    key.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+impl MemoryStorage {
+    pub fn new() -> Self {
+        let start = (1_700_000_000, 0);
+        let nodes = BTreeMap::from([(String::new(), Node::Dir { modified: start })]);
+        Self {
+            nodes: RefCell::new(nodes),
+            clock: Cell::new(start),
+            next_id: Cell::new(1),
+        }
+    }
+
+    /// Every file with its content, by path: what a test compares.
+    pub fn files(&self) -> BTreeMap<String, Vec<u8>> {
+        self.nodes
+            .borrow()
+            .iter()
+            .filter_map(|(k, n)| match n {
+                Node::File { bytes, .. } => Some((k.clone(), bytes.clone())),
+                Node::Dir { .. } => None,
+            })
+            .collect()
+    }
+
+    fn tick(&self) -> (u64, u32) {
+        let (s, n) = self.clock.get();
+        let next = if n == 999_999_999 { (s + 1, 0) } else { (s, n + 1) };
+        self.clock.set(next);
+        next
+    }
+
+    /// Checks that the parent of `key` is a directory, and marks it changed.
+    fn touch_parent(&self, nodes: &mut BTreeMap<String, Node>, key: &str) -> Result<(), FsError> {
+        let now = self.tick();
+        match nodes.get_mut(parent(key)) {
+            Some(Node::Dir { modified }) => {
+                *modified = now;
+                Ok(())
+            }
+            Some(Node::File { .. }) => Err(FsError::NotADirectory),
+            None => Err(FsError::NotFound),
+        }
+    }
+
+    /// Fails as a real file system would when a component above `key` is a file.
+    fn lookup<'a>(nodes: &'a BTreeMap<String, Node>, key: &str) -> Result<&'a Node, FsError> {
+        if let Some(node) = nodes.get(key) {
+            return Ok(node);
+        }
+        let mut dir = parent(key);
+        loop {
+            match nodes.get(dir) {
+                Some(Node::File { .. }) => return Err(FsError::NotADirectory),
+                Some(Node::Dir { .. }) => return Err(FsError::NotFound),
+                None if dir.is_empty() => return Err(FsError::NotFound),
+                None => dir = parent(dir),
+            }
+        }
+    }
+
+    fn new_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+}
+
+fn meta(node: &Node) -> Meta {
+    match node {
+        Node::File {
+            bytes, modified, ..
+        } => Meta {
+            kind: Kind::File,
+            size: bytes.len() as u64,
+            modified: Some(*modified),
+            changed: Some(*modified),
+        },
+        Node::Dir { modified } => Meta {
+            kind: Kind::Dir,
+            size: 4096,
+            modified: Some(*modified),
+            changed: Some(*modified),
+        },
+    }
+}
+
+fn stamp(node: &Node) -> Stamp {
+    let m = meta(node);
+    Stamp {
+        size: m.size,
+        modified: m.modified,
+        hash: match node {
+            Node::File { id, .. } => Some((*id, 0)),
+            Node::Dir { .. } => None,
+        },
+    }
+}
+
+impl Storage for MemoryStorage {
+    fn stat(&self, path: &str, _follow: bool) -> Result<Meta, FsError> {
+        let key = key(path)?;
+        Self::lookup(&self.nodes.borrow(), &key).map(meta)
+    }
+
+    fn stamp(&self, path: &str) -> Result<Stamp, FsError> {
+        let key = key(path)?;
+        Self::lookup(&self.nodes.borrow(), &key).map(stamp)
+    }
+
+    fn open(&self, path: &str, _follow: bool) -> Result<Box<dyn File>, FsError> {
+        let key = key(path)?;
+        match Self::lookup(&self.nodes.borrow(), &key)? {
+            node @ Node::File { bytes, .. } => Ok(Box::new(OpenFile {
+                bytes: bytes.clone(),
+                stamp: stamp(node),
+            })),
+            Node::Dir { .. } => Err(FsError::IsDirectory),
+        }
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
+        let key = key(dir)?;
+        let nodes = self.nodes.borrow();
+        match Self::lookup(&nodes, &key)? {
+            Node::Dir { .. } => {}
+            Node::File { .. } => return Err(FsError::NotADirectory),
+        }
+        let prefix = if key.is_empty() {
+            String::new()
+        } else {
+            format!("{key}/")
+        };
+        Ok(nodes
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter(|(k, _)| !k.is_empty() && !k[prefix.len()..].contains('/'))
+            .map(|(k, n)| DirEntry {
+                name: k[prefix.len()..].to_owned(),
+                kind: meta(n).kind,
+            })
+            .collect())
+    }
+
+    fn create_dir(&self, path: &str) -> Result<(), FsError> {
+        let key = key(path)?;
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.contains_key(&key) {
+            return Err(FsError::Exists);
+        }
+        self.touch_parent(&mut nodes, &key)?;
+        let modified = self.tick();
+        nodes.insert(key, Node::Dir { modified });
+        Ok(())
+    }
+
+    fn write_new(&self, path: &str, bytes: &[u8], _durable: bool) -> Result<(), FsError> {
+        let key = key(path)?;
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.contains_key(&key) {
+            return Err(FsError::Exists);
+        }
+        self.touch_parent(&mut nodes, &key)?;
+        let node = Node::File {
+            bytes: bytes.to_vec(),
+            id: self.new_id(),
+            modified: self.tick(),
+        };
+        nodes.insert(key, node);
+        Ok(())
+    }
+
+    fn write_at(&self, path: &str, offset: u64, new: &[u8]) -> Result<(), FsError> {
+        let key = key(path)?;
+        let now = self.tick();
+        match self.nodes.borrow_mut().get_mut(&key) {
+            Some(Node::File {
+                bytes, modified, ..
+            }) => {
+                let at = usize::try_from(offset).map_err(|_| FsError::TooLarge)?;
+                if bytes.len() < at + new.len() {
+                    bytes.resize(at + new.len(), 0);
+                }
+                bytes[at..at + new.len()].copy_from_slice(new);
+                *modified = now;
+                Ok(())
+            }
+            Some(Node::Dir { .. }) => Err(FsError::IsDirectory),
+            None => Err(FsError::NotFound),
+        }
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let (from, to) = (key(from)?, key(to)?);
+        let mut nodes = self.nodes.borrow_mut();
+        Self::lookup(&nodes, &from)?;
+        if from.is_empty() || to.is_empty() || to.starts_with(&format!("{from}/")) {
+            return Err(FsError::Other);
+        }
+        match (nodes.get(&from), nodes.get(&to)) {
+            (Some(Node::File { .. }), Some(Node::Dir { .. })) => return Err(FsError::IsDirectory),
+            (Some(Node::Dir { .. }), Some(Node::File { .. })) => {
+                return Err(FsError::NotADirectory);
+            }
+            (Some(Node::Dir { .. }), Some(Node::Dir { .. })) => {
+                if nodes.keys().any(|k| k.starts_with(&format!("{to}/"))) {
+                    return Err(FsError::Other);
+                }
+            }
+            _ => {}
+        }
+        self.touch_parent(&mut nodes, &to)?;
+        self.touch_parent(&mut nodes, &from)?;
+        let moved: Vec<String> = nodes
+            .keys()
+            .filter(|k| **k == from || k.starts_with(&format!("{from}/")))
+            .cloned()
+            .collect();
+        for old in moved {
+            let node = nodes.remove(&old).expect("listed just now");
+            nodes.insert(format!("{to}{}", &old[from.len()..]), node);
+        }
+        Ok(())
+    }
+
+    fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        let (from, to) = (key(from)?, key(to)?);
+        let mut nodes = self.nodes.borrow_mut();
+        let node = match Self::lookup(&nodes, &from)? {
+            node @ Node::File { .. } => node.clone(),
+            Node::Dir { .. } => return Err(FsError::Denied),
+        };
+        if nodes.contains_key(&to) {
+            return Err(FsError::Exists);
+        }
+        self.touch_parent(&mut nodes, &to)?;
+        nodes.insert(to, node);
+        Ok(())
+    }
+
+    fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        let key = key(path)?;
+        let mut nodes = self.nodes.borrow_mut();
+        match Self::lookup(&nodes, &key)? {
+            Node::File { .. } => {}
+            Node::Dir { .. } => return Err(FsError::IsDirectory),
+        }
+        nodes.remove(&key);
+        self.touch_parent(&mut nodes, &key)
+    }
+
+    fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        let key = key(path)?;
+        let mut nodes = self.nodes.borrow_mut();
+        match Self::lookup(&nodes, &key)? {
+            Node::Dir { .. } if !key.is_empty() => {}
+            Node::Dir { .. } => return Err(FsError::Denied),
+            Node::File { .. } => return Err(FsError::NotADirectory),
+        }
+        if nodes.keys().any(|k| k.starts_with(&format!("{key}/"))) {
+            return Err(FsError::Other);
+        }
+        nodes.remove(&key);
+        self.touch_parent(&mut nodes, &key)
+    }
+
+    fn sync_dir(&self, dir: &str) -> Result<(), FsError> {
+        self.stat(dir, true).map(|_| ())
+    }
+}
+
+/// A file as it was when opened.
+struct OpenFile {
+    bytes: Vec<u8>,
+    stamp: Stamp,
+}
+
+impl File for OpenFile {
+    fn stamp(&self) -> Result<Stamp, FsError> {
+        Ok(self.stamp)
+    }
+
+    fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError> {
+        let start = usize::try_from(offset).map_or(self.bytes.len(), |o| o.min(self.bytes.len()));
+        let end = usize::try_from(len).map_or(self.bytes.len(), |l| {
+            start.saturating_add(l).min(self.bytes.len())
+        });
+        Ok((self.bytes[start..end].to_vec(), end == self.bytes.len()))
+    }
+}
+
+/// A clock that stands still unless moved, randomness from a counter, and
+/// the settings given.
+#[derive(Debug, Default)]
+pub struct FixedEnvironment {
+    pub now: Cell<u64>,
+    counter: Cell<u64>,
+    pub vars: BTreeMap<String, String>,
+}
+
+impl FixedEnvironment {
+    /// A clock at `now` seconds.
+    pub fn at(now: u64) -> Self {
+        Self {
+            now: Cell::new(now),
+            ..Self::default()
+        }
+    }
+}
+
+impl Environment for FixedEnvironment {
+    fn now_seconds(&self) -> u64 {
+        self.now.get()
+    }
+
+    fn monotonic_nanos(&self) -> u64 {
+        0
+    }
+
+    fn random_u64(&self) -> u64 {
+        let n = self.counter.get().wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.counter.set(n);
+        n
+    }
+
+    fn var(&self, name: &str) -> Option<String> {
+        self.vars.get(name).cloned()
+    }
+}

@@ -1,0 +1,122 @@
+//! The storage port: the few file primitives memcap needs, behind one trait
+//! with a typed error, plus the clock and randomness a store's upkeep reads.
+//!
+//! Every path is relative to the memory root, `/`-separated, with "" (or
+//! ".") for the root itself. An adapter must make any path that would leave
+//! the root fail with [`FsError::Escape`] at the moment of the call; the WASI
+//! adapter (the guest's `wasi/`) gets that from the one preopened directory,
+//! the in-memory one ([`memory`]) has nothing outside to reach.
+
+pub mod memory;
+
+pub use crate::error::FsError;
+
+/// What a name is, as `stat` or a directory listing sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    /// A symbolic link (only when not followed).
+    Link,
+    /// A FIFO, socket or device: memcap neither reads nor lists it.
+    Other,
+}
+
+/// `stat`'s answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    pub kind: Kind,
+    pub size: u64,
+    /// Modification time (seconds, nanoseconds).
+    pub modified: Option<(u64, u32)>,
+    /// Status-change time, which also moves on a rename or in-place rewrite.
+    pub changed: Option<(u64, u32)>,
+}
+
+/// What a writer compares to detect that a file changed under it: size,
+/// modification time and the adapter's hash of the file's identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    pub modified: Option<(u64, u32)>,
+    pub hash: Option<(u64, u64)>,
+}
+
+/// One name in a directory listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    /// The kind of the name itself: a link is [`Kind::Link`].
+    pub kind: Kind,
+}
+
+/// The file primitives. Implementations are the only code that touches a
+/// real file system; everything above them is pure logic.
+pub trait Storage {
+    /// The metadata of `path`, following a last symbolic link when `follow`.
+    fn stat(&self, path: &str, follow: bool) -> Result<Meta, FsError>;
+
+    /// The stamp of the file at `path`, links followed.
+    fn stamp(&self, path: &str) -> Result<Stamp, FsError>;
+
+    /// Opens the file at `path` for reading (a last link followed when
+    /// `follow`). Callers make sure it is a regular file first: opening a
+    /// FIFO would block.
+    fn open(&self, path: &str, follow: bool) -> Result<Box<dyn File>, FsError>;
+
+    /// The names in directory `dir` (links followed), hidden ones included,
+    /// in no particular order. Names that are not UTF-8 are left out.
+    fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError>;
+
+    /// Creates one directory; [`FsError::Exists`] when the name is taken.
+    fn create_dir(&self, path: &str) -> Result<(), FsError>;
+
+    /// Creates a new file holding `bytes`, never replacing anything
+    /// ([`FsError::Exists`]), never following a link; synced to disk when
+    /// `durable`.
+    fn write_new(&self, path: &str, bytes: &[u8], durable: bool) -> Result<(), FsError>;
+
+    /// Writes `bytes` at `offset` into the existing regular file at `path`
+    /// (not followed if a link).
+    fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError>;
+
+    /// Renames `from` to `to`, replacing a file at `to`, atomically.
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError>;
+
+    /// Gives the file at `from` a second name `to`; [`FsError::Exists`]
+    /// when `to` is taken. Never follows a link.
+    fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError>;
+
+    /// Removes a name that is not a directory (a link goes, not its target).
+    fn remove_file(&self, path: &str) -> Result<(), FsError>;
+
+    /// Removes an empty directory.
+    fn remove_dir(&self, path: &str) -> Result<(), FsError>;
+
+    /// Makes the entries of directory `dir` durable.
+    fn sync_dir(&self, dir: &str) -> Result<(), FsError>;
+}
+
+/// An open file.
+pub trait File {
+    /// The stamp of what is open (taken from the open file, so a
+    /// replacement of the name does not change it).
+    fn stamp(&self) -> Result<Stamp, FsError>;
+
+    /// Up to `len` bytes from `offset`, and whether the end of the file was
+    /// reached.
+    fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError>;
+}
+
+/// The rest of the world a store's upkeep reads: clocks, randomness and the
+/// host's settings.
+pub trait Environment {
+    /// Wall-clock seconds since the Unix epoch.
+    fn now_seconds(&self) -> u64;
+    /// A monotonic clock in nanoseconds, for time budgets.
+    fn monotonic_nanos(&self) -> u64;
+    /// 64 random bits (names of temporary files, journal generations).
+    fn random_u64(&self) -> u64;
+    /// A setting the host passed (`MEMCAP_MAX_FILES`, `MEMCAP_MAX_BYTES`).
+    fn var(&self, name: &str) -> Option<String>;
+}

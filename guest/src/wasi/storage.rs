@@ -1,0 +1,242 @@
+//! The storage port over `wasi:filesystem` 0.2, relative to the one
+//! preopened directory: every path is resolved by the host against that
+//! descriptor, so nothing outside it can be named (cap-std refuses `..`,
+//! absolute paths and links that leave it at the moment of the call).
+//! Rust's `std::fs` is not used: it cannot write under some hosts (Node's
+//! preview2-shim).
+
+use memcap_core::storage::{DirEntry, File, FsError, Kind, Meta, Stamp, Storage};
+use wasip2::filesystem::types::{
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, MetadataHashValue,
+    OpenFlags, PathFlags, filesystem_error_code,
+};
+use wasip2::io::streams::StreamError;
+
+/// `blocking-write-and-flush` takes at most 4096 bytes per call.
+const WRITE_CHUNK: usize = 4096;
+
+/// The memory root: the one directory the host granted.
+pub struct WasiStorage {
+    pub root: Descriptor,
+}
+
+/// A WASI error code as the port's typed error.
+fn fs_error(code: ErrorCode) -> FsError {
+    match code {
+        ErrorCode::NoEntry => FsError::NotFound,
+        // cap-std reports every attempt to leave the preopen (`..`, absolute
+        // or outward symlinks) as a permission error, which WASI names this.
+        ErrorCode::NotPermitted => FsError::Escape,
+        ErrorCode::Loop => FsError::Loop,
+        ErrorCode::NameTooLong => FsError::NameTooLong,
+        ErrorCode::IllegalByteSequence | ErrorCode::Invalid => FsError::BadName,
+        ErrorCode::NotDirectory => FsError::NotADirectory,
+        ErrorCode::InsufficientSpace | ErrorCode::Quota => FsError::OutOfSpace,
+        ErrorCode::ReadOnly => FsError::ReadOnly,
+        ErrorCode::Access => FsError::Denied,
+        ErrorCode::FileTooLarge => FsError::TooLarge,
+        ErrorCode::Exist => FsError::Exists,
+        ErrorCode::IsDirectory => FsError::IsDirectory,
+        _ => FsError::Other,
+    }
+}
+
+/// Calls on the root itself go through its path "." rather than the root
+/// descriptor: Node's preview2-shim refuses `stat` and `sync` on a preopen.
+fn name(path: &str) -> &str {
+    if path.is_empty() { "." } else { path }
+}
+
+fn flags(follow: bool) -> PathFlags {
+    if follow {
+        PathFlags::SYMLINK_FOLLOW
+    } else {
+        PathFlags::empty()
+    }
+}
+
+fn kind(t: DescriptorType) -> Kind {
+    match t {
+        DescriptorType::RegularFile => Kind::File,
+        DescriptorType::Directory => Kind::Dir,
+        DescriptorType::SymbolicLink => Kind::Link,
+        _ => Kind::Other,
+    }
+}
+
+fn meta(st: &DescriptorStat) -> Meta {
+    let time = |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
+    Meta {
+        kind: kind(st.type_),
+        size: st.size,
+        modified: time(st.data_modification_timestamp),
+        changed: time(st.status_change_timestamp),
+    }
+}
+
+fn stamp(st: &DescriptorStat, hash: Result<MetadataHashValue, ErrorCode>) -> Stamp {
+    Stamp {
+        size: st.size,
+        modified: st
+            .data_modification_timestamp
+            .map(|t| (t.seconds, t.nanoseconds)),
+        hash: hash.ok().map(|h| (h.lower, h.upper)),
+    }
+}
+
+/// The file system's own error behind a failed stream write (disk full,
+/// file too large, …), so the message can say what went wrong.
+fn stream_error(e: StreamError) -> FsError {
+    match e {
+        StreamError::LastOperationFailed(e) => {
+            filesystem_error_code(&e).map_or(FsError::Other, fs_error)
+        }
+        StreamError::Closed => FsError::Other,
+    }
+}
+
+fn write_all(file: &Descriptor, offset: u64, bytes: &[u8]) -> Result<(), FsError> {
+    let stream = file.write_via_stream(offset).map_err(fs_error)?;
+    for chunk in bytes.chunks(WRITE_CHUNK) {
+        stream
+            .blocking_write_and_flush(chunk)
+            .map_err(stream_error)?;
+    }
+    Ok(())
+}
+
+impl WasiStorage {
+    fn open_dir(&self, path: &str) -> Result<Descriptor, FsError> {
+        self.root
+            .open_at(
+                PathFlags::SYMLINK_FOLLOW,
+                name(path),
+                OpenFlags::DIRECTORY,
+                DescriptorFlags::READ,
+            )
+            .map_err(fs_error)
+    }
+}
+
+impl Storage for WasiStorage {
+    fn stat(&self, path: &str, follow: bool) -> Result<Meta, FsError> {
+        self.root
+            .stat_at(flags(follow), name(path))
+            .map(|st| meta(&st))
+            .map_err(fs_error)
+    }
+
+    fn stamp(&self, path: &str) -> Result<Stamp, FsError> {
+        let st = self
+            .root
+            .stat_at(PathFlags::SYMLINK_FOLLOW, name(path))
+            .map_err(fs_error)?;
+        let hash = self
+            .root
+            .metadata_hash_at(PathFlags::SYMLINK_FOLLOW, name(path));
+        Ok(stamp(&st, hash))
+    }
+
+    fn open(&self, path: &str, follow: bool) -> Result<Box<dyn File>, FsError> {
+        let file = self
+            .root
+            .open_at(
+                flags(follow),
+                name(path),
+                OpenFlags::empty(),
+                DescriptorFlags::READ,
+            )
+            .map_err(fs_error)?;
+        Ok(Box::new(WasiFile(file)))
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
+        let entries = self.open_dir(dir)?.read_directory().map_err(fs_error)?;
+        let mut out = Vec::new();
+        loop {
+            match entries.read_directory_entry() {
+                Ok(Some(entry)) => out.push(DirEntry {
+                    name: entry.name,
+                    kind: kind(entry.type_),
+                }),
+                Ok(None) => return Ok(out),
+                // A name WASI cannot give as a string: left out, the
+                // listing goes on after it.
+                Err(ErrorCode::IllegalByteSequence) => continue,
+                Err(e) => return Err(fs_error(e)),
+            }
+        }
+    }
+
+    fn create_dir(&self, path: &str) -> Result<(), FsError> {
+        self.root.create_directory_at(path).map_err(fs_error)
+    }
+
+    fn write_new(&self, path: &str, bytes: &[u8], durable: bool) -> Result<(), FsError> {
+        // Only `write`, never `mutate-directory`: Node's preview2-shim refuses the latter.
+        let file = self
+            .root
+            .open_at(
+                PathFlags::empty(),
+                path,
+                OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+                DescriptorFlags::WRITE,
+            )
+            .map_err(fs_error)?;
+        write_all(&file, 0, bytes)?;
+        if durable {
+            // An fsync error is a failure: the data may never reach the disk.
+            file.sync().map_err(fs_error)?;
+        }
+        Ok(())
+    }
+
+    fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError> {
+        let file = self
+            .root
+            .open_at(
+                PathFlags::empty(),
+                path,
+                OpenFlags::empty(),
+                DescriptorFlags::WRITE,
+            )
+            .map_err(fs_error)?;
+        write_all(&file, offset, bytes)
+    }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.root.rename_at(from, &self.root, to).map_err(fs_error)
+    }
+
+    fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.root
+            .link_at(PathFlags::empty(), from, &self.root, to)
+            .map_err(fs_error)
+    }
+
+    fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        self.root.unlink_file_at(path).map_err(fs_error)
+    }
+
+    fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        self.root.remove_directory_at(path).map_err(fs_error)
+    }
+
+    fn sync_dir(&self, dir: &str) -> Result<(), FsError> {
+        self.open_dir(dir)?.sync().map_err(fs_error)
+    }
+}
+
+/// An open file.
+struct WasiFile(Descriptor);
+
+impl File for WasiFile {
+    fn stamp(&self) -> Result<Stamp, FsError> {
+        let st = self.0.stat().map_err(fs_error)?;
+        Ok(stamp(&st, self.0.metadata_hash()))
+    }
+
+    fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError> {
+        self.0.read(len, offset).map_err(fs_error)
+    }
+}
