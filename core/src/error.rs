@@ -332,10 +332,12 @@ impl std::fmt::Display for ToolError {
                 ),
                 FsError::Denied => write!(f, "Could not {doing} {path}: permission denied"),
                 FsError::TooLarge => write!(f, "Could not {doing} {path}: the file is too large"),
-                FsError::Exists | FsError::IsDirectory | FsError::Damaged | FsError::Other => write!(
-                    f,
-                    "Could not {doing} {path}: the file system reported an error. Nothing was changed."
-                ),
+                FsError::Exists | FsError::IsDirectory | FsError::Damaged | FsError::Other => {
+                    write!(
+                        f,
+                        "Could not {doing} {path}: the file system reported an error. Nothing was changed."
+                    )
+                }
             },
             Self::Missing { path } => write!(
                 f,

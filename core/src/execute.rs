@@ -7,16 +7,28 @@ use crate::commands;
 use crate::error::Result;
 use crate::io::Io;
 use crate::lines::ToolResult;
+use crate::output::Output;
+use crate::render;
 
 /// Runs one tool input. Never fails: every problem becomes an error result.
 pub fn call(io: &Io, input: &str) -> ToolResult {
     command::parse(input)
         .and_then(|command| execute(io, command))
+        .map(|output| render::text::render(&output))
         .into()
 }
 
+/// [`call`] for programs: the result as JSON data ([`render::json`]).
+pub fn call_json(io: &Io, input: &str) -> ToolResult {
+    let result = command::parse(input).and_then(|command| execute(io, command));
+    ToolResult {
+        content: render::json::render(&result).to_string(),
+        is_error: result.is_err(),
+    }
+}
+
 /// Runs one command.
-pub fn execute(io: &Io, command: Command) -> Result<String> {
+pub fn execute(io: &Io, command: Command) -> Result<Output> {
     use commands::*;
     match command {
         Command::View { path, view_range } => view::view(io, &path, view_range),

@@ -40,11 +40,8 @@ impl<'a> Io<'a> {
     /// Starts the walking budget again: every walk of one catalog use
     /// shares it.
     pub fn start_budget(&self) {
-        self.deadline.set(
-            self.env
-                .monotonic_nanos()
-                .saturating_add(WALK_BUDGET_NANOS),
-        );
+        self.deadline
+            .set(self.env.monotonic_nanos().saturating_add(WALK_BUDGET_NANOS));
     }
 
     /// Whether walking must stop now.

@@ -14,12 +14,14 @@ pub mod io;
 pub mod layout;
 pub mod lines;
 pub mod notes;
+pub mod output;
 pub mod quota;
+pub mod render;
 pub mod storage;
 pub mod text;
 pub mod tools;
 pub mod vpath;
 
-pub use execute::{call, execute};
+pub use execute::{call, call_json, execute};
 pub use io::Io;
 pub use notes::catalog::Indexes;

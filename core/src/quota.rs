@@ -4,7 +4,6 @@
 //! the defaults below hold. A change that would pass either is refused
 //! before anything is written.
 
-
 use crate::error::{Result, ToolError};
 use crate::io::Io;
 use crate::notes::maintain;

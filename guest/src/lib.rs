@@ -33,10 +33,20 @@ struct Component;
 
 export!(Component);
 
+/// [`call`] with the result as JSON data.
+pub fn call_json(input: &str) -> ToolResult {
+    wasi::with_io(|io| Ok(memcap_core::call_json(io, input))).unwrap_or_else(|e| ToolResult {
+        content: memcap_core::render::json::error(&e).to_string(),
+        is_error: true,
+    })
+}
+
 /// Runs one command against the memory root.
 fn run(command: Command) -> Result<String, WitError> {
     silence_panics();
-    wasi::with_io(|io| memcap_core::execute(io, command)).map_err(to_wit)
+    wasi::with_io(|io| memcap_core::execute(io, command))
+        .map(|output| memcap_core::render::text::render(&output))
+        .map_err(to_wit)
 }
 
 /// A panic is a bug and traps; the host reports it. Its message must not go to
@@ -147,6 +157,15 @@ impl tool::Guest for Component {
     fn call(input: String) -> WitResult {
         silence_panics();
         let result = call(&input);
+        WitResult {
+            content: result.content,
+            is_error: result.is_error,
+        }
+    }
+
+    fn call_json(input: String) -> WitResult {
+        silence_panics();
+        let result = call_json(&input);
         WitResult {
             content: result.content,
             is_error: result.is_error,

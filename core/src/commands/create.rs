@@ -1,13 +1,13 @@
 //! `create`: a new file with the given text; never overwrites.
 
-
-use crate::io::Io;
 use crate::error::{Result, ToolError};
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
+use crate::output::Output;
 use crate::vpath::MemPath;
 
-pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<String> {
+pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     path.check_new(shown)?;
     let exists = || ToolError::FileExists { path: shown.into() };
@@ -27,6 +27,8 @@ pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<String> {
     crate::quota::check(io, &path, shown, file_text.len() as u64)?;
     files::create_parents(io, &path, shown)?;
     files::create_file(io, &path, shown, file_text.as_bytes())?;
-    let note = maintain::after_change(io, &[&path]);
-    Ok(format!("File created successfully at: {shown}") + note.as_deref().unwrap_or(""))
+    Ok(Output::Created {
+        path: shown.into(),
+        index: maintain::after_change(io, &[&path]),
+    })
 }

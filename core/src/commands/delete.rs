@@ -1,14 +1,14 @@
 //! `delete`: remove a file or a whole directory tree.
 
-
 use crate::error::{FsError, Result, ToolError};
-use crate::io::Io;
-use crate::storage::Kind;
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
+use crate::output::Output;
+use crate::storage::Kind;
 use crate::vpath::MemPath;
 
-pub fn delete(io: &Io, shown: &str) -> Result<String> {
+pub fn delete(io: &Io, shown: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     if path.is_root() {
         return Err(ToolError::DeleteRoot);
@@ -33,6 +33,8 @@ pub fn delete(io: &Io, shown: &str) -> Result<String> {
         io.fs.remove_file(&rel).map_err(fail)?;
     }
     files::sync_dir(io, &path.parent()).map_err(fail)?;
-    let note = maintain::after_change(io, &[&path]);
-    Ok(format!("Successfully deleted {shown}") + note.as_deref().unwrap_or(""))
+    Ok(Output::Deleted {
+        path: shown.into(),
+        index: maintain::after_change(io, &[&path]),
+    })
 }

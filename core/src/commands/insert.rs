@@ -1,18 +1,13 @@
 //! `insert`: add text as new lines after a given line of a file.
 
-
-use crate::io::Io;
 use crate::error::{Result, ToolError};
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
+use crate::output::Output;
 use crate::vpath::MemPath;
 
-pub fn insert(
-    io: &Io,
-    shown: &str,
-    insert_line: i64,
-    insert_text: &str,
-) -> Result<String> {
+pub fn insert(io: &Io, shown: &str, insert_line: i64, insert_text: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
@@ -35,6 +30,8 @@ pub fn insert(
     }
     crate::quota::check(io, &path, shown, updated.len() as u64)?;
     files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
-    let note = maintain::after_change(io, &[&path]);
-    Ok(format!("The file {shown} has been edited.") + note.as_deref().unwrap_or(""))
+    Ok(Output::Inserted {
+        path: shown.into(),
+        index: maintain::after_change(io, &[&path]),
+    })
 }

@@ -1,13 +1,13 @@
 //! `memory_delete`: remove one note; the index stops listing it.
 
-
 use crate::error::{FsError, Result, ToolError};
-use crate::io::Io;
-use crate::storage::Kind;
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
+use crate::output::Output;
+use crate::storage::Kind;
 
-pub fn memory_delete(io: &Io, filename: &str) -> Result<String> {
+pub fn memory_delete(io: &Io, filename: &str) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
     let missing = || ToolError::NoSuchNote {
         path: shown.clone(),
@@ -24,9 +24,8 @@ pub fn memory_delete(io: &Io, filename: &str) -> Result<String> {
     }
     io.fs.remove_file(&path.relative()).map_err(fail)?;
     files::sync_dir(io, &path.parent()).map_err(fail)?;
-    let note = maintain::after_change(io, &[&path]);
-    Ok(format!(
-        "Successfully deleted {shown}; the index no longer lists it.{}",
-        note.as_deref().unwrap_or("")
-    ))
+    Ok(Output::NoteDeleted {
+        index: maintain::after_change(io, &[&path]),
+        path: shown,
+    })
 }

@@ -1,20 +1,15 @@
 //! `memory_update`: replace text in a note, as `str_replace` does, and move
 //! its `updated` date to today.
 
-
-use super::str_replace::{replace_once, snippet};
-use crate::io::Io;
+use super::str_replace::{edited, replace_once};
 use crate::error::{Result, ToolError};
 use crate::files;
+use crate::io::Io;
 use crate::notes::{frontmatter, maintain};
+use crate::output::Output;
 use crate::vpath::MemPath;
 
-pub fn memory_update(
-    io: &Io,
-    filename: &str,
-    old_str: &str,
-    new_str: &str,
-) -> Result<String> {
+pub fn memory_update(io: &Io, filename: &str, old_str: &str, new_str: &str) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
     super::require_file(io, &path, &shown)?;
     let file = files::read_for_edit(io, &path, &shown)?;
@@ -23,8 +18,12 @@ pub fn memory_update(
     refuse_breaking(&file.text, &updated, &path, &shown)?;
     crate::quota::check(io, &path, &shown, updated.len() as u64)?;
     files::replace_file(io, &path, &shown, updated.as_bytes(), file.stamp)?;
-    let note = maintain::after_change(io, &[&path]);
-    Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))
+    Ok(edited(
+        &shown,
+        &updated,
+        line,
+        maintain::after_change(io, &[&path]),
+    ))
 }
 
 /// Refuses an update that would leave a readable note broken: frontmatter

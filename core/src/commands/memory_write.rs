@@ -1,13 +1,13 @@
 //! `memory_write`: save a typed note, with memcap's frontmatter, creating or
 //! replacing the file.
 
-
 use crate::error::{FsError, Result, ToolError};
-use crate::io::Io;
-use crate::storage::Kind;
 use crate::files;
+use crate::io::Io;
 use crate::notes::frontmatter::MAX_NAME_CHARS;
 use crate::notes::{NoteType, frontmatter, maintain};
+use crate::output::Output;
+use crate::storage::Kind;
 
 /// The longest description `memory_write` takes; the index shows less.
 const MAX_WRITTEN_DESCRIPTION_CHARS: usize = 1000;
@@ -19,7 +19,7 @@ pub fn memory_write(
     description: &str,
     kind: NoteType,
     content: &str,
-) -> Result<String> {
+) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
     path.check_new(&shown)?;
     if name.trim().is_empty() {
@@ -44,11 +44,11 @@ pub fn memory_write(
     let text = frontmatter::compose(name, description, kind, &io.today(), content);
     files::check_parents(io, &path, &shown)?;
     crate::quota::check(io, &path, &shown, text.len() as u64)?;
-    let verb = match files::stat(io, &path) {
+    let replaced = match files::stat(io, &path) {
         Ok(st) if st.kind == Kind::File => {
             let old = files::read_for_edit(io, &path, &shown)?;
             files::replace_file(io, &path, &shown, text.as_bytes(), old.stamp)?;
-            "Updated"
+            true
         }
         Ok(_) => {
             return Err(ToolError::NoteIsNotAFile { path: shown });
@@ -56,15 +56,15 @@ pub fn memory_write(
         Err(FsError::NotFound) => {
             files::create_parents(io, &path, &shown)?;
             files::create_file(io, &path, &shown, text.as_bytes())?;
-            "Saved"
+            false
         }
         Err(e) => return Err(files::tool_error(e, &shown, "write")),
     };
-    let note = maintain::after_change(io, &[&path]);
-    Ok(format!(
-        "{verb} note {shown} ({}: {}). The index /memories/MEMORY.md lists it.{}",
-        kind.as_str(),
-        crate::text::one_line(name, MAX_NAME_CHARS),
-        note.as_deref().unwrap_or("")
-    ))
+    Ok(Output::NoteSaved {
+        index: maintain::after_change(io, &[&path]),
+        path: shown,
+        note_type: kind,
+        name: crate::text::one_line(name, MAX_NAME_CHARS),
+        replaced,
+    })
 }

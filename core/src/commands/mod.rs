@@ -14,71 +14,12 @@ pub mod rename;
 pub mod str_replace;
 pub mod view;
 
-
 use crate::error::{FsError, Result, ToolError};
-use crate::io::Io;
-use crate::storage::Kind;
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
+use crate::storage::Kind;
 use crate::vpath::{MemPath, ROOT};
-
-/// One page of a long answer: which items it shows, and the lines that say
-/// where the rest is. Pages count from 1; a page past the last one is empty
-/// and says how many there are.
-pub struct Page {
-    number: usize,
-    pages: usize,
-    per_page: usize,
-    total: usize,
-}
-
-impl Page {
-    pub fn new(asked: Option<u32>, total: usize, per_page: usize) -> Self {
-        Self {
-            number: asked.map_or(1, |n| (n as usize).max(1)),
-            pages: total.div_ceil(per_page).max(1),
-            per_page,
-            total,
-        }
-    }
-
-    /// Index of the first item on this page.
-    pub fn first(&self) -> usize {
-        (self.number - 1).saturating_mul(self.per_page)
-    }
-
-    /// The closing line: which page this is and how to ask for the next
-    /// (`how` names the call), or that this page is past the last one.
-    /// Nothing when everything fits on one page.
-    pub fn footer(&self, how: &str, what: &str) -> String {
-        if self.number > self.pages {
-            return format!(
-                "\nThere are only {} pages of {what}; {how} and page=1 shows the first.\n",
-                self.pages
-            );
-        }
-        if self.pages == 1 {
-            return String::new();
-        }
-        let mut out = format!("\nPage {} of {}.", self.number, self.pages);
-        if self.number < self.pages {
-            let shown_to = self.number * self.per_page;
-            let pages = if self.number + 1 == self.pages {
-                format!("page {}", self.pages)
-            } else {
-                format!("pages {} to {}", self.number + 1, self.pages)
-            };
-            out.push_str(&format!(
-                " {} more {what} on {pages}: {how} and page={} shows the next {}.",
-                self.total - shown_to,
-                self.number + 1,
-                self.per_page.min(self.total - shown_to)
-            ));
-        }
-        out.push('\n');
-        out
-    }
-}
 
 /// Checks that `path` names a regular file, with the SDK's messages for
 /// str_replace and insert.

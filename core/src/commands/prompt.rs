@@ -1,11 +1,11 @@
 //! `prompt`: the text a host puts in the system prompt: how to use memory,
 //! then the current index, within the prompt budget.
 
-
-use crate::io::Io;
 use crate::error::Result;
+use crate::io::Io;
 use crate::notes::index::{self, Budget, PROMPT_BUDGET};
 use crate::notes::maintain;
+use crate::output::Output;
 
 const PROTOCOL: &str = "\
 # Memory
@@ -35,7 +35,7 @@ shown here.
 ## Index: /memories/MEMORY.md
 ";
 
-pub fn prompt(io: &Io) -> Result<String> {
+pub fn prompt(io: &Io) -> Result<Output> {
     maintain::fresh(io, |catalog, memory_md| {
         let mut out = PROTOCOL.to_owned();
         let left = Budget {
@@ -56,7 +56,7 @@ pub fn prompt(io: &Io) -> Result<String> {
             &region,
         );
         out.push_str(&shown);
-        Ok(out)
+        Ok(Output::Prompt { text: out })
     })
 }
 

@@ -1,13 +1,13 @@
 //! `rename`: move a file or directory to a new path; never overwrites.
 
-
 use crate::error::{FsError, Result, ToolError};
-use crate::io::Io;
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
+use crate::output::Output;
 use crate::vpath::MemPath;
 
-pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<String> {
+pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<Output> {
     let old = MemPath::parse(old_shown)?;
     let new = MemPath::parse(new_shown)?;
     new.check_new(new_shown)?;
@@ -51,6 +51,9 @@ pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<String> {
     if old.parent() != new.parent() {
         sync(&old.parent())?;
     }
-    let note = maintain::after_change(io, &[&old, &new]);
-    Ok(format!("Successfully renamed {old_shown} to {new_shown}") + note.as_deref().unwrap_or(""))
+    Ok(Output::Renamed {
+        from: old_shown.into(),
+        to: new_shown.into(),
+        index: maintain::after_change(io, &[&old, &new]),
+    })
 }

@@ -1,26 +1,29 @@
 //! `str_replace`: replace the single occurrence of a string in a file.
 
-
-use crate::io::Io;
 use crate::error::{Result, ToolError};
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
-use crate::text::numbered;
+use crate::output::{IndexUpkeep, Output};
 use crate::vpath::MemPath;
 
 /// Occurrences listed in a "multiple matches" error before the list is cut
 /// short (the SDK lists every one, which is quadratic for an empty `old_str`).
 const MAX_LISTED_MATCHES: usize = 1000;
 
-pub fn str_replace(io: &Io, shown: &str, old_str: &str, new_str: &str) -> Result<String> {
+pub fn str_replace(io: &Io, shown: &str, old_str: &str, new_str: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
     crate::quota::check(io, &path, shown, updated.len() as u64)?;
     files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
-    let note = maintain::after_change(io, &[&path]);
-    Ok(snippet(&updated, line) + note.as_deref().unwrap_or(""))
+    Ok(edited(
+        shown,
+        &updated,
+        line,
+        maintain::after_change(io, &[&path]),
+    ))
 }
 
 /// `content` with its only occurrence of `old_str` replaced, and the line
@@ -52,16 +55,17 @@ pub fn replace_once(
     Ok((updated, line))
 }
 
-/// The SDK's answer to an edit: the lines around `line`, numbered.
-pub fn snippet(updated: &str, line: usize) -> String {
+/// The SDK's answer to an edit: the lines around `line` (from 0).
+pub fn edited(shown: &str, updated: &str, line: usize, index: IndexUpkeep) -> Output {
     let lines: Vec<&str> = updated.split('\n').collect();
     let first = line.saturating_sub(2);
     let last = (line + 3).min(lines.len());
-    let mut out = String::from(
-        "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n",
-    );
-    numbered(&mut out, first + 1, lines[first..last].iter().copied());
-    out
+    Output::Edited {
+        path: shown.into(),
+        first_line: first + 1,
+        snippet: lines[first..last].iter().map(|l| (*l).to_owned()).collect(),
+        index,
+    }
 }
 
 /// The line of every occurrence, overlapping ones included (the SDK restarts

@@ -1,12 +1,11 @@
 //! `view`: a directory listing two levels deep, or a file with line numbers.
 
-
 use crate::error::{FsError, Result, ToolError};
-use crate::io::Io;
-use crate::storage::{DirEntry, Kind};
 use crate::files;
+use crate::io::Io;
 use crate::notes::maintain;
-use crate::text::{format_size, numbered};
+use crate::output::{ListedEntry, Output};
+use crate::storage::{DirEntry, Kind};
 use crate::vpath::MemPath;
 
 /// The SDK refuses to show files with more lines than this.
@@ -15,7 +14,7 @@ const MAX_VIEW_LINES: usize = 999_999;
 /// last line says the listing was cut and how to see the rest.
 pub const MAX_LISTED: usize = 1000;
 
-pub fn view(io: &Io, shown: &str, view_range: Option<(i64, i64)>) -> Result<String> {
+pub fn view(io: &Io, shown: &str, view_range: Option<(i64, i64)>) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     if maintain::is_index(&path) {
         // The index is the one file whose content memcap derives: bring it up
@@ -34,12 +33,7 @@ pub fn view(io: &Io, shown: &str, view_range: Option<(i64, i64)>) -> Result<Stri
     }
 }
 
-fn show_file(
-    io: &Io,
-    path: &MemPath,
-    shown: &str,
-    range: Option<(i64, i64)>,
-) -> Result<String> {
+fn show_file(io: &Io, path: &MemPath, shown: &str, range: Option<(i64, i64)>) -> Result<Output> {
     let text = files::read_text(io, path, shown)?;
     let lines: Vec<&str> = text.split('\n').collect();
     if lines.len() > MAX_VIEW_LINES {
@@ -49,11 +43,14 @@ fn show_file(
         Some(range) => select(range, lines.len()),
         None => (0, lines.len()),
     };
-    let mut out = format!("Here's the content of {shown} with line numbers:\n");
-    if start < end {
-        numbered(&mut out, start + 1, lines[start..end].iter().copied());
-    }
-    Ok(out)
+    Ok(Output::FileLines {
+        path: shown.into(),
+        first_line: start + 1,
+        lines: lines[start.min(end)..end]
+            .iter()
+            .map(|l| (*l).to_owned())
+            .collect(),
+    })
 }
 
 /// The SDK's `view_range` rule: `lines[max(1, a) - 1 : b]` in Python slice
@@ -70,48 +67,42 @@ fn select((first, last): (i64, i64), len: usize) -> (usize, usize) {
     (start as usize, end.max(start) as usize)
 }
 
-fn list(io: &Io, path: &MemPath, shown: &str, own_size: u64) -> Result<String> {
-    let mut out = format!(
-        "Here're the files and directories up to 2 levels deep in {shown}, excluding hidden items:\n{}\t{shown}",
-        format_size(own_size)
-    );
+fn list(io: &Io, path: &MemPath, shown: &str, own_size: u64) -> Result<Output> {
     let dir = path.key();
-    let entries = io
+    let children = io
         .fs
         .list(&dir)
         .map_err(|e| files::tool_error(e, shown, "view"))?;
-    let mut room = MAX_LISTED;
-    if !collect(io, entries, &dir, shown, "", 1, &mut room, &mut out) {
-        out.push_str(&format!(
-            "\n… the listing stops here: memcap lists at most {MAX_LISTED} entries. \
-             View a subdirectory to see what it holds."
-        ));
-    }
-    Ok(out)
+    let mut entries = Vec::new();
+    let complete = collect(io, children, &dir, shown, "", 1, &mut entries);
+    Ok(Output::Listing {
+        path: shown.into(),
+        size: own_size,
+        entries,
+        truncated: (!complete).then_some(MAX_LISTED),
+    })
 }
 
-/// Appends `entries` (of root-relative `dir`), depth first, like the SDK's
-/// `collect`: sorted by name, hidden names skipped, links followed only where
-/// the storage allows (inside the root), entries that cannot be read
-/// silently left out. Returns false when `room` (entries still allowed) ran
-/// out.
-#[allow(clippy::too_many_arguments)]
+/// Adds `children` (of root-relative `dir`, shown as `shown/prefix`) to `out`, depth first, like the
+/// SDK's `collect`: sorted by name, hidden names skipped, links followed only
+/// where the storage allows (inside the root), entries that cannot be read
+/// silently left out. Returns false when [`MAX_LISTED`] entries are listed
+/// and more remain.
 fn collect(
     io: &Io,
-    entries: Vec<DirEntry>,
+    children: Vec<DirEntry>,
     dir: &str,
     shown: &str,
     prefix: &str,
     depth: u32,
-    room: &mut usize,
-    out: &mut String,
+    out: &mut Vec<ListedEntry>,
 ) -> bool {
-    let mut entries: Vec<DirEntry> = entries
+    let mut children: Vec<DirEntry> = children
         .into_iter()
         .filter(|e| !e.name.starts_with('.'))
         .collect();
-    entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    for entry in entries {
+    children.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    for entry in children {
         let child = if dir.is_empty() {
             entry.name.clone()
         } else {
@@ -126,31 +117,28 @@ fn collect(
         let Ok(st) = st else {
             continue;
         };
-        if matches!(st.kind, Kind::Dir | Kind::File) {
-            if *room == 0 {
-                return false;
-            }
-            *room -= 1;
+        if !matches!(st.kind, Kind::Dir | Kind::File) {
+            continue;
+        }
+        if out.len() == MAX_LISTED {
+            return false;
         }
         let rel = if prefix.is_empty() {
             entry.name.clone()
         } else {
             format!("{prefix}/{}", entry.name)
         };
-        match st.kind {
-            Kind::Dir => {
-                out.push_str(&format!("\n{}\t{shown}/{rel}/", format_size(st.size)));
-                if depth < 2
-                    && let Ok(children) = io.fs.list(&child)
-                    && !collect(io, children, &child, shown, &rel, depth + 1, room, out)
-                {
-                    return false;
-                }
-            }
-            Kind::File => {
-                out.push_str(&format!("\n{}\t{shown}/{rel}", format_size(st.size)));
-            }
-            _ => {}
+        out.push(ListedEntry {
+            path: format!("{shown}/{rel}"),
+            size: st.size,
+            is_dir: st.kind == Kind::Dir,
+        });
+        if st.kind == Kind::Dir
+            && depth < 2
+            && let Ok(grandchildren) = io.fs.list(&child)
+            && !collect(io, grandchildren, &child, shown, &rel, depth + 1, out)
+        {
+            return false;
         }
     }
     true

@@ -74,13 +74,10 @@ pub fn read_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<TextFile> {
 /// A regular file's bytes, whatever they are, with the stamp of what was read.
 pub fn read_bytes_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<(Vec<u8>, Stamp)> {
     let fail = |e| tool_error(e, shown, "read");
-    let file = io
-        .fs
-        .open(&path.relative(), true)
-        .map_err(|e| match e {
-            FsError::NotFound => ToolError::Vanished { path: shown.into() },
-            e => fail(e),
-        })?;
+    let file = io.fs.open(&path.relative(), true).map_err(|e| match e {
+        FsError::NotFound => ToolError::Vanished { path: shown.into() },
+        e => fail(e),
+    })?;
     // Taken from the open file before reading, so a change during the read
     // (or a replacement of the file) shows up as a different stamp.
     let stamp = file.stamp().map_err(fail)?;

@@ -2,7 +2,7 @@
 //! over the old content (edits) or hard-linked to a new name (creates, which
 //! never replace), so a name never shows partial content.
 
-use super::{MAX_FILE_BYTES, stamp, sync_dir, tool_error, too_large};
+use super::{MAX_FILE_BYTES, stamp, sync_dir, too_large, tool_error};
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{RESERVED, TEMP_DIR};

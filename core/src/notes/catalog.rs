@@ -12,13 +12,12 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::rc::Rc;
 
-
 use super::NoteType;
+use super::journal::Record;
+use super::snapshot::{Blocks, Head, RECENT_NOTES};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::storage::Meta;
-use super::journal::Record;
-use super::snapshot::{Blocks, Head, RECENT_NOTES};
 
 pub use super::entry::{Entry, FileStamp};
 

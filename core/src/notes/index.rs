@@ -5,11 +5,11 @@
 use super::NoteType;
 use super::catalog::{Catalog, Entry};
 use super::frontmatter::MAX_NAME_CHARS;
-use crate::text::one_line;
 pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, split,
 };
+use crate::text::one_line;
 
 /// Characters of a description shown in the index.
 const DESCRIPTION_CHARS: usize = 150;

@@ -1,14 +1,14 @@
 //! Keeps `/memories/MEMORY.md` in step with the notes: after every change a
 //! command makes, and before every answer that shows the index.
 
-
 use super::INDEX_FILE;
 use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
 use crate::error::{ErrorKind, FsError, Result, ToolError};
-use crate::io::Io;
-use crate::storage::Kind;
 use crate::files;
+use crate::io::Io;
+use crate::output::IndexUpkeep;
+use crate::storage::Kind;
 use crate::vpath::{MemPath, ROOT};
 
 /// How often a rewrite of MEMORY.md is retried when an editor changed it
@@ -27,8 +27,8 @@ pub fn is_index(path: &MemPath) -> bool {
 /// After a command changed what is at `paths`: updates the catalog for them
 /// (and for nothing else, so the cost does not grow with the store) and
 /// rewrites the index. The command has succeeded whatever happens here, so a
-/// failure comes back as a sentence to add to its output.
-pub fn after_change(io: &Io, paths: &[&MemPath]) -> Option<String> {
+/// failure comes back as part of its output.
+pub fn after_change(io: &Io, paths: &[&MemPath]) -> IndexUpkeep {
     let outcome = catalog::with(io, |io, catalog| {
         for path in paths {
             catalog.update(io, &path.key())?;
@@ -40,13 +40,9 @@ pub fn after_change(io: &Io, paths: &[&MemPath]) -> Option<String> {
     })
     .map_err(catalog_error)
     .and_then(|written| written);
-    outcome.err().map(|e| {
-        format!(
-            "\n\nNote: the change was made, but the index {} could not be updated: {}",
-            index_path().display(),
-            e
-        )
-    })
+    IndexUpkeep {
+        index_problem: outcome.err(),
+    }
 }
 
 /// Brings the catalog in line with every file (catching edits made behind
@@ -63,11 +59,7 @@ pub fn fresh_all<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Resu
     fresh_with(io, true, f)
 }
 
-fn fresh_with<T>(
-    io: &Io,
-    all: bool,
-    mut f: impl FnMut(&Catalog, &str) -> Result<T>,
-) -> Result<T> {
+fn fresh_with<T>(io: &Io, all: bool, mut f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
     catalog::with(io, |io, catalog| {
         catalog.refresh(io)?;
         if all {
@@ -119,9 +111,7 @@ fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
     let mut last_error = None;
     for _ in 0..ATTEMPTS {
         let existing = match files::stat(io, &path) {
-            Ok(st) if st.kind == Kind::File => {
-                Some(files::read_bytes_for_edit(io, &path, &shown)?)
-            }
+            Ok(st) if st.kind == Kind::File => Some(files::read_bytes_for_edit(io, &path, &shown)?),
             Ok(_) => {
                 return Err(ToolError::IndexIsNotAFile { path: shown });
             }

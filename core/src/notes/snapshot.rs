@@ -7,10 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::NoteType;
+use super::catalog::{Entry, FileStamp};
 use crate::error::FsError;
 use crate::files::read_exact;
 use crate::storage::File;
-use super::catalog::{Entry, FileStamp};
 
 /// Notes a block holds (about 7 KB of typical notes).
 const BLOCK_NOTES: usize = 64;
@@ -73,7 +73,12 @@ impl Head {
 
     /// The blocks of this head, `len` bytes of `file` from `start`; none
     /// when the head does not describe such blocks.
-    pub(super) fn take_blocks(&mut self, file: Box<dyn File>, start: u64, len: u64) -> Option<Blocks> {
+    pub(super) fn take_blocks(
+        &mut self,
+        file: Box<dyn File>,
+        start: u64,
+        len: u64,
+    ) -> Option<Blocks> {
         let refs = std::mem::take(&mut self.blocks);
         let fits = refs
             .iter()

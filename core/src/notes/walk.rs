@@ -8,7 +8,6 @@
 //! Walks stop at a time budget, well inside the host's limit per call, and
 //! keep what they found; the next call goes on from there.
 
-
 use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
 use super::is_note_path;
@@ -189,12 +188,7 @@ impl Catalog {
     /// directories that left it, and records its stamp. Returns its
     /// subdirectories. A directory memcap may not read keeps what was known
     /// of it.
-    fn list_dir(
-        &mut self,
-        io: &Io,
-        dir: &str,
-        walk: &Walk,
-    ) -> Result<Vec<String>, FsError> {
+    fn list_dir(&mut self, io: &Io, dir: &str, walk: &Walk) -> Result<Vec<String>, FsError> {
         // Stamped before listing: a change during the listing moves the
         // stamp past this one, so the next refresh lists it again.
         let st = match io.fs.stat(dir, false) {

@@ -77,7 +77,11 @@ impl MemoryStorage {
 
     fn tick(&self) -> (u64, u32) {
         let (s, n) = self.clock.get();
-        let next = if n == 999_999_999 { (s + 1, 0) } else { (s, n + 1) };
+        let next = if n == 999_999_999 {
+            (s + 1, 0)
+        } else {
+            (s, n + 1)
+        };
         self.clock.set(next);
         next
     }

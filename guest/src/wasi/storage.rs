@@ -65,7 +65,8 @@ fn kind(t: DescriptorType) -> Kind {
 }
 
 fn meta(st: &DescriptorStat) -> Meta {
-    let time = |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
+    let time =
+        |t: Option<wasip2::clocks::wall_clock::Datetime>| t.map(|t| (t.seconds, t.nanoseconds));
     Meta {
         kind: kind(st.type_),
         size: st.size,

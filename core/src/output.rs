@@ -1,0 +1,197 @@
+//! What a command returns, as data: paths, sizes, lines, notes and pages,
+//! never finished prose. `render` turns it into the SDK's text (byte for
+//! byte) or into JSON for programs.
+
+use serde::Serialize;
+
+use crate::error::ToolError;
+use crate::notes::NoteType;
+
+/// One command's result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "output", rename_all = "snake_case")]
+pub enum Output {
+    /// `view` of a directory: entries two levels deep, sorted depth first.
+    Listing {
+        path: String,
+        size: u64,
+        entries: Vec<ListedEntry>,
+        /// The listing stopped at `limit` entries.
+        truncated: Option<usize>,
+    },
+    /// `view` of a file: the lines selected, numbered from `first_line`.
+    FileLines {
+        path: String,
+        first_line: usize,
+        lines: Vec<String>,
+    },
+    Created {
+        path: String,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    /// `str_replace` and `memory_update`: the lines around the change.
+    Edited {
+        path: String,
+        first_line: usize,
+        snippet: Vec<String>,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    Inserted {
+        path: String,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    Deleted {
+        path: String,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    Renamed {
+        from: String,
+        to: String,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    /// `memory_write`: a note saved new, or replaced.
+    NoteSaved {
+        path: String,
+        note_type: NoteType,
+        name: String,
+        replaced: bool,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    NoteDeleted {
+        path: String,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
+    /// `memory_view`: MEMORY.md as it now is ("" for an empty store).
+    Index { text: String },
+    /// `memory_view` with `all`: one page of every note's metadata.
+    NoteList {
+        total: usize,
+        notes: Vec<NoteInfo>,
+        page: Page,
+    },
+    /// `memory_read` without topics: the index (on the first page) and one
+    /// page of every memory file's path.
+    MemoryFiles {
+        index: Option<String>,
+        total: usize,
+        paths: Vec<String>,
+        page: Page,
+    },
+    /// `memory_read` with topics: one page of the notes they match.
+    TopicNotes {
+        notes: Vec<NoteText>,
+        page: usize,
+        pages: usize,
+        /// Notes on the pages after this one.
+        more: usize,
+        /// Topics no note matches.
+        unknown: Vec<String>,
+    },
+    /// `prompt`: the memory protocol and the index, for a system prompt.
+    Prompt { text: String },
+}
+
+/// What happened to the index after a change: the change stands either way.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct IndexUpkeep {
+    /// Why MEMORY.md could not be brought up to date, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "message")]
+    pub index_problem: Option<ToolError>,
+}
+
+fn message<S: serde::Serializer>(e: &Option<ToolError>, s: S) -> Result<S::Ok, S::Error> {
+    match e {
+        Some(e) => s.serialize_str(&e.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+/// One entry of a listing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ListedEntry {
+    /// `/memories/...`, as the listing shows it.
+    pub path: String,
+    pub size: u64,
+    pub is_dir: bool,
+}
+
+/// One note's metadata, as `memory_view` with `all` lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NoteInfo {
+    pub path: String,
+    pub name: String,
+    pub note_type: NoteType,
+    /// A `type` the note declares that is not one of the four.
+    pub declared_type: Option<String>,
+    pub description: String,
+    pub updated: Option<String>,
+    pub tags: Vec<String>,
+    pub permalink: Option<String>,
+    pub problem: Option<String>,
+    pub frontmatter: bool,
+}
+
+/// One note in full, as `memory_read` returns it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NoteText {
+    pub path: String,
+    pub note_type: NoteType,
+    pub name: String,
+    /// The text, cut after its last whole line within the page's bytes.
+    #[serde(serialize_with = "text_or_message")]
+    pub text: Result<String, ToolError>,
+    /// When cut: the note's size in bytes and the first line not shown.
+    pub cut: Option<Cut>,
+}
+
+fn text_or_message<S: serde::Serializer>(
+    t: &Result<String, ToolError>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(1))?;
+    match t {
+        Ok(text) => map.serialize_entry("content", text)?,
+        Err(e) => map.serialize_entry("not_shown", &e.to_string())?,
+    }
+    map.end()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Cut {
+    pub size: usize,
+    pub next_line: usize,
+}
+
+/// One page of a long answer. Pages count from 1; a page past the last one
+/// is empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Page {
+    pub number: usize,
+    pub pages: usize,
+    pub per_page: usize,
+    pub total: usize,
+}
+
+impl Page {
+    pub fn new(asked: Option<u32>, total: usize, per_page: usize) -> Self {
+        Self {
+            number: asked.map_or(1, |n| (n as usize).max(1)),
+            pages: total.div_ceil(per_page).max(1),
+            per_page,
+            total,
+        }
+    }
+
+    /// Index of the first item on this page.
+    pub fn first(&self) -> usize {
+        (self.number - 1).saturating_mul(self.per_page)
+    }
+}

@@ -1,0 +1,269 @@
+//! The text renderer: what the model reads, byte for byte the SDK's words
+//! for the six file commands, memcap's own for the rest.
+
+use std::fmt::Write;
+
+use crate::notes::maintain::index_path;
+use crate::output::{IndexUpkeep, NoteInfo, NoteText, Output, Page};
+use crate::text::{format_size, numbered};
+
+/// The text of one output.
+pub fn render(output: &Output) -> String {
+    match output {
+        Output::Listing {
+            path,
+            size,
+            entries,
+            truncated,
+        } => {
+            let mut out = format!(
+                "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:\n{}\t{path}",
+                format_size(*size)
+            );
+            for entry in entries {
+                let slash = if entry.is_dir { "/" } else { "" };
+                let _ = write!(out, "\n{}\t{}{slash}", format_size(entry.size), entry.path);
+            }
+            if let Some(limit) = truncated {
+                let _ = write!(
+                    out,
+                    "\n… the listing stops here: memcap lists at most {limit} entries. \
+                     View a subdirectory to see what it holds."
+                );
+            }
+            out
+        }
+        Output::FileLines {
+            path,
+            first_line,
+            lines,
+        } => {
+            let mut out = format!("Here's the content of {path} with line numbers:\n");
+            numbered(&mut out, *first_line, lines.iter().map(String::as_str));
+            out
+        }
+        Output::Created { path, index } => {
+            format!("File created successfully at: {path}") + &upkeep(index)
+        }
+        Output::Edited {
+            first_line,
+            snippet,
+            index,
+            ..
+        } => {
+            let mut out = String::from(
+                "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n",
+            );
+            numbered(&mut out, *first_line, snippet.iter().map(String::as_str));
+            out + &upkeep(index)
+        }
+        Output::Inserted { path, index } => {
+            format!("The file {path} has been edited.") + &upkeep(index)
+        }
+        Output::Deleted { path, index } => format!("Successfully deleted {path}") + &upkeep(index),
+        Output::Renamed { from, to, index } => {
+            format!("Successfully renamed {from} to {to}") + &upkeep(index)
+        }
+        Output::NoteSaved {
+            path,
+            note_type,
+            name,
+            replaced,
+            index,
+        } => format!(
+            "{} note {path} ({}: {name}). The index /memories/MEMORY.md lists it.{}",
+            if *replaced { "Updated" } else { "Saved" },
+            note_type.as_str(),
+            upkeep(index)
+        ),
+        Output::NoteDeleted { path, index } => format!(
+            "Successfully deleted {path}; the index no longer lists it.{}",
+            upkeep(index)
+        ),
+        Output::Index { text } if text.is_empty() => {
+            "No notes yet: the memory is empty. Save what you learn with memory_write.".to_owned()
+        }
+        Output::Index { text } | Output::Prompt { text } => text.clone(),
+        Output::NoteList { total, notes, page } => note_list(*total, notes, page),
+        Output::MemoryFiles {
+            index,
+            total,
+            paths,
+            page,
+        } => {
+            let mut out = match (index, page.first()) {
+                (Some(index), _) => format!("{index}\n"),
+                (None, 0) => {
+                    "No notes yet: the memory is empty. Save what you learn with memory_write.\n"
+                        .to_owned()
+                }
+                (None, _) => String::new(),
+            };
+            let _ = writeln!(out, "Memory files ({total}):");
+            for path in paths {
+                let _ = writeln!(out, "{path}");
+            }
+            out + &footer(page, "memory_read without topics", "files")
+        }
+        Output::TopicNotes {
+            notes,
+            page,
+            pages,
+            more,
+            unknown,
+        } => topic_notes(notes, *page, *pages, *more, unknown),
+    }
+}
+
+/// The sentence a change adds when the index could not follow it.
+fn upkeep(index: &IndexUpkeep) -> String {
+    match &index.index_problem {
+        None => String::new(),
+        Some(e) => format!(
+            "\n\nNote: the change was made, but the index {} could not be updated: {e}",
+            index_path().display()
+        ),
+    }
+}
+
+fn note_list(total: usize, notes: &[NoteInfo], page: &Page) -> String {
+    let mut out = format!(
+        "{total} {} in /memories:\n",
+        if total == 1 { "note" } else { "notes" },
+    );
+    for note in notes {
+        let _ = write!(out, "\n{}\n  name: {}\n", note.path, note.name);
+        match &note.declared_type {
+            Some(declared) => {
+                let _ = writeln!(out, "  type: other (declared: {declared})");
+            }
+            None => {
+                let _ = writeln!(out, "  type: {}", note.note_type.as_str());
+            }
+        }
+        if !note.description.is_empty() {
+            let _ = writeln!(out, "  description: {}", note.description);
+        }
+        if let Some(updated) = &note.updated {
+            let _ = writeln!(out, "  updated: {updated}");
+        }
+        if !note.tags.is_empty() {
+            let _ = writeln!(out, "  tags: {}", note.tags.join(", "));
+        }
+        if let Some(permalink) = &note.permalink {
+            let _ = writeln!(out, "  permalink: {permalink}");
+        }
+        if let Some(problem) = &note.problem {
+            let _ = writeln!(out, "  problem: {problem}");
+        } else if !note.frontmatter {
+            out.push_str(
+                "  frontmatter: none (name and description come from the file; \
+                 rewrite it with memory_write to give it a type)\n",
+            );
+        }
+    }
+    out + &footer(page, "memory_view with all=true", "notes")
+}
+
+fn topic_notes(
+    notes: &[NoteText],
+    page: usize,
+    pages: usize,
+    more: usize,
+    unknown: &[String],
+) -> String {
+    let mut out = String::new();
+    for note in notes {
+        let _ = writeln!(
+            out,
+            "=== {} ({}: {}) ===",
+            note.path,
+            note.note_type.as_str(),
+            note.name
+        );
+        match (&note.text, note.cut) {
+            (Ok(text), Some(cut)) => {
+                out.push_str(text);
+                let _ = writeln!(
+                    out,
+                    "[… cut after line {}: the note is {} bytes; view {} with \
+                     view_range [{}, -1] to read the rest]",
+                    cut.next_line - 1,
+                    cut.size,
+                    note.path,
+                    cut.next_line
+                );
+            }
+            (Ok(text), None) => {
+                out.push_str(text);
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            (Err(e), _) => {
+                let _ = writeln!(out, "(not shown: {e})");
+            }
+        }
+        out.push('\n');
+    }
+    if notes.is_empty() && page > 1 {
+        let _ = writeln!(
+            out,
+            "There are only {} pages of notes on these topics; page=1 shows the first.",
+            pages.max(1)
+        );
+    }
+    if page < pages {
+        let _ = writeln!(
+            out,
+            "{more} more notes match, on pages {} to {pages}: memory_read with the same topics and \
+             page={} returns the next.",
+            page + 1,
+            page + 1
+        );
+    }
+    if !unknown.is_empty() {
+        let quoted: Vec<String> = unknown.iter().map(|t| format!("{t:?}")).collect();
+        let _ = writeln!(
+            out,
+            "No note matches {}. A topic is a note's name, file name, path, tag or directory, \
+             or a type (user, feedback, project, reference, other); memory_read without topics \
+             lists them all.",
+            quoted.join(", ")
+        );
+    }
+    out
+}
+
+/// The closing line of a page: which page this is and how to ask for the
+/// next (`how` names the call), or that this page is past the last one.
+/// Nothing when everything fits on one page.
+fn footer(page: &Page, how: &str, what: &str) -> String {
+    if page.number > page.pages {
+        return format!(
+            "\nThere are only {} pages of {what}; {how} and page=1 shows the first.\n",
+            page.pages
+        );
+    }
+    if page.pages == 1 {
+        return String::new();
+    }
+    let mut out = format!("\nPage {} of {}.", page.number, page.pages);
+    if page.number < page.pages {
+        let shown_to = page.number * page.per_page;
+        let pages = if page.number + 1 == page.pages {
+            format!("page {}", page.pages)
+        } else {
+            format!("pages {} to {}", page.number + 1, page.pages)
+        };
+        let _ = write!(
+            out,
+            " {} more {what} on {pages}: {how} and page={} shows the next {}.",
+            page.total - shown_to,
+            page.number + 1,
+            page.per_page.min(page.total - shown_to)
+        );
+    }
+    out.push('\n');
+    out
+}

@@ -1,0 +1,250 @@
+//! The core's commands natively, on the in-memory storage: the texts the
+//! model reads, the JSON programs read, the index, and the journal's
+//! warm/cold equivalence. (The real `.wasm` through real hosts is
+//! `host/tests/`.)
+
+use std::cell::RefCell;
+
+use memcap_core::lines::ToolResult;
+use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
+use memcap_core::{Indexes, Io};
+use serde_json::{Value, json};
+
+/// One store: its files, a clock, and the indexes an instance keeps warm.
+struct Store {
+    fs: MemoryStorage,
+    env: FixedEnvironment,
+    indexes: RefCell<Indexes>,
+}
+
+impl Store {
+    fn new() -> Self {
+        Self {
+            fs: MemoryStorage::new(),
+            // 2026-11-23.
+            env: FixedEnvironment::at(1_795_392_000),
+            indexes: RefCell::default(),
+        }
+    }
+
+    fn call(&self, input: Value) -> ToolResult {
+        memcap_core::call(
+            &Io::new(&self.fs, &self.env, &self.indexes),
+            &input.to_string(),
+        )
+    }
+
+    fn ok(&self, input: Value) -> String {
+        let result = self.call(input.clone());
+        assert!(!result.is_error, "{input} failed: {}", result.content);
+        result.content
+    }
+
+    fn err(&self, input: Value) -> String {
+        let result = self.call(input.clone());
+        assert!(result.is_error, "{input} succeeded: {}", result.content);
+        result.content
+    }
+
+    fn json(&self, input: Value) -> (Value, bool) {
+        let result = memcap_core::call_json(
+            &Io::new(&self.fs, &self.env, &self.indexes),
+            &input.to_string(),
+        );
+        (
+            serde_json::from_str(&result.content).unwrap(),
+            result.is_error,
+        )
+    }
+
+    fn file(&self, path: &str) -> Option<String> {
+        self.fs
+            .files()
+            .get(path)
+            .map(|b| String::from_utf8(b.clone()).unwrap())
+    }
+
+    /// A new instance on the same files: nothing warm, the journal only.
+    fn restarted(&self) {
+        *self.indexes.borrow_mut() = Indexes::default();
+    }
+}
+
+#[test]
+fn the_file_commands_answer_in_the_sdks_words() {
+    let s = Store::new();
+    assert_eq!(
+        s.ok(
+            json!({"command": "create", "path": "/memories/a.md", "file_text": "one\ntwo\nthree\n"})
+        ),
+        "File created successfully at: /memories/a.md"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "view", "path": "/memories/a.md"})),
+        "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\ttwo\n     3\tthree\n     4\t"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "view", "path": "/memories/a.md", "view_range": [2, 2]})),
+        "Here's the content of /memories/a.md with line numbers:\n     2\ttwo"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "two", "new_str": "2"})),
+        "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tone\n     2\t2\n     3\tthree\n     4\t"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "insert", "path": "/memories/a.md", "insert_line": 0, "insert_text": "zero"})),
+        "The file /memories/a.md has been edited."
+    );
+    assert_eq!(s.file("a.md").unwrap(), "zero\none\n2\nthree\n");
+    assert_eq!(
+        s.ok(json!({"command": "rename", "path": "", "old_path": "/memories/a.md", "new_path": "/memories/d/b.md"})),
+        "Successfully renamed /memories/a.md to /memories/d/b.md"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "view", "path": "/memories"})),
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items:\n\
+         4K\t/memories\n\
+         237B\t/memories/MEMORY.md\n\
+         4K\t/memories/d/\n\
+         17B\t/memories/d/b.md"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "delete", "path": "/memories/d"})),
+        "Successfully deleted /memories/d"
+    );
+    assert_eq!(s.file("d/b.md"), None);
+}
+
+#[test]
+fn errors_say_what_to_do_and_change_nothing() {
+    let s = Store::new();
+    s.ok(json!({"command": "create", "path": "/memories/a.md", "file_text": "x x\n"}));
+    let before = s.fs.files();
+    assert_eq!(
+        s.err(json!({"command": "create", "path": "/memories/a.md", "file_text": "y"})),
+        "File /memories/a.md already exists"
+    );
+    assert_eq!(
+        s.err(json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "x", "new_str": "y"})),
+        "No replacement was performed. Multiple occurrences of old_str `x` in lines: 1, 1. Please ensure it is unique"
+    );
+    assert_eq!(
+        s.err(json!({"command": "view", "path": "/memories/../etc/passwd"})),
+        "Path /memories/../etc/passwd would escape /memories directory"
+    );
+    assert_eq!(
+        s.err(json!({"command": "insert", "path": "/memories/a.md", "insert_line": 9, "insert_text": "z"})),
+        "Invalid `insert_line` parameter: 9. It should be within the range [0, 1]."
+    );
+    assert_eq!(
+        s.err(json!({"command": "delete", "path": "/memories/nope"})),
+        "The path /memories/nope does not exist"
+    );
+    assert!(
+        s.err(json!({"command": "create", "path": "/memories/b.md"}))
+            .contains("file_text")
+    );
+    assert_eq!(s.fs.files(), before, "a failed command changed the files");
+}
+
+#[test]
+fn notes_are_indexed_and_read_back_by_topic() {
+    let s = Store::new();
+    let saved = s.ok(json!({"command": "memory_write", "filename": "prefs/coffee",
+        "name": "Coffee", "description": "Takes it black", "type": "user", "content": "Black, no sugar."}));
+    assert_eq!(
+        saved,
+        "Saved note /memories/prefs/coffee.md (user: Coffee). The index /memories/MEMORY.md lists it."
+    );
+    assert_eq!(
+        s.file("prefs/coffee.md").unwrap(),
+        "---\nname: Coffee\ndescription: Takes it black\ntype: user\nupdated: 2026-11-23\n---\n\nBlack, no sugar.\n"
+    );
+    let index = s.file("MEMORY.md").unwrap();
+    assert!(
+        index.contains("## User\n- [Coffee](prefs/coffee.md) - Takes it black\n"),
+        "{index}"
+    );
+    let read = s.ok(json!({"command": "memory_read", "topics": ["coffee"]}));
+    assert!(
+        read.starts_with("=== /memories/prefs/coffee.md (user: Coffee) ===\n---\n"),
+        "{read}"
+    );
+    s.ok(json!({"command": "memory_update", "filename": "prefs/coffee.md", "old_str": "Black", "new_str": "Oat milk"}));
+    assert!(s.file("prefs/coffee.md").unwrap().contains("Oat milk"));
+    let all = s.ok(json!({"command": "memory_view", "all": true}));
+    assert!(
+        all.starts_with(
+            "1 note in /memories:\n\n/memories/prefs/coffee.md\n  name: Coffee\n  type: user\n"
+        ),
+        "{all}"
+    );
+    assert_eq!(
+        s.ok(json!({"command": "memory_delete", "filename": "prefs/coffee"})),
+        "Successfully deleted /memories/prefs/coffee.md; the index no longer lists it."
+    );
+    assert!(!s.file("MEMORY.md").unwrap().contains("Coffee"));
+}
+
+#[test]
+fn programs_get_the_same_results_as_data() {
+    let s = Store::new();
+    let (created, is_error) =
+        s.json(json!({"command": "create", "path": "/memories/a.md", "file_text": "hi\n"}));
+    assert!(!is_error);
+    assert_eq!(
+        created,
+        json!({"output": "created", "path": "/memories/a.md"})
+    );
+    let (lines, _) = s.json(json!({"command": "view", "path": "/memories/a.md"}));
+    assert_eq!(
+        lines,
+        json!({"output": "file_lines", "path": "/memories/a.md", "first_line": 1, "lines": ["hi", ""]})
+    );
+    let (listing, _) = s.json(json!({"command": "view", "path": "/memories"}));
+    assert_eq!(listing["output"], "listing");
+    assert_eq!(
+        listing["entries"][1],
+        json!({"path": "/memories/a.md", "size": 3, "is_dir": false})
+    );
+    let (saved, _) = s.json(json!({"command": "memory_write", "filename": "n",
+        "name": "N", "type": "project", "content": "c"}));
+    assert_eq!(saved["output"], "note_saved");
+    assert_eq!(saved["note_type"], "project");
+    assert_eq!(saved["replaced"], false);
+    let (list, _) = s.json(json!({"command": "memory_view", "all": true}));
+    // Every file is a note: a.md (without frontmatter) and n.md.
+    assert_eq!(list["total"], 2);
+    assert_eq!(list["notes"][1]["path"], "/memories/n.md");
+    assert_eq!(list["notes"][0]["frontmatter"], false);
+    let (error, is_error) = s.json(json!({"command": "view", "path": "/memories/none"}));
+    assert!(is_error);
+    assert_eq!(error["error"]["kind"], "not-found");
+    assert_eq!(
+        error["error"]["message"],
+        "The path /memories/none does not exist. Please provide a valid path."
+    );
+    let (bad, _) = s.json(json!({"command": "fly"}));
+    assert_eq!(bad["error"]["kind"], "invalid-input");
+}
+
+#[test]
+fn a_new_instance_sees_what_the_journal_and_the_files_say() {
+    let s = Store::new();
+    for i in 0..40 {
+        s.ok(
+            json!({"command": "memory_write", "filename": format!("n/{i}"),
+            "name": format!("Note {i}"), "type": "reference", "content": "x"}),
+        );
+    }
+    s.ok(json!({"command": "delete", "path": "/memories/n/7.md"}));
+    let warm = s.ok(json!({"command": "prompt"}));
+    s.restarted();
+    assert_eq!(s.ok(json!({"command": "prompt"})), warm);
+    // The journal gone: a rebuild from the files gives the same index.
+    s.restarted();
+    memcap_core::storage::Storage::remove_file(&s.fs, ".memcap/notes.jsonl").unwrap();
+    assert_eq!(s.ok(json!({"command": "prompt"})), warm);
+    assert!(!warm.contains("Note 7]"));
+    assert!(warm.contains("[Note 39](n/39.md)"));
+}
