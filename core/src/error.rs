@@ -201,6 +201,10 @@ pub enum ToolError {
     InvalidInput {
         problem: String,
     },
+    /// A line of tool input over the host's limit.
+    InputTooLarge {
+        max: usize,
+    },
 }
 
 impl ToolError {
@@ -255,9 +259,10 @@ impl ToolError {
                 K::Conflict
             }
             Self::NotText { .. } | Self::TextHasNul { .. } | Self::NoteHasNul { .. } => K::NotText,
-            Self::TooManyLines { .. } | Self::FileTooLarge { .. } | Self::OverQuota { .. } => {
-                K::TooLarge
-            }
+            Self::TooManyLines { .. }
+            | Self::FileTooLarge { .. }
+            | Self::OverQuota { .. }
+            | Self::InputTooLarge { .. } => K::TooLarge,
             Self::FileExists { .. } | Self::DestinationExists { .. } => K::AlreadyExists,
             Self::ParentIsFile { .. } | Self::MoveIntoItself { .. } => K::NotADirectory,
             Self::DeleteRoot | Self::RenameRoot | Self::IndexIsNotANote => K::Protected,
@@ -472,6 +477,11 @@ impl std::fmt::Display for ToolError {
                  grant only the memory directory",
             ),
             Self::InvalidInput { problem } => f.write_str(problem),
+            Self::InputTooLarge { max } => write!(
+                f,
+                "The tool input is over {max} bytes, memcap's limit per call. \
+                 Split the content into several smaller files."
+            ),
         }
     }
 }

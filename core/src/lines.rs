@@ -47,24 +47,25 @@ impl From<Result<String, ToolError>> for ToolResult {
 }
 
 /// Answers every line of `input` with `call`'s result on `output`, until the
-/// input ends. Lines longer than `max` bytes are never held whole in memory.
-/// Fails only when reading or writing does (a closed pipe, say).
+/// input ends. `call` gets the line, or why it cannot be a tool input (over
+/// `max` bytes, not UTF-8), to answer in its own format. Lines longer than
+/// `max` bytes are never held whole in memory. Fails only when reading or
+/// writing does (a closed pipe, say).
 pub fn serve(
     mut input: impl BufRead,
     mut output: impl Write,
     max: usize,
-    mut call: impl FnMut(&str) -> ToolResult,
+    mut call: impl FnMut(Result<&str, ToolError>) -> ToolResult,
 ) -> io::Result<()> {
     let mut line = Vec::new();
     while let Some(fits) = read_line(&mut input, max, &mut line)? {
         let result = match std::str::from_utf8(&line) {
-            _ if !fits => ToolResult::error(format!(
-                "The tool input is over {max} bytes, memcap's limit per call. \
-                 Split the content into several smaller files."
-            )),
+            _ if !fits => call(Err(ToolError::InputTooLarge { max })),
             Ok(text) if text.trim().is_empty() => continue,
-            Ok(text) => call(text),
-            Err(_) => ToolResult::error("Invalid tool input: the line is not UTF-8 text.".into()),
+            Ok(text) => call(Ok(text)),
+            Err(_) => call(Err(ToolError::InvalidInput {
+                problem: "Invalid tool input: the line is not UTF-8 text.".into(),
+            })),
         };
         writeln!(output, "{}", result.to_json_line())?;
         output.flush()?;
@@ -118,11 +119,7 @@ mod tests {
     /// The output lines for `input`, with `call` echoing each line it gets.
     fn served(input: &[u8], max: usize) -> Vec<ToolResult> {
         let mut out = Vec::new();
-        serve(input, &mut out, max, |text| ToolResult {
-            content: text.to_owned(),
-            is_error: false,
-        })
-        .unwrap();
+        serve(input, &mut out, max, |line| line.map(str::to_owned).into()).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()

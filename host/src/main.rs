@@ -33,7 +33,12 @@ struct Cli {
 enum Command {
     /// Run tool calls: one tool_use input JSON per line on stdin, one
     /// {"content": …, "is_error": …} JSON line per input on stdout, in order.
-    Call,
+    Call {
+        /// Content as JSON data for programs ({"output": …} or {"error": …})
+        /// instead of the model's text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show a directory (2 levels deep) or a file with line numbers.
     View {
         path: String,
@@ -159,7 +164,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .limits(limits)
         .open()?;
     let result: Result<String, ToolError> = match cli.command {
-        Command::Call => return serve_lines(&memory),
+        Command::Call { json } => return serve_lines(&memory, json),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
         Command::Create { path, text } => memory.create(&path, &text_or_stdin(text)?),
         Command::StrReplace { path, old, new } => memory.str_replace(&path, &old, &new),
@@ -218,13 +223,20 @@ fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
 
 /// The `memcap call` protocol (`memcap_core::lines`), the input cap set by
 /// the memory's limits.
-fn serve_lines(memory: &Memory) -> anyhow::Result<ExitCode> {
+fn serve_lines(memory: &Memory, json: bool) -> anyhow::Result<ExitCode> {
     let max = memory.limits().max_input_bytes;
     serve(
         std::io::stdin().lock(),
         std::io::stdout().lock(),
         max,
-        |text| memory.call(text),
+        |line| match (line, json) {
+            (Ok(input), false) => memory.call(input),
+            (Ok(input), true) => memory.call_json(input),
+            (Err(e), false) => Err::<String, _>(e).into(),
+            (Err(e), true) => {
+                memcap::ToolResult::error(memcap_core::render::json::error(&e).to_string())
+            }
+        },
     )
     .context("serving tool calls on stdin and stdout")?;
     Ok(ExitCode::SUCCESS)

@@ -356,6 +356,29 @@ impl Memory {
         }
     }
 
+    /// [`Memory::call`] for programs (WIT `call-json`): the same input and
+    /// effects, with `content` a JSON object: `{"output": KIND, ...}` with the
+    /// result's data on success, `{"error": {"kind", "message"}}` on failure
+    /// (a call the host stopped included).
+    pub fn call_json(&self, input: &str) -> ToolResult {
+        let result = self.invoke(input.len(), call_writes(input), |b, s| {
+            b.memcap_memory_tool().call_call_json(s, input)
+        });
+        match result {
+            Ok(r) => ToolResult {
+                content: r.content,
+                is_error: r.is_error,
+            },
+            Err(e) => ToolResult::error(
+                serde_json::json!({"error": {
+                    "kind": memcap_core::render::json::kind_name(e.kind),
+                    "message": e.message,
+                }})
+                .to_string(),
+            ),
+        }
+    }
+
     fn typed(
         &self,
         input_bytes: usize,

@@ -131,3 +131,64 @@ fn the_root_is_created_private() {
         0o700
     );
 }
+
+#[test]
+fn call_json_gives_programs_the_same_results_as_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("mem");
+    let lines = [
+        r#"{"command": "create", "path": "/memories/a.md", "file_text": "one\ntwo\n"}"#,
+        r#"{"command": "view", "path": "/memories/a.md", "view_range": [2, 2]}"#,
+        r#"{"command": "memory_write", "filename": "prefs/tea", "name": "Tea", "type": "user", "content": "Green"}"#,
+        r#"{"command": "memory_view", "all": true}"#,
+        r#"{"command": "view", "path": "/memories/missing.md"}"#,
+        "\u{1}not json",
+    ];
+    let mut input = lines.join("\n").into_bytes();
+    input.extend_from_slice(b"\n\xff\n");
+    let out = memcap(&root, &["call", "--json"], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let results: Vec<(serde_json::Value, bool)> = text(&out.stdout)
+        .lines()
+        .map(|line| {
+            let result: serde_json::Value = serde_json::from_str(line).unwrap();
+            let content = result["content"].as_str().unwrap();
+            (
+                serde_json::from_str(content).unwrap(),
+                result["is_error"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(results.len(), 7);
+    assert_eq!(
+        results[0],
+        (
+            serde_json::json!({"output": "created", "path": "/memories/a.md"}),
+            false
+        )
+    );
+    assert_eq!(
+        results[1].0,
+        serde_json::json!({"output": "file_lines", "path": "/memories/a.md", "first_line": 2, "lines": ["two"]})
+    );
+    assert_eq!(results[2].0["output"], "note_saved");
+    assert_eq!(results[2].0["path"], "/memories/prefs/tea.md");
+    assert_eq!(results[3].0["total"], 2);
+    assert_eq!(results[3].0["notes"][1]["name"], "Tea");
+    assert_eq!(results[3].0["notes"][1]["note_type"], "user");
+    for (i, kind) in [(4, "not-found"), (5, "invalid-input"), (6, "invalid-input")] {
+        assert!(results[i].1, "{:?}", results[i]);
+        assert_eq!(results[i].0["error"]["kind"], kind, "{:?}", results[i]);
+        assert!(results[i].0["error"]["message"].is_string());
+    }
+    // The effects are those of the text calls.
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.md")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert!(
+        std::fs::read_to_string(root.join("MEMORY.md"))
+            .unwrap()
+            .contains("[Tea](prefs/tea.md)")
+    );
+}

@@ -49,7 +49,7 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
     shown.sort_by_cached_key(|(e, _)| (e.meta.kind, e.meta.name.to_lowercase(), e.path.clone()));
 
     let mut out = format!("{BEGIN}\n{EXPLAIN}\n");
-    if catalog.len() == 0 {
+    if catalog.is_empty() {
         out.push_str(NO_NOTES);
         out.push('\n');
     }

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::catalog::{Catalog, Entry, FileStamp};
+use super::derived::{Part, Registry};
 use super::snapshot::{self, Head};
 use crate::error::FsError;
 use crate::files::{self, read_exact};
@@ -17,7 +18,7 @@ use crate::io::Io;
 use crate::layout::JOURNAL;
 use crate::storage::{File, Kind};
 
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 /// What is read first: the header line and, in most stores, the whole head.
 const FIRST_READ: u64 = 64 * 1024;
 
@@ -29,6 +30,8 @@ struct Header {
     head: u64,
     /// Bytes of the snapshot's blocks, which follow the head.
     blocks: u64,
+    /// The derived indexes' saved states, in this order after the blocks.
+    derived: Vec<Part>,
 }
 
 /// One change to the catalog.
@@ -50,18 +53,19 @@ pub(super) enum Record {
 impl Catalog {
     /// Reads the journal; builds it from the directory when there is none
     /// (the first call on a store) or it cannot be used.
-    pub(super) fn load(io: &Io) -> Result<Self, FsError> {
+    pub(super) fn load(io: &Io, registry: Registry) -> Result<Self, FsError> {
         // Whatever stands in the journal's place (nothing, a link, a
         // directory, garbage, another format) only means a rebuild.
-        match Self::open(io) {
+        match Self::open(io, registry) {
             Some(catalog) => Ok(catalog),
-            None => Self::rebuild(io),
+            None => Self::rebuild(io, registry),
         }
     }
 
     /// Builds the catalog from the files, and the journal from it.
-    pub(super) fn rebuild(io: &Io) -> Result<Self, FsError> {
-        let mut catalog = Self::empty();
+    /// Every note found is a change the derived indexes take.
+    pub(super) fn rebuild(io: &Io, registry: Registry) -> Result<Self, FsError> {
+        let mut catalog = Self::empty(registry);
         catalog.refresh(io)?;
         // Not written (a read-only store): this instance still has it.
         let _ = catalog.compact(io);
@@ -70,7 +74,7 @@ impl Catalog {
 
     /// The catalog the journal holds: its snapshot's head (blocks are read
     /// later, as needed) and the records after it.
-    fn open(io: &Io) -> Option<Self> {
+    fn open(io: &Io, registry: Registry) -> Option<Self> {
         let file = open_journal(io).ok()?;
         let first = files::read_to_end(&*file, 0, Some(FIRST_READ), None).ok()?;
         let (header, body) = header(&first)?;
@@ -80,15 +84,32 @@ impl Catalog {
             None => read_exact(&*file, body as u64, header.head).ok()?,
         };
         let mut head: Head = postcard::from_bytes(&head_bytes).ok()?;
-        let end = (head_end as u64).checked_add(header.blocks)?;
+        let blocks_end = (head_end as u64).checked_add(header.blocks)?;
+        let derived_len = header
+            .derived
+            .iter()
+            .try_fold(0u64, |sum, part| sum.checked_add(part.len))?;
+        let derived = match derived_len {
+            0 => Vec::new(),
+            len => read_exact(&*file, blocks_end, len).ok()?,
+        };
+        let end = blocks_end.checked_add(derived_len)?;
         let tail = files::read_to_end(&*file, end, None, None).ok()?;
         if tail.first() != Some(&b'\n') {
             return None;
         }
         let blocks = head.take_blocks(file, head_end as u64, header.blocks)?;
-        let mut catalog = Self::from_snapshot(head, blocks)?;
+        let mut catalog = Self::from_snapshot(head, blocks, registry)?;
         catalog.generation = header.generation;
-        catalog.apply(&tail[1..], end + 1).ok()?;
+        let stale = catalog.derived.restore(&header.derived, &derived);
+        catalog.apply(io, &tail[1..], end + 1).ok()?;
+        if !stale.is_empty() {
+            // A part of another version, or damaged: that index is built
+            // again from every note.
+            catalog.read_all().ok()?;
+            let notes: Vec<Entry> = catalog.entries().cloned().collect();
+            catalog.derived.rebuild(io, &stale, notes.iter()).ok()?;
+        }
         Some(catalog)
     }
 
@@ -108,20 +129,21 @@ impl Catalog {
             return Ok(false);
         }
         let tail = files::read_to_end(&*file, self.applied, None, None)?;
-        self.apply(&tail, self.applied)?;
+        self.apply(io, &tail, self.applied)?;
         Ok(true)
     }
 
     /// Applies the whole lines of `bytes`, the journal from offset `base`.
     /// Lines that do not parse (a write torn by a crash) are skipped: a later
-    /// walk rereads those notes.
-    fn apply(&mut self, bytes: &[u8], base: u64) -> Result<(), FsError> {
+    /// walk rereads those notes. The derived indexes take each record too.
+    fn apply(&mut self, io: &Io, bytes: &[u8], base: u64) -> Result<(), FsError> {
         let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') else {
             self.applied = base;
             return Ok(());
         };
         for line in bytes[..last_newline].split(|&b| b == b'\n') {
             if let Ok(record) = serde_json::from_slice::<Record>(line) {
+                self.derived.follow(io, std::slice::from_ref(&record))?;
                 self.apply_record(record)?;
                 self.records += 1;
             }
@@ -157,7 +179,7 @@ impl Catalog {
         io.fs.write_at(JOURNAL, end, &bytes)?;
         end += bytes.len() as u64;
         self.records += self.pending.len();
-        self.pending.clear();
+        self.clear_pending();
         self.applied = end;
         Ok(())
     }
@@ -165,21 +187,25 @@ impl Catalog {
     /// Rewrites the journal as a snapshot of the catalog, under a new
     /// generation.
     pub(super) fn compact(&mut self, io: &Io) -> Result<(), FsError> {
-        self.pending.clear();
+        self.follow(io)?;
+        self.clear_pending();
         let (head, entries) = self.snapshot_parts()?;
         let (head, blocks) =
             snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| FsError::Other)?;
         let generation = io.env.random_u64();
+        let (parts, derived) = self.derived.persist();
         let header = Header {
             memcap_notes: FORMAT,
             generation,
             head: head.len() as u64,
             blocks: blocks.len() as u64,
+            derived: parts,
         };
         let mut bytes = serde_json::to_vec(&header).map_err(|_| FsError::Other)?;
         bytes.push(b'\n');
         bytes.extend_from_slice(&head);
         bytes.extend_from_slice(&blocks);
+        bytes.extend_from_slice(&derived);
         bytes.push(b'\n');
         files::put_private(io, JOURNAL, &bytes)?;
         self.generation = generation;

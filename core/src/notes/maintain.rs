@@ -118,7 +118,7 @@ fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
             Err(FsError::NotFound) => None,
             Err(e) => return Err(files::tool_error(e, &shown, "read")),
         };
-        if existing.is_none() && catalog.len() == 0 {
+        if existing.is_none() && catalog.is_empty() {
             return Ok(String::new());
         }
         // Whatever another program left there (binary, control characters,

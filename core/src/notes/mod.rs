@@ -6,6 +6,7 @@
 //! (`memory_md`, `index`, kept in step by `maintain`).
 
 pub mod catalog;
+pub mod derived;
 pub mod entry;
 pub mod fields;
 pub mod frontmatter;

@@ -63,8 +63,14 @@ pub(super) fn parent(path: &str) -> &str {
 impl Catalog {
     /// Brings the catalog in line with everything at and below `top` (a
     /// root-relative path, "" for everything) after a change there, and
-    /// records the new stamps of the directories above it.
+    /// records the new stamps of the directories above it. The derived
+    /// indexes take what changed.
     pub fn update(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
+        self.update_files(io, top)?;
+        self.follow(io)
+    }
+
+    fn update_files(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
         let walk = Walk::new(io);
         self.walk_from(io, top, &walk)?;
         let mut dir = top;
@@ -87,7 +93,13 @@ impl Catalog {
     /// directories whose stamps moved (or are too young to trust) and
     /// rereads the notes changed in the last seconds; every
     /// [`SWEEP_SECONDS`], or to go on with an unfinished walk, walks it all.
+    /// The derived indexes take what changed.
     pub fn refresh(&mut self, io: &Io) -> Result<(), FsError> {
+        self.refresh_files(io)?;
+        self.follow(io)
+    }
+
+    fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
         let walk = Walk::new(io);
         let due = walk.now >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now < self.swept;
         if self.dirs.is_empty() || self.incomplete || due {

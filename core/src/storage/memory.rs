@@ -258,10 +258,10 @@ impl Storage for MemoryStorage {
             (Some(Node::Dir { .. }), Some(Node::File { .. })) => {
                 return Err(FsError::NotADirectory);
             }
-            (Some(Node::Dir { .. }), Some(Node::Dir { .. })) => {
-                if nodes.keys().any(|k| k.starts_with(&format!("{to}/"))) {
-                    return Err(FsError::Other);
-                }
+            (Some(Node::Dir { .. }), Some(Node::Dir { .. }))
+                if nodes.keys().any(|k| k.starts_with(&format!("{to}/"))) =>
+            {
+                return Err(FsError::Other);
             }
             _ => {}
         }

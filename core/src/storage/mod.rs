@@ -73,7 +73,7 @@ pub trait Storage {
 
     /// Creates a new file holding `bytes`, never replacing anything
     /// ([`FsError::Exists`]), never following a link; synced to disk when
-    /// `durable`.
+    /// `durable`. On any failure nothing is left at `path`.
     fn write_new(&self, path: &str, bytes: &[u8], durable: bool) -> Result<(), FsError>;
 
     /// Writes `bytes` at `offset` into the existing regular file at `path`

@@ -8,5 +8,8 @@ fn main() {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     // Stops when stdin ends or stdout is closed: nobody is left to answer.
-    let _ = serve(stdin, stdout, DEFAULT_MAX_INPUT_BYTES, memcap::call);
+    let _ = serve(stdin, stdout, DEFAULT_MAX_INPUT_BYTES, |line| match line {
+        Ok(input) => memcap::call(input),
+        Err(e) => Err::<String, _>(e).into(),
+    });
 }

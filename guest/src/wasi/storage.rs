@@ -184,12 +184,18 @@ impl Storage for WasiStorage {
                 DescriptorFlags::WRITE,
             )
             .map_err(fs_error)?;
-        write_all(&file, 0, bytes)?;
-        if durable {
-            // An fsync error is a failure: the data may never reach the disk.
-            file.sync().map_err(fs_error)?;
+        let written = write_all(&file, 0, bytes).and_then(|()| {
+            if durable {
+                // An fsync error is a failure: the data may never reach the disk.
+                file.sync().map_err(fs_error)?;
+            }
+            Ok(())
+        });
+        if written.is_err() {
+            // Refused part-way (disk full, file too large): nothing stays.
+            let _ = self.root.unlink_file_at(path);
         }
-        Ok(())
+        written
     }
 
     fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError> {

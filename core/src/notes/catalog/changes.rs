@@ -1,0 +1,156 @@
+//! Changes to the catalog: a record applied (found by a walk here, or read
+//! from the journal), queued for the journal and handed to the derived
+//! indexes; notes put, admitted, removed and forgotten by path.
+
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+use super::{Catalog, HORIZON_NOTES};
+use crate::error::FsError;
+use crate::io::Io;
+use crate::notes::entry::Entry;
+use crate::notes::journal::Record;
+
+impl Catalog {
+    /// Applies one record, from this instance or read from the journal.
+    pub(in crate::notes) fn apply_record(&mut self, record: Record) -> Result<(), FsError> {
+        match record {
+            Record::Put(entry) => self.put(entry)?,
+            Record::Del(path) => self.remove(&path)?,
+            Record::Dir(path, stamp) => {
+                self.dirs.insert(path, stamp);
+            }
+            Record::Undir(path) => {
+                self.dirs.remove(&path);
+            }
+            Record::Swept(seconds) => self.swept = seconds,
+            Record::Other(path, size) => {
+                if let Some(old) = self.others.insert(path, size) {
+                    self.other_bytes -= old;
+                }
+                self.other_bytes += size;
+            }
+            Record::Unother(path) => {
+                if let Some(old) = self.others.remove(&path) {
+                    self.other_bytes -= old;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the changes found here since the last time to the derived
+    /// indexes.
+    pub(in crate::notes) fn follow(&mut self, io: &Io) -> Result<(), FsError> {
+        self.derived.follow(io, &self.pending[self.fed..])?;
+        self.fed = self.pending.len();
+        Ok(())
+    }
+
+    /// Drops the changes queued for the journal (written, or not to be).
+    pub(in crate::notes) fn clear_pending(&mut self) {
+        self.pending.clear();
+        self.fed = 0;
+    }
+
+    /// Applies a change found here and queues it for the journal.
+    pub(in crate::notes) fn record(&mut self, record: Record) -> Result<(), FsError> {
+        self.apply_record(record.clone())?;
+        self.pending.push(record);
+        Ok(())
+    }
+
+    pub(super) fn put(&mut self, entry: Entry) -> Result<(), FsError> {
+        self.remove(&entry.path)?;
+        self.by_type[entry.meta.kind as usize] += 1;
+        self.bytes += entry.stamp.size;
+        self.notes += 1;
+        self.admit(entry);
+        Ok(())
+    }
+
+    /// Adds a note the totals already count (read from the snapshot, or
+    /// counted by `put`).
+    pub(super) fn admit(&mut self, entry: Entry) {
+        let key: Rc<str> = Rc::from(entry.path.as_str());
+        let entry = Rc::new(entry);
+        let recency = (Reverse(entry.recency()), Rc::clone(&key));
+        if self.horizon.as_ref().is_some_and(|h| recency <= *h) {
+            self.before_horizon += 1;
+        }
+        self.by_recency.insert(recency, Rc::clone(&entry));
+        self.entries.insert(key, entry);
+    }
+
+    pub(super) fn remove(&mut self, path: &str) -> Result<(), FsError> {
+        self.read_under(path)?;
+        let Some((key, old)) = self.entries.remove_entry(path) else {
+            return Ok(());
+        };
+        let recency = (Reverse(old.recency()), key);
+        self.by_recency.remove(&recency);
+        self.by_type[old.meta.kind as usize] -= 1;
+        self.bytes -= old.stamp.size;
+        self.notes -= 1;
+        if self.horizon.as_ref().is_some_and(|h| recency <= *h) {
+            self.before_horizon -= 1;
+            // The index could now need a note past the horizon.
+            if self.before_horizon < HORIZON_NOTES {
+                self.read_all()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Paths in `map` at or below `top` ("" is everything).
+    pub(in crate::notes) fn under<'a, K: std::borrow::Borrow<str> + Ord, V>(
+        map: &'a BTreeMap<K, V>,
+        top: &'a str,
+    ) -> impl Iterator<Item = &'a str> + 'a {
+        map.range::<str, _>((Bound::Included(top), Bound::Unbounded))
+            .map(|(path, _)| path.borrow())
+            .take_while(move |path| path.starts_with(top))
+            .filter(move |path| {
+                top.is_empty() || path.len() == top.len() || path.as_bytes()[top.len()] == b'/'
+            })
+    }
+
+    /// The notes at or below `top` (reading their blocks).
+    pub(in crate::notes) fn notes_under(&mut self, top: &str) -> Result<Vec<String>, FsError> {
+        self.read_under(top)?;
+        Ok(Self::under(&self.entries, top).map(str::to_owned).collect())
+    }
+
+    /// The notes directly in `dir` (reading their blocks).
+    pub(in crate::notes) fn notes_in(&mut self, dir: &str) -> Result<Vec<String>, FsError> {
+        if dir.is_empty() {
+            if let Some(blocks) = &self.blocks {
+                self.read_blocks(blocks.unread_top_level())?;
+            }
+        } else {
+            self.read_under(dir)?;
+        }
+        Ok(Self::under(&self.entries, dir)
+            .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// Forgets every file and directory at or below `top`.
+    pub(in crate::notes) fn forget(&mut self, top: &str) -> Result<(), FsError> {
+        for path in self.notes_under(top)? {
+            self.record(Record::Del(path))?;
+        }
+        let others: Vec<String> = Self::under(&self.others, top).map(str::to_owned).collect();
+        for path in others {
+            self.record(Record::Unother(path))?;
+        }
+        let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
+        for path in dirs {
+            self.record(Record::Undir(path))?;
+        }
+        Ok(())
+    }
+}

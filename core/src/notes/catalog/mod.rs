@@ -1,0 +1,270 @@
+//! The catalog: every note's metadata with the stamp of the file it was read
+//! from, and every note directory's stamp as of its last listing, so only
+//! what changed is listed or read again (`walk.rs` does the looking).
+//!
+//! It lives in guest memory while the instance is warm and in a journal,
+//! `/memories/.memcap/notes.jsonl`, between instances and processes: a
+//! binary snapshot, then one record per change (`journal.rs`). The directory
+//! stays the truth: a lost or torn journal costs time, never correctness.
+
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+mod blocks;
+mod changes;
+
+use super::NoteType;
+use super::derived::{self, DerivedIndex, Registry};
+use super::journal::Record;
+use super::snapshot::Blocks;
+use crate::error::FsError;
+use crate::io::Io;
+use crate::storage::Meta;
+
+pub use super::entry::{Entry, FileStamp};
+
+/// The stamp of what `stat` saw.
+pub(super) fn stamp_of(st: &Meta) -> FileStamp {
+    FileStamp {
+        size: st.size,
+        modified: st.modified,
+        changed: st.changed,
+    }
+}
+
+/// What an instance keeps warm between calls: the catalog (with its
+/// derived indexes) as the last call left it.
+pub struct Indexes {
+    catalog: Option<Catalog>,
+    registry: Registry,
+}
+
+impl Default for Indexes {
+    /// The derived indexes memcap keeps ([`derived::registry`]).
+    fn default() -> Self {
+        Self::with_registry(derived::registry)
+    }
+}
+
+impl Indexes {
+    /// With the derived indexes `registry` makes instead of memcap's own.
+    pub fn with_registry(registry: Registry) -> Self {
+        Self {
+            catalog: None,
+            registry,
+        }
+    }
+}
+
+/// Every note, by path and by recency; every note directory with its stamp;
+/// and where this instance is in the journal.
+///
+/// Notes come from the journal's snapshot lazily: the most recent ones at
+/// once, the rest a block at a time when a call touches a path in it
+/// ([`Blocks`]); the totals count them all from the start. Every change
+/// reads the block of its path first, so a note is never changed, removed or
+/// counted from a stale copy.
+pub struct Catalog {
+    /// The snapshot's blocks, while some are unread.
+    pub(super) blocks: Option<Blocks>,
+    /// Notes read so far, by path: all of them once no block is unread. The
+    /// key is shared with `by_recency` (one allocation a note).
+    entries: BTreeMap<Rc<str>, Rc<Entry>>,
+    /// (newest first, path): the index lists from the front, so rendering
+    /// costs the same for 100 notes as for 10,000.
+    by_recency: BTreeMap<RecencyKey, Rc<Entry>>,
+    /// While blocks are unread: the snapshot's last recent note. Every note
+    /// up to it is in `by_recency`; past it some may be unread.
+    horizon: Option<RecencyKey>,
+    /// Notes in `by_recency` up to the horizon.
+    before_horizon: usize,
+    notes: usize,
+    by_type: [usize; NoteType::ALL.len()],
+    bytes: u64,
+    /// Every other file outside `.memcap` (hidden ones, `node_modules`,
+    /// MEMORY.md) with its size: they count toward the store's quota.
+    pub(super) others: BTreeMap<String, u64>,
+    other_bytes: u64,
+    /// Directories outside `.memcap` ("" is the root), stamped when last listed.
+    pub(super) dirs: BTreeMap<String, FileStamp>,
+    /// Wall-clock seconds of the last walk that reached every file.
+    pub(super) swept: u64,
+    /// Whether the last walk stopped at its time budget before the end: the
+    /// notes not reached yet are missing until a later call goes on.
+    pub(super) incomplete: bool,
+    pub(super) generation: u64,
+    /// Bytes of the journal already applied (whole lines only).
+    pub(super) applied: u64,
+    /// JSON records in the journal after its snapshot.
+    pub(super) records: usize,
+    pub(super) pending: Vec<Record>,
+    /// Records of `pending` the derived indexes have taken.
+    fed: usize,
+    pub(super) derived: derived::Derived,
+}
+
+/// A note's place in "most recent first" order.
+type RecencyKey = (Reverse<u64>, Rc<str>);
+
+/// Below this many notes up to the horizon, the index could need a note
+/// past it, so every block is read.
+const HORIZON_NOTES: usize = 256;
+
+/// Runs `f` on the catalog, loaded or brought up to date with the journal
+/// first (a cheap read of what other instances appended), then saves what
+/// `f` changed. On any failure the in-memory copy is dropped, so the next
+/// call starts again from the journal. When a block of the journal's
+/// snapshot would not read ([`FsError::Damaged`]), the catalog is rebuilt
+/// from the files and `f` runs again (what `f`s do here is safe to repeat).
+pub fn with<T>(
+    io: &Io,
+    mut f: impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>,
+) -> Result<T, FsError> {
+    io.start_budget();
+    let mut indexes = io.indexes.borrow_mut();
+    let registry = indexes.registry;
+    let mut outcome =
+        current(io, indexes.catalog.take(), registry).and_then(|c| run(io, c, &mut f));
+    if let Err(FsError::Damaged) = outcome {
+        // Used as built: on a store memcap cannot write, reading the
+        // journal again would find the same damage.
+        outcome = run(io, Catalog::rebuild(io, registry)?, &mut f);
+    }
+    outcome.map(|(catalog, value)| {
+        indexes.catalog = Some(catalog);
+        value
+    })
+}
+
+/// The warm catalog brought up to date with the journal, or the journal's.
+fn current(io: &Io, warm: Option<Catalog>, registry: Registry) -> Result<Catalog, FsError> {
+    if let Some(mut warm) = warm
+        && warm.catch_up(io)?
+    {
+        return Ok(warm);
+    }
+    Catalog::load(io, registry)
+}
+
+fn run<T>(
+    io: &Io,
+    mut catalog: Catalog,
+    f: &mut impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>,
+) -> Result<(Catalog, T), FsError> {
+    let value = f(io, &mut catalog)?;
+    catalog.follow(io)?;
+    // The journal is a cache: on a store memcap cannot write (or a full
+    // disk) the answer stands and the next process rescans.
+    if catalog.save(io).is_err() {
+        catalog.clear_pending();
+    }
+    Ok((catalog, value))
+}
+
+impl Catalog {
+    /// Every note, by path. Only a catalog with every block read has them
+    /// all: callers run [`Catalog::read_all`] first (`maintain::fresh_all`).
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        assert!(self.blocks.is_none(), "the catalog has unread notes");
+        self.entries.values().map(|e| &**e)
+    }
+
+    pub fn len(&self) -> usize {
+        self.notes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.notes == 0
+    }
+
+    /// Files and bytes in the store (notes and every other file outside
+    /// `.memcap`), as of the last look.
+    pub fn usage(&self) -> (u64, u64) {
+        (
+            (self.notes + self.others.len()) as u64,
+            self.bytes + self.other_bytes,
+        )
+    }
+
+    /// The note at `path`, reading its block if need be.
+    pub fn note(&mut self, path: &str) -> Result<Option<&Entry>, FsError> {
+        self.read_under(path)?;
+        Ok(self.entries.get(path).map(|e| &**e))
+    }
+
+    /// The size of the file at `path` as last seen, if the catalog has it.
+    pub fn size_of(&mut self, path: &str) -> Result<Option<u64>, FsError> {
+        let note = self.note(path)?.map(|e| e.stamp.size);
+        Ok(note.or_else(|| self.others.get(path).copied()))
+    }
+
+    /// Whether the last walk ran out of time before reaching every note.
+    pub fn incomplete(&self) -> bool {
+        self.incomplete
+    }
+
+    /// Notes from the most recently changed on (ties by path). With blocks
+    /// unread it stops at the horizon, past which it cannot tell the order,
+    /// and yields at least [`HORIZON_NOTES`] notes first (or all of them).
+    pub fn most_recent(&self) -> impl Iterator<Item = &Entry> {
+        let upper = match &self.horizon {
+            Some(horizon) => Bound::Included(horizon.clone()),
+            None => Bound::Unbounded,
+        };
+        self.by_recency
+            .range((Bound::Unbounded, upper))
+            .map(|(_, e)| &**e)
+    }
+
+    /// Whether every note up to the horizon is young (changed at or after
+    /// `since`), so notes past it may be too.
+    pub(super) fn young_past_horizon(&self, since: u64) -> bool {
+        self.horizon
+            .as_ref()
+            .is_some_and(|(Reverse(recency), _)| *recency >= since)
+    }
+
+    /// How many notes there are of each type, indexed by `NoteType as usize`.
+    pub fn count_by_type(&self) -> [usize; NoteType::ALL.len()] {
+        self.by_type
+    }
+
+    pub(super) fn empty(registry: Registry) -> Self {
+        Self {
+            blocks: None,
+            entries: BTreeMap::new(),
+            by_recency: BTreeMap::new(),
+            horizon: None,
+            before_horizon: 0,
+            notes: 0,
+            by_type: [0; NoteType::ALL.len()],
+            bytes: 0,
+            others: BTreeMap::new(),
+            other_bytes: 0,
+            dirs: BTreeMap::new(),
+            swept: 0,
+            incomplete: false,
+            generation: 0,
+            applied: 0,
+            records: 0,
+            pending: Vec::new(),
+            fed: 0,
+            derived: derived::Derived::new(registry),
+        }
+    }
+
+    /// The derived index named `name`, for the commands that answer from it.
+    pub fn derived(&self, name: &str) -> Option<&dyn DerivedIndex> {
+        self.derived.get(name)
+    }
+
+    /// Checks every derived index against every note and repairs what
+    /// differs; returns how many changes that took (0 when all agree).
+    pub fn verify_derived(&mut self, io: &Io) -> Result<usize, FsError> {
+        self.read_all()?;
+        let notes: Vec<Entry> = self.entries.values().map(|e| (**e).clone()).collect();
+        self.derived.verify_all(io, notes.iter())
+    }
+}

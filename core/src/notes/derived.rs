@@ -1,0 +1,198 @@
+//! Derived indexes: state computed from the notes (a search index, a
+//! graph) kept in step with them by following the catalog's changes.
+//!
+//! The catalog is the one index that looks at the files; every note it
+//! finds new, changed or gone reaches each derived index as a
+//! [`NoteChange`], from this call or replayed from the journal that another
+//! process appended to. Each index's state is saved as its own versioned
+//! part of the journal's snapshot; a part that is missing, of another
+//! version or that does not decode costs that index a rebuild from the
+//! catalog, never a wrong answer. Adding an index is one implementation of
+//! [`DerivedIndex`] and one line in [`registry`].
+
+use std::collections::BTreeMap;
+
+use super::entry::{Entry, FileStamp};
+use crate::error::FsError;
+use crate::io::Io;
+
+/// One change among the notes.
+#[derive(Clone, Copy, Debug)]
+pub enum NoteChange<'a> {
+    /// A note is new, or changed since the index last took it.
+    Put(&'a Entry),
+    /// The note at this root-relative path is gone.
+    Removed(&'a str),
+}
+
+/// An index derived from the notes.
+pub trait DerivedIndex {
+    /// Its name in the journal: unique among the registered indexes.
+    fn name(&self) -> &'static str;
+
+    /// The version of what [`DerivedIndex::persist`] writes: a saved state of
+    /// another version is never restored (the index is rebuilt instead).
+    fn version(&self) -> u32;
+
+    /// Takes one change. The note's text, when needed, is read through `io`;
+    /// the cost should be proportional to the note, not to the store.
+    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError>;
+
+    /// Its whole state, for the journal's snapshot.
+    fn persist(&self) -> Vec<u8>;
+
+    /// Its state back from bytes [`DerivedIndex::persist`] wrote at this
+    /// version; `false` when they do not decode (it is then rebuilt).
+    fn restore(&mut self, bytes: &[u8]) -> bool;
+
+    /// Every note it holds, with the stamp of the note it took:
+    /// [`verify`] compares these with the catalog.
+    fn stamps(&self) -> BTreeMap<String, FileStamp>;
+
+    /// Forgets everything (before a rebuild).
+    fn clear(&mut self);
+}
+
+/// Makes the derived indexes an instance keeps.
+pub type Registry = fn() -> Vec<Box<dyn DerivedIndex>>;
+
+/// The derived indexes memcap keeps. None yet: search (BM25 over chunks)
+/// and the relations graph are the next.
+pub fn registry() -> Vec<Box<dyn DerivedIndex>> {
+    Vec::new()
+}
+
+/// Brings `index` in line with `notes` (every note, as the catalog has
+/// them): notes it lacks or took at another stamp are put, notes it has
+/// that are gone are removed. Returns how many changes that took.
+pub fn verify<'a>(
+    io: &Io,
+    index: &mut dyn DerivedIndex,
+    notes: impl Iterator<Item = &'a Entry>,
+) -> Result<usize, FsError> {
+    let mut held = index.stamps();
+    let mut changes = 0;
+    for entry in notes {
+        if held.remove(&entry.path) != Some(entry.stamp) {
+            index.apply(io, NoteChange::Put(entry))?;
+            changes += 1;
+        }
+    }
+    for path in held.keys() {
+        index.apply(io, NoteChange::Removed(path))?;
+        changes += 1;
+    }
+    Ok(changes)
+}
+
+/// Where a derived index's saved state lies in the journal's snapshot.
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq)]
+pub(super) struct Part {
+    pub name: String,
+    pub version: u32,
+    pub len: u64,
+}
+
+/// The derived indexes of one catalog.
+pub(super) struct Derived {
+    indexes: Vec<Box<dyn DerivedIndex>>,
+}
+
+impl Derived {
+    pub fn new(registry: Registry) -> Self {
+        Self {
+            indexes: registry(),
+        }
+    }
+
+    /// Hands the catalog's records of one change to every index.
+    pub fn follow(&mut self, io: &Io, records: &[super::journal::Record]) -> Result<(), FsError> {
+        use super::journal::Record;
+        if self.indexes.is_empty() {
+            return Ok(());
+        }
+        for record in records {
+            let change = match record {
+                Record::Put(entry) => NoteChange::Put(entry),
+                Record::Del(path) => NoteChange::Removed(path),
+                _ => continue,
+            };
+            for index in &mut self.indexes {
+                index.apply(io, change)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every index's state, with where it will lie.
+    pub fn persist(&self) -> (Vec<Part>, Vec<u8>) {
+        let mut parts = Vec::new();
+        let mut bytes = Vec::new();
+        for index in &self.indexes {
+            let state = index.persist();
+            parts.push(Part {
+                name: index.name().to_owned(),
+                version: index.version(),
+                len: state.len() as u64,
+            });
+            bytes.extend_from_slice(&state);
+        }
+        (parts, bytes)
+    }
+
+    /// Restores every index from its part of `bytes` (laid out as `parts`
+    /// say). Returns the positions of those that must be rebuilt: no part of
+    /// their name and version, or one that would not decode.
+    pub fn restore(&mut self, parts: &[Part], bytes: &[u8]) -> Vec<usize> {
+        let mut offsets = BTreeMap::new();
+        let mut at = 0usize;
+        for part in parts {
+            let end = at.saturating_add(usize::try_from(part.len).unwrap_or(usize::MAX));
+            offsets.insert((part.name.as_str(), part.version), at..end);
+            at = end;
+        }
+        let mut stale = Vec::new();
+        for (i, index) in self.indexes.iter_mut().enumerate() {
+            let restored = offsets
+                .get(&(index.name(), index.version()))
+                .and_then(|range| bytes.get(range.clone()))
+                .is_some_and(|state| index.restore(state));
+            if !restored {
+                index.clear();
+                stale.push(i);
+            }
+        }
+        stale
+    }
+
+    /// Rebuilds the indexes at `stale` from every note.
+    pub fn rebuild<'a>(
+        &mut self,
+        io: &Io,
+        stale: &[usize],
+        notes: impl Iterator<Item = &'a Entry> + Clone,
+    ) -> Result<(), FsError> {
+        for &i in stale {
+            verify(io, &mut *self.indexes[i], notes.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Checks every index against every note; returns the changes that took.
+    pub fn verify_all<'a>(
+        &mut self,
+        io: &Io,
+        notes: impl Iterator<Item = &'a Entry> + Clone,
+    ) -> Result<usize, FsError> {
+        let mut changes = 0;
+        for index in &mut self.indexes {
+            changes += verify(io, &mut **index, notes.clone())?;
+        }
+        Ok(changes)
+    }
+
+    /// The index named `name`, for the commands that answer from it.
+    pub fn get(&self, name: &str) -> Option<&dyn DerivedIndex> {
+        self.indexes.iter().find(|i| i.name() == name).map(|i| &**i)
+    }
+}
