@@ -1,6 +1,9 @@
 //! One tool input, parsed and checked before anything is touched: which
 //! command, with every field it needs. Pure: no WASI, so it is fuzzed
 //! natively (`fuzz/`).
+//!
+//! Long because every field's check and its message are here, where the
+//! fuzzer reaches them; `tools.rs` keeps the list they are checked against.
 
 use serde_json::{Map, Value};
 

@@ -1,5 +1,5 @@
 //! The failures a command can report, each with the exact message the model
-//! sees. No WASI here: the guest maps WASI's error codes onto [`FsError`].
+//! sees. No file system here: a storage adapter reports its failures as [`FsError`].
 //! Long on purpose: every message memcap writes is in the one `Display`
 //! below, so wording is checked and changed in one place.
 

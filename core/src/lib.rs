@@ -1,9 +1,16 @@
-//! memcap's core: everything that needs no file system. Memory paths
-//! (`vpath`), a note's frontmatter and type (`notes`), the tool input parsed
-//! into a [`command::Command`], the failures a command reports (`error`) and
-//! text helpers. No WASI imports, so it builds and tests natively (`cargo
-//! test -p memcap-core`) and libFuzzer drives it (`fuzz/`); the guest
-//! (`guest/`) runs these against the one directory its host grants.
+//! memcap's core: every command, from the tool input parsed into a
+//! [`command::Command`] to a typed [`output::Output`] or
+//! [`error::ToolError`], rendered as the model's text or as JSON
+//! (`render`); the note catalog, the derived indexes and MEMORY.md
+//! (`notes`). It reaches files only through the storage port
+//! ([`storage::Storage`], [`storage::Environment`]), so it builds and tests
+//! natively (`cargo test -p memcap-core`, on the in-memory adapter) and
+//! libFuzzer drives its parsers (`fuzz/`); the guest (`guest/`) gives it a
+//! WASI adapter over the one directory its host grants.
+//!
+//! One call: [`Io::new`] with the ports and the instance's warm
+//! [`Indexes`], then [`call`] (text), [`call_json`] (JSON) or [`execute`]
+//! (a parsed command, a typed result).
 
 pub mod command;
 pub mod commands;

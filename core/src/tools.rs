@@ -4,6 +4,9 @@
 //! (`command.rs`) also reads; the descriptions are the WIT docs
 //! (`wit/memory.wit`, read at build time), so an agent reads the same text
 //! whichever way it reaches memcap.
+//!
+//! Long because the table is the point: every command and field in one
+//! place, with the schema and description built from it beside it.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};

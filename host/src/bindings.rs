@@ -7,3 +7,4 @@ wasmtime::component::bindgen!({
 
 pub use exports::memcap::memory::types::NoteType;
 pub use exports::memcap::memory::types::ToolError as WitError;
+pub use exports::memcap::memory::types::ToolResult as WitResult;

@@ -6,7 +6,7 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use crate::bindings::{Memcap, NoteType};
+use crate::bindings::{Memcap, NoteType, WitResult};
 use crate::error::{OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
 use crate::lock::{Held, StoreLock};
@@ -344,16 +344,8 @@ impl Memory {
     /// every problem, including a bad input or a stopped guest, is an error
     /// result with a message for the model.
     pub fn call(&self, input: &str) -> ToolResult {
-        let result = self.invoke(input.len(), call_writes(input), |b, s| {
-            b.memcap_memory_tool().call_call(s, input)
-        });
-        match result {
-            Ok(r) => ToolResult {
-                content: r.content,
-                is_error: r.is_error,
-            },
-            Err(e) => e.into_result(),
-        }
+        self.raw(input, |b, s| b.memcap_memory_tool().call_call(s, input))
+            .unwrap_or_else(ToolError::into_result)
     }
 
     /// [`Memory::call`] for programs (WIT `call-json`): the same input and
@@ -361,22 +353,32 @@ impl Memory {
     /// result's data on success, `{"error": {"kind", "message"}}` on failure
     /// (a call the host stopped included).
     pub fn call_json(&self, input: &str) -> ToolResult {
-        let result = self.invoke(input.len(), call_writes(input), |b, s| {
+        self.raw(input, |b, s| {
             b.memcap_memory_tool().call_call_json(s, input)
-        });
-        match result {
-            Ok(r) => ToolResult {
-                content: r.content,
-                is_error: r.is_error,
-            },
-            Err(e) => ToolResult::error(
+        })
+        .unwrap_or_else(|e| {
+            ToolResult::error(
                 serde_json::json!({"error": {
                     "kind": memcap_core::render::json::kind_name(e.kind),
                     "message": e.message,
                 }})
                 .to_string(),
-            ),
-        }
+            )
+        })
+    }
+
+    /// Runs a raw tool input through `f`; `Err` only when the host stopped
+    /// the call.
+    fn raw(
+        &self,
+        input: &str,
+        f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult>,
+    ) -> Result<ToolResult, ToolError> {
+        self.invoke(input.len(), call_writes(input), f)
+            .map(|r| ToolResult {
+                content: r.content,
+                is_error: r.is_error,
+            })
     }
 
     fn typed(

@@ -1,6 +1,5 @@
 //! One note as the catalog keeps it: its path, the stamp of the file it was
-//! read from, and its metadata. The catalog and its journal live in the
-//! guest; what a note is, and how topics match it, is here.
+//! read from, and its metadata; what a note is, and how topics match it.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,8 @@
 //! Reads a note's frontmatter (memcap's own keys and basic-memory's) and
 //! writes memcap's. Anything unreadable still yields a note, with a problem.
+//!
+//! Long because reading and writing the same keys belong together: a
+//! change to one side is checked against the other here.
 
 use serde::{Deserialize, Serialize};
 use yaml_rust2::yaml::Hash;

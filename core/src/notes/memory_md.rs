@@ -2,7 +2,7 @@
 //! found whatever the file holds (cleaned of what would jam it, stale
 //! generated lines removed with broken markers), the agent's text around it
 //! kept, and the line and byte budgets it must fit. Rendering the region
-//! from the notes is the guest's (`notes/index.rs`).
+//! from the catalog is `index.rs`.
 
 use crate::notes::NoteType;
 

@@ -7,6 +7,9 @@
 //! walk is [`SWEEP_SECONDS`] old: that is how late such an edit can show.
 //! Walks stop at a time budget, well inside the host's limit per call, and
 //! keep what they found; the next call goes on from there.
+//!
+//! Long because the three ways of looking share one clock, one budget and
+//! one rule for trusting a stamp; apart, they would drift.
 
 use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;

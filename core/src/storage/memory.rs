@@ -2,6 +2,9 @@
 //! indexes run natively in tests, fast and with nothing on disk. It has
 //! files and directories (no symbolic links); every change moves a clock by
 //! one nanosecond, so stamps always differ.
+//!
+//! Long because it is a whole (small) file system: each primitive must
+//! fail as a real one does, or the core's tests would pass against a lie.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! from, and every note directory's stamp as of its last listing, so only
 //! what changed is listed or read again (`walk.rs` does the looking).
 //!
-//! It lives in guest memory while the instance is warm and in a journal,
+//! It lives in memory while the instance is warm (`Indexes`) and in a journal,
 //! `/memories/.memcap/notes.jsonl`, between instances and processes: a
 //! binary snapshot, then one record per change (`journal.rs`). The directory
 //! stays the truth: a lost or torn journal costs time, never correctness.
