@@ -67,10 +67,22 @@ fn main() {
         })
         .expect("Cargo.lock names a wasmtime version");
     println!("cargo:rustc-env=MEMCAP_WASMTIME_VERSION={wasmtime}");
+    // Every file, not only the directories: an edit in place leaves a
+    // directory's own time as it was, and the guest would go stale.
     for watched in ["core", "guest", "wit", "Cargo.lock", "Cargo.toml"] {
-        println!(
-            "cargo:rerun-if-changed={}",
-            workspace.join(watched).display()
-        );
+        watch(&workspace.join(watched));
+    }
+}
+
+/// Asks cargo to rerun this script when `path`, or anything below it (a
+/// build's own output aside), changes.
+fn watch(path: &std::path::Path) {
+    println!("cargo:rerun-if-changed={}", path.display());
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for entry in entries.flatten() {
+            if entry.file_name() != "target" {
+                watch(&entry.path());
+            }
+        }
     }
 }

@@ -27,14 +27,13 @@ impl<'a> Io<'a> {
         env: &'a dyn Environment,
         indexes: &'a RefCell<Indexes>,
     ) -> Self {
-        let io = Self {
+        Self {
             fs,
             env,
             indexes,
-            deadline: Cell::new(0),
-        };
-        io.start_budget();
-        io
+            // Set by the first walk ([`Io::start_budget`]).
+            deadline: Cell::new(u64::MAX),
+        }
     }
 
     /// Starts the walking budget again: every walk of one catalog use

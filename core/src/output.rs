@@ -23,7 +23,7 @@ pub enum Output {
     FileLines {
         path: String,
         first_line: usize,
-        lines: Vec<String>,
+        lines: Selection,
     },
     Created {
         path: String,
@@ -110,6 +110,40 @@ fn message<S: serde::Serializer>(e: &Option<ToolError>, s: S) -> Result<S::Ok, S
     match e {
         Some(e) => s.serialize_str(&e.to_string()),
         None => s.serialize_none(),
+    }
+}
+
+/// Some of a text's lines (split at LF), kept as the text and a range so
+/// that showing a file copies nothing. Serialised as the list of lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    text: String,
+    /// Lines `start..end`, counted from 0.
+    start: usize,
+    end: usize,
+}
+
+impl Selection {
+    /// Lines `start..end` of `text` (an empty selection when `end <= start`).
+    pub fn new(text: String, start: usize, end: usize) -> Self {
+        Self {
+            text,
+            start,
+            end: end.max(start),
+        }
+    }
+
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.text
+            .split('\n')
+            .skip(self.start)
+            .take(self.end - self.start)
+    }
+}
+
+impl Serialize for Selection {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.lines())
     }
 }
 

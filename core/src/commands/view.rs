@@ -4,8 +4,8 @@ use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
-use crate::output::{ListedEntry, Output};
-use crate::storage::{DirEntry, Kind};
+use crate::output::{ListedEntry, Output, Selection};
+use crate::storage::{Dir, DirEntry, Kind};
 use crate::vpath::MemPath;
 
 /// The SDK refuses to show files with more lines than this.
@@ -35,21 +35,18 @@ pub fn view(io: &Io, shown: &str, view_range: Option<(i64, i64)>) -> Result<Outp
 
 fn show_file(io: &Io, path: &MemPath, shown: &str, range: Option<(i64, i64)>) -> Result<Output> {
     let text = files::read_text(io, path, shown)?;
-    let lines: Vec<&str> = text.split('\n').collect();
-    if lines.len() > MAX_VIEW_LINES {
+    let count = text.split('\n').count();
+    if count > MAX_VIEW_LINES {
         return Err(ToolError::TooManyLines { path: shown.into() });
     }
     let (start, end) = match range {
-        Some(range) => select(range, lines.len()),
-        None => (0, lines.len()),
+        Some(range) => select(range, count),
+        None => (0, count),
     };
     Ok(Output::FileLines {
         path: shown.into(),
         first_line: start + 1,
-        lines: lines[start.min(end)..end]
-            .iter()
-            .map(|l| (*l).to_owned())
-            .collect(),
+        lines: Selection::new(text, start, end),
     })
 }
 
@@ -69,12 +66,15 @@ fn select((first, last): (i64, i64), len: usize) -> (usize, usize) {
 
 fn list(io: &Io, path: &MemPath, shown: &str, own_size: u64) -> Result<Output> {
     let dir = path.key();
-    let children = io
+    let handle = io
         .fs
-        .list(&dir)
+        .open_dir(&dir)
+        .map_err(|e| files::tool_error(e, shown, "view"))?;
+    let children = handle
+        .list()
         .map_err(|e| files::tool_error(e, shown, "view"))?;
     let mut entries = Vec::new();
-    let complete = collect(io, children, &dir, shown, "", 1, &mut entries);
+    let complete = collect(io, &*handle, children, &dir, shown, "", 1, &mut entries);
     Ok(Output::Listing {
         path: shown.into(),
         size: own_size,
@@ -83,13 +83,16 @@ fn list(io: &Io, path: &MemPath, shown: &str, own_size: u64) -> Result<Output> {
     })
 }
 
-/// Adds `children` (of root-relative `dir`, shown as `shown/prefix`) to `out`, depth first, like the
+/// Adds `children` (of root-relative `dir`, open as `handle`, shown as
+/// `shown/prefix`) to `out`, depth first, like the
 /// SDK's `collect`: sorted by name, hidden names skipped, links followed only
 /// where the storage allows (inside the root), entries that cannot be read
 /// silently left out. Returns false when [`MAX_LISTED`] entries are listed
 /// and more remain.
+#[allow(clippy::too_many_arguments)]
 fn collect(
     io: &Io,
+    handle: &dyn Dir,
     children: Vec<DirEntry>,
     dir: &str,
     shown: &str,
@@ -110,8 +113,8 @@ fn collect(
         };
         // Only links need following (the storage refuses those that leave
         // the root); a plain name is cheaper to stat without it.
-        let st = match io.fs.stat(&child, false) {
-            Ok(st) if st.kind == Kind::Link => io.fs.stat(&child, true),
+        let st = match handle.stat(&entry.name, false) {
+            Ok(st) if st.kind == Kind::Link => handle.stat(&entry.name, true),
             other => other,
         };
         let Ok(st) = st else {
@@ -135,8 +138,18 @@ fn collect(
         });
         if st.kind == Kind::Dir
             && depth < 2
-            && let Ok(grandchildren) = io.fs.list(&child)
-            && !collect(io, grandchildren, &child, shown, &rel, depth + 1, out)
+            && let Ok(sub) = io.fs.open_dir(&child)
+            && let Ok(grandchildren) = sub.list()
+            && !collect(
+                io,
+                &*sub,
+                grandchildren,
+                &child,
+                shown,
+                &rel,
+                depth + 1,
+                out,
+            )
         {
             return false;
         }

@@ -59,7 +59,8 @@ pub struct TextFile {
 /// Reads a regular file as UTF-8 text. `shown` is the path as the model sent
 /// it. Callers have checked that `path` is a regular file.
 pub fn read_text(io: &Io, path: &MemPath, shown: &str) -> Result<String> {
-    read_for_edit(io, path, shown).map(|file| file.text)
+    let (bytes, _) = read_regular(io, path, shown, false)?;
+    text_of(bytes, shown)
 }
 
 /// Like [`read_text`], plus the stamp of what was read, for an edit.
@@ -73,6 +74,18 @@ pub fn read_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<TextFile> {
 
 /// A regular file's bytes, whatever they are, with the stamp of what was read.
 pub fn read_bytes_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<(Vec<u8>, Stamp)> {
+    let (bytes, stamp) = read_regular(io, path, shown, true)?;
+    Ok((bytes, stamp.expect("a stamp was asked for")))
+}
+
+/// A regular file's bytes, within [`MAX_FILE_BYTES`], and (when `stamped`)
+/// the stamp of what was read.
+fn read_regular(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    stamped: bool,
+) -> Result<(Vec<u8>, Option<Stamp>)> {
     let fail = |e| tool_error(e, shown, "read");
     let file = io.fs.open(&path.relative(), true).map_err(|e| match e {
         FsError::NotFound => ToolError::Vanished { path: shown.into() },
@@ -80,11 +93,16 @@ pub fn read_bytes_for_edit(io: &Io, path: &MemPath, shown: &str) -> Result<(Vec<
     })?;
     // Taken from the open file before reading, so a change during the read
     // (or a replacement of the file) shows up as a different stamp.
-    let stamp = file.stamp().map_err(fail)?;
-    if stamp.size > MAX_FILE_BYTES {
-        return Err(too_large(shown, stamp.size));
+    let (size, stamp) = if stamped {
+        let stamp = file.stamp().map_err(fail)?;
+        (stamp.size, Some(stamp))
+    } else {
+        (file.stat().map_err(fail)?.size, None)
+    };
+    if size > MAX_FILE_BYTES {
+        return Err(too_large(shown, size));
     }
-    let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES + 1), Some(stamp.size)).map_err(fail)?;
+    let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES + 1), Some(size)).map_err(fail)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         // It grew past the limit while being read.
         return Err(too_large(shown, bytes.len() as u64));
@@ -129,13 +147,6 @@ pub fn read_to_end(
             return Ok(bytes);
         }
     }
-}
-
-/// Up to `limit` bytes from the start of the regular file at `relative`,
-/// never following a link.
-pub fn read_head(io: &Io, relative: &str, limit: u64) -> Result<Vec<u8>, FsError> {
-    let file = io.fs.open(relative, false)?;
-    read_to_end(&*file, 0, Some(limit), None)
 }
 
 /// Exactly `len` bytes of `file` from `offset`; a short file is damage.

@@ -18,7 +18,7 @@ use super::journal::Record;
 use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
-use crate::storage::Kind;
+use crate::storage::{Dir, Kind, Meta};
 
 /// Frontmatter and a first line fit in this much of a note.
 const HEAD_BYTES: u64 = 64 * 1024;
@@ -143,7 +143,7 @@ impl Catalog {
             .map(|e| e.path.clone())
             .collect();
         for path in young {
-            self.check_file(io, &path, &walk)?;
+            self.check_file(io, At::Path, &path, &walk)?;
         }
         Ok(())
     }
@@ -192,7 +192,7 @@ impl Catalog {
                 for dir in dirs {
                     self.record(Record::Undir(dir))?;
                 }
-                self.check_file(io, top, walk)?;
+                self.check_file(io, At::Path, top, walk)?;
             }
             _ => self.forget(top)?,
         }
@@ -217,7 +217,11 @@ impl Catalog {
             }
             Err(e) => return Err(e),
         };
-        let listed = match io.fs.list(dir) {
+        let listed = io
+            .fs
+            .open_dir(dir)
+            .and_then(|handle| Ok((handle.list()?, handle)));
+        let (listed, handle) = match listed {
             Ok(listed) => listed,
             Err(FsError::Denied | FsError::Escape) if !dir.is_empty() => {
                 return Ok(Vec::new());
@@ -243,7 +247,7 @@ impl Catalog {
                         self.incomplete = true;
                         return Ok(Vec::new());
                     }
-                    self.check_file(io, &path, walk)?;
+                    self.check_file(io, At::In(&*handle, &entry.name), &path, walk)?;
                     files.push(path);
                 }
                 _ => {}
@@ -274,9 +278,11 @@ impl Catalog {
     }
 
     /// Rereads the file at `path` when its stamp changed or is too young to
-    /// trust, and records it when what memcap knows of it changed.
-    fn check_file(&mut self, io: &Io, path: &str, walk: &Walk) -> Result<(), FsError> {
-        let st = match io.fs.stat(path, false) {
+    /// trust, and records it when what memcap knows of it changed. `at`
+    /// locates the file: through its directory's handle while listing it
+    /// (one cheap lookup), or by its path.
+    fn check_file(&mut self, io: &Io, at: At, path: &str, walk: &Walk) -> Result<(), FsError> {
+        let st = match at.stat(io, path) {
             Ok(st) if st.kind == Kind::File => st,
             // Gone since the directory was listed: its listing drops it.
             Ok(_) | Err(FsError::NotFound) => {
@@ -307,9 +313,9 @@ impl Catalog {
         let file_name = path.rsplit('/').next().unwrap_or(path);
         // Most notes say all memcap needs in their first few kilobytes; only
         // a frontmatter block still open there is read further.
-        let head = files::read_head(io, path, FIRST_BYTES).and_then(|bytes| {
+        let head = at.read_head(io, path, FIRST_BYTES).and_then(|bytes| {
             if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
-                files::read_head(io, path, HEAD_BYTES)
+                at.read_head(io, path, HEAD_BYTES)
             } else {
                 Ok(bytes)
             }
@@ -357,6 +363,34 @@ impl Catalog {
             return Ok(());
         }
         self.record(Record::Put(entry))
+    }
+}
+
+/// Where a file is looked up.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// By its root-relative path.
+    Path,
+    /// By its name in an open directory.
+    In(&'a dyn Dir, &'a str),
+}
+
+impl At<'_> {
+    /// `stat` of the name itself (a link is reported as a link).
+    fn stat(self, io: &Io, path: &str) -> Result<Meta, FsError> {
+        match self {
+            At::Path => io.fs.stat(path, false),
+            At::In(dir, name) => dir.stat(name, false),
+        }
+    }
+
+    /// Up to `limit` bytes from the start, never following a link.
+    fn read_head(self, io: &Io, path: &str, limit: u64) -> Result<Vec<u8>, FsError> {
+        let file = match self {
+            At::Path => io.fs.open(path, false)?,
+            At::In(dir, name) => dir.open(name)?,
+        };
+        files::read_to_end(&*file, 0, Some(limit), None)
     }
 }
 

@@ -39,7 +39,7 @@ pub fn render(output: &Output) -> String {
             lines,
         } => {
             let mut out = format!("Here's the content of {path} with line numbers:\n");
-            numbered(&mut out, *first_line, lines.iter().map(String::as_str));
+            numbered(&mut out, *first_line, lines.lines());
             out
         }
         Output::Created { path, index } => {

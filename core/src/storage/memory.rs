@@ -9,7 +9,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
-use super::{DirEntry, Environment, File, FsError, Kind, Meta, Stamp, Storage};
+use super::{Dir, DirEntry, Environment, File, FsError, Kind, Meta, Stamp, Storage};
 
 #[derive(Clone, Debug)]
 enum Node {
@@ -201,6 +201,14 @@ impl Storage for MemoryStorage {
             .collect())
     }
 
+    fn open_dir(&self, dir: &str) -> Result<Box<dyn Dir + '_>, FsError> {
+        let key = key(dir)?;
+        match Self::lookup(&self.nodes.borrow(), &key)? {
+            Node::Dir { .. } => Ok(Box::new(OpenDir { fs: self, key })),
+            Node::File { .. } => Err(FsError::NotADirectory),
+        }
+    }
+
     fn create_dir(&self, path: &str) -> Result<(), FsError> {
         let key = key(path)?;
         let mut nodes = self.nodes.borrow_mut();
@@ -328,6 +336,36 @@ impl Storage for MemoryStorage {
     }
 }
 
+/// A directory, by its key.
+struct OpenDir<'a> {
+    fs: &'a MemoryStorage,
+    key: String,
+}
+
+impl OpenDir<'_> {
+    fn child(&self, name: &str) -> String {
+        if self.key.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}/{name}", self.key)
+        }
+    }
+}
+
+impl Dir for OpenDir<'_> {
+    fn list(&self) -> Result<Vec<DirEntry>, FsError> {
+        self.fs.list(&self.key)
+    }
+
+    fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError> {
+        self.fs.stat(&self.child(name), follow)
+    }
+
+    fn open(&self, name: &str) -> Result<Box<dyn File>, FsError> {
+        self.fs.open(&self.child(name), false)
+    }
+}
+
 /// A file as it was when opened.
 struct OpenFile {
     bytes: Vec<u8>,
@@ -335,6 +373,15 @@ struct OpenFile {
 }
 
 impl File for OpenFile {
+    fn stat(&self) -> Result<Meta, FsError> {
+        Ok(Meta {
+            kind: Kind::File,
+            size: self.stamp.size,
+            modified: self.stamp.modified,
+            changed: self.stamp.modified,
+        })
+    }
+
     fn stamp(&self) -> Result<Stamp, FsError> {
         Ok(self.stamp)
     }

@@ -68,6 +68,11 @@ pub trait Storage {
     /// in no particular order. Names that are not UTF-8 are left out.
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError>;
 
+    /// Opens directory `dir` (links followed) to look at many names in it:
+    /// a `stat` through the handle costs one lookup, where a path from the
+    /// root is resolved again component by component.
+    fn open_dir(&self, dir: &str) -> Result<Box<dyn Dir + '_>, FsError>;
+
     /// Creates one directory; [`FsError::Exists`] when the name is taken.
     fn create_dir(&self, path: &str) -> Result<(), FsError>;
 
@@ -99,6 +104,9 @@ pub trait Storage {
 
 /// An open file.
 pub trait File {
+    /// The metadata of what is open.
+    fn stat(&self) -> Result<Meta, FsError>;
+
     /// The stamp of what is open (taken from the open file, so a
     /// replacement of the name does not change it).
     fn stamp(&self) -> Result<Stamp, FsError>;
@@ -106,6 +114,17 @@ pub trait File {
     /// Up to `len` bytes from `offset`, and whether the end of the file was
     /// reached.
     fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError>;
+}
+
+/// An open directory.
+pub trait Dir {
+    /// As [`Storage::list`].
+    fn list(&self) -> Result<Vec<DirEntry>, FsError>;
+    /// As [`Storage::stat`], for a name in this directory.
+    fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError>;
+    /// As [`Storage::open`] without following a link, for a name in this
+    /// directory.
+    fn open(&self, name: &str) -> Result<Box<dyn File>, FsError>;
 }
 
 /// The rest of the world a store's upkeep reads: clocks, randomness and the

@@ -5,7 +5,7 @@
 //! Rust's `std::fs` is not used: it cannot write under some hosts (Node's
 //! preview2-shim).
 
-use memcap_core::storage::{DirEntry, File, FsError, Kind, Meta, Stamp, Storage};
+use memcap_core::storage::{Dir, DirEntry, File, FsError, Kind, Meta, Stamp, Storage};
 use wasip2::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, MetadataHashValue,
     OpenFlags, PathFlags, filesystem_error_code,
@@ -106,8 +106,38 @@ fn write_all(file: &Descriptor, offset: u64, bytes: &[u8]) -> Result<(), FsError
     Ok(())
 }
 
+fn list(dir: &Descriptor) -> Result<Vec<DirEntry>, FsError> {
+    let entries = dir.read_directory().map_err(fs_error)?;
+    let mut out = Vec::new();
+    loop {
+        match entries.read_directory_entry() {
+            Ok(Some(entry)) => out.push(DirEntry {
+                name: entry.name,
+                kind: kind(entry.type_),
+            }),
+            Ok(None) => return Ok(out),
+            // A name WASI cannot give as a string: left out, the listing
+            // goes on after it.
+            Err(ErrorCode::IllegalByteSequence) => continue,
+            Err(e) => return Err(fs_error(e)),
+        }
+    }
+}
+
+fn open_file(dir: &Descriptor, path: &str, follow: bool) -> Result<Box<dyn File>, FsError> {
+    let file = dir
+        .open_at(
+            flags(follow),
+            path,
+            OpenFlags::empty(),
+            DescriptorFlags::READ,
+        )
+        .map_err(fs_error)?;
+    Ok(Box::new(WasiFile(file)))
+}
+
 impl WasiStorage {
-    fn open_dir(&self, path: &str) -> Result<Descriptor, FsError> {
+    fn descriptor_of(&self, path: &str) -> Result<Descriptor, FsError> {
         self.root
             .open_at(
                 PathFlags::SYMLINK_FOLLOW,
@@ -139,34 +169,15 @@ impl Storage for WasiStorage {
     }
 
     fn open(&self, path: &str, follow: bool) -> Result<Box<dyn File>, FsError> {
-        let file = self
-            .root
-            .open_at(
-                flags(follow),
-                name(path),
-                OpenFlags::empty(),
-                DescriptorFlags::READ,
-            )
-            .map_err(fs_error)?;
-        Ok(Box::new(WasiFile(file)))
+        open_file(&self.root, name(path), follow)
     }
 
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
-        let entries = self.open_dir(dir)?.read_directory().map_err(fs_error)?;
-        let mut out = Vec::new();
-        loop {
-            match entries.read_directory_entry() {
-                Ok(Some(entry)) => out.push(DirEntry {
-                    name: entry.name,
-                    kind: kind(entry.type_),
-                }),
-                Ok(None) => return Ok(out),
-                // A name WASI cannot give as a string: left out, the
-                // listing goes on after it.
-                Err(ErrorCode::IllegalByteSequence) => continue,
-                Err(e) => return Err(fs_error(e)),
-            }
-        }
+        list(&self.descriptor_of(dir)?)
+    }
+
+    fn open_dir(&self, dir: &str) -> Result<Box<dyn Dir + '_>, FsError> {
+        Ok(Box::new(WasiDir(self.descriptor_of(dir)?)))
     }
 
     fn create_dir(&self, path: &str) -> Result<(), FsError> {
@@ -230,7 +241,27 @@ impl Storage for WasiStorage {
     }
 
     fn sync_dir(&self, dir: &str) -> Result<(), FsError> {
-        self.open_dir(dir)?.sync().map_err(fs_error)
+        self.descriptor_of(dir)?.sync().map_err(fs_error)
+    }
+}
+
+/// An open directory.
+struct WasiDir(Descriptor);
+
+impl Dir for WasiDir {
+    fn list(&self) -> Result<Vec<DirEntry>, FsError> {
+        list(&self.0)
+    }
+
+    fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError> {
+        self.0
+            .stat_at(flags(follow), name)
+            .map(|st| meta(&st))
+            .map_err(fs_error)
+    }
+
+    fn open(&self, name: &str) -> Result<Box<dyn File>, FsError> {
+        open_file(&self.0, name, false)
     }
 }
 
@@ -238,6 +269,10 @@ impl Storage for WasiStorage {
 struct WasiFile(Descriptor);
 
 impl File for WasiFile {
+    fn stat(&self) -> Result<Meta, FsError> {
+        self.0.stat().map(|st| meta(&st)).map_err(fs_error)
+    }
+
     fn stamp(&self) -> Result<Stamp, FsError> {
         let st = self.0.stat().map_err(fs_error)?;
         Ok(stamp(&st, self.0.metadata_hash()))
