@@ -1,9 +1,7 @@
 //! One call's view of the world: the storage port and the environment the
 //! adapter hands in, and the time budget the call's walks share.
 
-use std::cell::Cell;
-
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use crate::notes::catalog::Indexes;
 use crate::storage::{Environment, Storage};

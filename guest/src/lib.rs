@@ -18,6 +18,14 @@ pub fn call(input: &str) -> ToolResult {
     wasi::with_io(|io| Ok(memcap_core::call(io, input))).unwrap_or_else(|e| Err(e).into())
 }
 
+/// [`call`] with the result as JSON data.
+pub fn call_json(input: &str) -> ToolResult {
+    wasi::with_io(|io| Ok(memcap_core::call_json(io, input))).unwrap_or_else(|e| ToolResult {
+        content: memcap_core::render::json::error(&e).to_string(),
+        is_error: true,
+    })
+}
+
 wit_bindgen::generate!({
     path: "../wit",
     world: "memcap",
@@ -32,14 +40,6 @@ use exports::memcap::memory::{files, notes as note_tools, tool};
 struct Component;
 
 export!(Component);
-
-/// [`call`] with the result as JSON data.
-pub fn call_json(input: &str) -> ToolResult {
-    wasi::with_io(|io| Ok(memcap_core::call_json(io, input))).unwrap_or_else(|e| ToolResult {
-        content: memcap_core::render::json::error(&e).to_string(),
-        is_error: true,
-    })
-}
 
 /// Runs one command against the memory root.
 fn run(command: Command) -> Result<String, WitError> {

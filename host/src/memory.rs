@@ -357,13 +357,7 @@ impl Memory {
             b.memcap_memory_tool().call_call_json(s, input)
         })
         .unwrap_or_else(|e| {
-            ToolResult::error(
-                serde_json::json!({"error": {
-                    "kind": memcap_core::render::json::kind_name(e.kind),
-                    "message": e.message,
-                }})
-                .to_string(),
-            )
+            ToolResult::error(memcap_core::render::json::failure(e.kind, &e.message).to_string())
         })
     }
 

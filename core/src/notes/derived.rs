@@ -141,9 +141,10 @@ impl Derived {
     }
 
     /// Restores every index from its part of `bytes` (laid out as `parts`
-    /// say). Returns the positions of those that must be rebuilt: no part of
-    /// their name and version, or one that would not decode.
-    pub fn restore(&mut self, parts: &[Part], bytes: &[u8]) -> Vec<usize> {
+    /// say). An index with no part of its name and version, or one that
+    /// would not decode, is cleared; then this returns false, and
+    /// [`Derived::verify_all`] rebuilds it.
+    pub fn restore(&mut self, parts: &[Part], bytes: &[u8]) -> bool {
         let mut offsets = BTreeMap::new();
         let mut at = 0usize;
         for part in parts {
@@ -151,31 +152,18 @@ impl Derived {
             offsets.insert((part.name.as_str(), part.version), at..end);
             at = end;
         }
-        let mut stale = Vec::new();
-        for (i, index) in self.indexes.iter_mut().enumerate() {
+        let mut all = true;
+        for index in &mut self.indexes {
             let restored = offsets
                 .get(&(index.name(), index.version()))
                 .and_then(|range| bytes.get(range.clone()))
                 .is_some_and(|state| index.restore(state));
             if !restored {
                 index.clear();
-                stale.push(i);
+                all = false;
             }
         }
-        stale
-    }
-
-    /// Rebuilds the indexes at `stale` from every note.
-    pub fn rebuild<'a>(
-        &mut self,
-        io: &Io,
-        stale: &[usize],
-        notes: impl Iterator<Item = &'a Entry> + Clone,
-    ) -> Result<(), FsError> {
-        for &i in stale {
-            verify(io, &mut *self.indexes[i], notes.clone())?;
-        }
-        Ok(())
+        all
     }
 
     /// Checks every index against every note; returns the changes that took.

@@ -101,14 +101,12 @@ impl Catalog {
         let blocks = head.take_blocks(file, head_end as u64, header.blocks)?;
         let mut catalog = Self::from_snapshot(head, blocks, registry)?;
         catalog.generation = header.generation;
-        let stale = catalog.derived.restore(&header.derived, &derived);
+        let restored = catalog.derived.restore(&header.derived, &derived);
         catalog.apply(io, &tail[1..], end + 1).ok()?;
-        if !stale.is_empty() {
-            // A part of another version, or damaged: that index is built
-            // again from every note.
-            catalog.read_all().ok()?;
-            let notes: Vec<Entry> = catalog.entries().cloned().collect();
-            catalog.derived.rebuild(io, &stale, notes.iter()).ok()?;
+        if !restored {
+            // A part of another version, or damaged: that index (cleared)
+            // is built again from every note.
+            catalog.verify_derived(io).ok()?;
         }
         Some(catalog)
     }

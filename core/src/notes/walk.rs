@@ -33,24 +33,18 @@ pub const SWEEP_SECONDS: u64 = 30;
 
 /// One walk's clock: now, and which stamps are too young. When it must stop
 /// is the call's budget ([`Io::out_of_time`]).
-struct Walk<'a> {
-    io: &'a Io<'a>,
+struct Walk {
     now: u64,
     trust_before: u64,
 }
 
-impl<'a> Walk<'a> {
-    fn new(io: &'a Io<'a>) -> Self {
+impl Walk {
+    fn new(io: &Io) -> Self {
         let now = io.env.now_seconds();
         Self {
-            io,
             now,
             trust_before: now.saturating_sub(RACY_SECONDS),
         }
-    }
-
-    fn out_of_time(&self) -> bool {
-        self.io.out_of_time()
     }
 }
 
@@ -111,7 +105,7 @@ impl Catalog {
         let known: Vec<(String, FileStamp)> =
             self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect();
         for (dir, old) in known {
-            if walk.out_of_time() {
+            if io.out_of_time() {
                 self.incomplete = true;
                 return Ok(());
             }
@@ -180,7 +174,7 @@ impl Catalog {
                 }
                 let mut stack = vec![top.to_owned()];
                 while let Some(dir) = stack.pop() {
-                    if walk.out_of_time() {
+                    if io.out_of_time() {
                         self.incomplete = true;
                         return Ok(());
                     }
@@ -242,7 +236,7 @@ impl Catalog {
             match entry.kind {
                 Kind::Dir => subdirs.push(path),
                 Kind::File => {
-                    if walk.out_of_time() {
+                    if io.out_of_time() {
                         // Unfinished: no stamp, nothing forgotten.
                         self.incomplete = true;
                         return Ok(Vec::new());

@@ -17,7 +17,13 @@ pub fn render(result: &Result<Output, ToolError>) -> Value {
 
 /// A failure as JSON: its kind as the WIT names it, and the model's message.
 pub fn error(e: &ToolError) -> Value {
-    json!({"error": {"kind": kind_name(e.kind()), "message": e.to_string()}})
+    failure(e.kind(), &e.to_string())
+}
+
+/// A failure of `kind` with `message` as JSON (a host's own failures, such
+/// as a call it stopped, have no [`ToolError`]).
+pub fn failure(kind: ErrorKind, message: &str) -> Value {
+    json!({"error": {"kind": kind_name(kind), "message": message}})
 }
 
 /// The WIT `tool-error` case name of a kind (`invalid-input` and `denied`

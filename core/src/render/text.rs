@@ -7,6 +7,9 @@ use crate::notes::maintain::index_path;
 use crate::output::{IndexUpkeep, NoteInfo, NoteText, Output, Page};
 use crate::text::{format_size, numbered};
 
+/// What the note commands say of a store with no notes.
+const EMPTY: &str = "No notes yet: the memory is empty. Save what you learn with memory_write.";
+
 /// The text of one output.
 pub fn render(output: &Output) -> String {
     match output {
@@ -80,9 +83,7 @@ pub fn render(output: &Output) -> String {
             "Successfully deleted {path}; the index no longer lists it.{}",
             upkeep(index)
         ),
-        Output::Index { text } if text.is_empty() => {
-            "No notes yet: the memory is empty. Save what you learn with memory_write.".to_owned()
-        }
+        Output::Index { text } if text.is_empty() => EMPTY.to_owned(),
         Output::Index { text } | Output::Prompt { text } => text.clone(),
         Output::NoteList { total, notes, page } => note_list(*total, notes, page),
         Output::MemoryFiles {
@@ -93,10 +94,7 @@ pub fn render(output: &Output) -> String {
         } => {
             let mut out = match (index, page.first()) {
                 (Some(index), _) => format!("{index}\n"),
-                (None, 0) => {
-                    "No notes yet: the memory is empty. Save what you learn with memory_write.\n"
-                        .to_owned()
-                }
+                (None, 0) => format!("{EMPTY}\n"),
                 (None, _) => String::new(),
             };
             let _ = writeln!(out, "Memory files ({total}):");

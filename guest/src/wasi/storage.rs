@@ -76,11 +76,10 @@ fn meta(st: &DescriptorStat) -> Meta {
 }
 
 fn stamp(st: &DescriptorStat, hash: Result<MetadataHashValue, ErrorCode>) -> Stamp {
+    let meta = meta(st);
     Stamp {
-        size: st.size,
-        modified: st
-            .data_modification_timestamp
-            .map(|t| (t.seconds, t.nanoseconds)),
+        size: meta.size,
+        modified: meta.modified,
         hash: hash.ok().map(|h| (h.lower, h.upper)),
     }
 }

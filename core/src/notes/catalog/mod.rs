@@ -264,7 +264,7 @@ impl Catalog {
     /// differs; returns how many changes that took (0 when all agree).
     pub fn verify_derived(&mut self, io: &Io) -> Result<usize, FsError> {
         self.read_all()?;
-        let notes: Vec<Entry> = self.entries.values().map(|e| (**e).clone()).collect();
-        self.derived.verify_all(io, notes.iter())
+        let notes = self.entries.values().map(|e| &**e);
+        self.derived.verify_all(io, notes)
     }
 }
