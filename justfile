@@ -44,13 +44,15 @@ build: toolchain
     mkdir -p dist
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm dist/
 
-# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK, a short fuzz pass.
+# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK (through `call` and through `memcap mcp`), the MCP suite, a short fuzz pass.
 test: setup build fuzz-ci
     cargo test --release -p memcap-core
     MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
     {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
+    {{venv}}/bin/python tests/mcp/test_mcp.py --memcap {{memcap}}
+    {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
 
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain

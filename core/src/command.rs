@@ -63,6 +63,10 @@ pub enum Command {
         filename: String,
     },
     Prompt,
+    /// From the host: other programs changed these paths.
+    Changed {
+        paths: Vec<String>,
+    },
 }
 
 /// Every command's name, as error messages list them (from [`tools::COMMANDS`]).
@@ -149,6 +153,9 @@ pub fn parse(input: &str) -> Result<Command> {
             filename: text("filename")?,
         },
         "prompt" => Command::Prompt,
+        "changed" => Command::Changed {
+            paths: args.strings(command, "paths")?,
+        },
         other => {
             return Err(invalid(format!(
                 "Unknown command: {other}. Use one of {}.",

@@ -248,6 +248,8 @@ impl ToolError {
                 | FsError::Other => K::Io,
                 FsError::ReadOnly | FsError::Denied => K::Denied,
                 FsError::TooLarge => K::TooLarge,
+                FsError::MountPoint => K::Protected,
+                FsError::CrossMount => K::InvalidPath,
             },
             Self::Missing { .. } | Self::NoSuchPath { .. } | Self::NoSuchNote { .. } => K::NotFound,
             Self::NotAFile { .. }
@@ -333,10 +335,20 @@ impl std::fmt::Display for ToolError {
                 ),
                 FsError::ReadOnly => write!(
                     f,
-                    "Could not {doing} {path}: the memory directory is read-only"
+                    "Could not {doing} {path}: it is in a read-only directory, so nothing was changed"
                 ),
                 FsError::Denied => write!(f, "Could not {doing} {path}: permission denied"),
                 FsError::TooLarge => write!(f, "Could not {doing} {path}: the file is too large"),
+                FsError::MountPoint => write!(
+                    f,
+                    "Could not {doing} {path}: /memories/shared and the shared directories in it \
+                     are set up by the host; only the files inside a shared directory can change"
+                ),
+                FsError::CrossMount => write!(
+                    f,
+                    "Could not {doing} {path}: a shared directory is a separate store, so nothing \
+                     moves in or out of it. Create the file at the new place, then delete the old one."
+                ),
                 FsError::Exists | FsError::IsDirectory | FsError::Damaged | FsError::Other => {
                     write!(
                         f,
@@ -510,6 +522,11 @@ pub enum FsError {
     IsDirectory,
     /// memcap's own derived data (the journal's snapshot) would not decode.
     Damaged,
+    /// `shared` or a shared directory itself, which only the host mounts
+    /// (`storage::mounts`).
+    MountPoint,
+    /// A rename or link between two directories the host granted separately.
+    CrossMount,
     Other,
 }
 

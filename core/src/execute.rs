@@ -27,6 +27,16 @@ pub fn call_json(io: &Io, input: &str) -> ToolResult {
     }
 }
 
+/// [`call`] and [`call_json`] from one run: the model's text and the
+/// program's data for the same result (an MCP server's `content` and
+/// `structuredContent`).
+pub fn call_with_data(io: &Io, input: &str) -> (ToolResult, String) {
+    let result = command::parse(input).and_then(|command| execute(io, command));
+    let data = render::json::render(&result).to_string();
+    let text = result.map(|output| render::text::render(&output)).into();
+    (text, data)
+}
+
 /// Runs one command.
 pub fn execute(io: &Io, command: Command) -> Result<Output> {
     use commands::*;
@@ -61,5 +71,6 @@ pub fn execute(io: &Io, command: Command) -> Result<Output> {
         } => memory_update::memory_update(io, &filename, &old_str, &new_str),
         Command::MemoryDelete { filename } => memory_delete::memory_delete(io, &filename),
         Command::Prompt => prompt::prompt(io),
+        Command::Changed { paths } => changed::changed(io, &paths),
     }
 }

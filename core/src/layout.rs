@@ -16,3 +16,17 @@ pub const LOCK_FILE: &str = ".memcap/lock";
 pub const JOURNAL: &str = ".memcap/notes.jsonl";
 /// The index file, directly under the root. It is not a note itself.
 pub const INDEX_FILE: &str = "MEMORY.md";
+/// The directory under the root where a host's shared directories appear,
+/// each as `shared/NAME` (`storage::mounts`).
+pub const SHARED: &str = "shared";
+
+/// Whether a root-relative path is memcap's own: `.memcap` at the top, or
+/// in a shared directory (`shared/NAME/.memcap`), where that grant's writes
+/// are staged. Agents can neither see nor reach these.
+pub fn is_reserved<S: AsRef<str>>(components: &[S]) -> bool {
+    match components {
+        [first, ..] if first.as_ref() == RESERVED => true,
+        [shared, _, third, ..] => shared.as_ref() == SHARED && third.as_ref() == RESERVED,
+        _ => false,
+    }
+}

@@ -29,6 +29,6 @@ pub mod text;
 pub mod tools;
 pub mod vpath;
 
-pub use execute::{call, call_json, execute};
+pub use execute::{call, call_json, call_with_data, execute};
 pub use io::Io;
 pub use notes::catalog::Indexes;

@@ -96,6 +96,12 @@ pub enum Output {
     },
     /// `prompt`: the memory protocol and the index, for a system prompt.
     Prompt { text: String },
+    /// `changed`: how many of the reported paths were taken in.
+    Refreshed {
+        paths: usize,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
 }
 
 /// What happened to the index after a change: the change stands either way.

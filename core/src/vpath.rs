@@ -62,7 +62,7 @@ impl MemPath {
                 name => components.push(name.to_owned()),
             }
         }
-        if components.first().is_some_and(|c| c == RESERVED) {
+        if crate::layout::is_reserved(&components) {
             return Err(ToolError::Reserved { path: path.into() });
         }
         Ok(Self { components })

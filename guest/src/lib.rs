@@ -26,14 +26,22 @@ pub fn call_json(input: &str) -> ToolResult {
     })
 }
 
+/// [`call`] and [`call_json`] from one run.
+pub fn call_with_data(input: &str) -> (ToolResult, String) {
+    wasi::with_io(|io| Ok(memcap_core::call_with_data(io, input))).unwrap_or_else(|e| {
+        let data = memcap_core::render::json::error(&e).to_string();
+        (Err(e).into(), data)
+    })
+}
+
 wit_bindgen::generate!({
     path: "../wit",
     world: "memcap",
 });
 
 use exports::memcap::memory::types::{
-    NoteType as WitNoteType, ToolDefinition as WitTool, ToolError as WitError,
-    ToolResult as WitResult,
+    DataResult as WitDataResult, NoteType as WitNoteType, ToolDefinition as WitTool,
+    ToolError as WitError, ToolResult as WitResult,
 };
 use exports::memcap::memory::{files, notes as note_tools, tool};
 
@@ -169,6 +177,16 @@ impl tool::Guest for Component {
         WitResult {
             content: result.content,
             is_error: result.is_error,
+        }
+    }
+
+    fn call_with_data(input: String) -> WitDataResult {
+        silence_panics();
+        let (text, data) = call_with_data(&input);
+        WitDataResult {
+            content: text.content,
+            data,
+            is_error: text.is_error,
         }
     }
 }

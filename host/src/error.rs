@@ -60,6 +60,16 @@ impl ToolError {
     }
 }
 
+/// One run rendered twice ([`crate::Memory::call_with_data`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataResult {
+    /// The model's text, as [`crate::Memory::call`] gives it.
+    pub content: String,
+    /// The same result as JSON, as [`crate::Memory::call_json`] gives it.
+    pub data: String,
+    pub is_error: bool,
+}
+
 /// A tool the component offers, as [`crate::Memory::describe`] lists it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolDefinition {
@@ -93,4 +103,12 @@ pub enum OpenError {
     },
     #[error("could not load the memory component: {0}")]
     Component(String),
+    #[error("{what} {name:?} {why}")]
+    BadName {
+        what: &'static str,
+        name: String,
+        why: &'static str,
+    },
+    #[error("the shared directory {} does not exist: create it first (with permissions for everyone who shares it)", path.display())]
+    SharedMissing { path: std::path::PathBuf },
 }

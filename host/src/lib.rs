@@ -14,12 +14,15 @@ mod cache;
 mod error;
 mod limits;
 mod lock;
+pub mod mcp;
 mod memory;
+pub mod namespace;
 mod runtime;
 mod store;
+pub mod watch;
 
 pub use bindings::NoteType;
-pub use error::{OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
+pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
 pub use memory::{Memory, MemoryBuilder};
 

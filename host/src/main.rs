@@ -25,12 +25,64 @@ struct Cli {
     /// The most bytes the store may hold; a change past it is refused.
     #[arg(long, env = "MEMCAP_MAX_BYTES", default_value_t = Limits::default().max_store_bytes, global = true)]
     max_bytes: u64,
+    /// Serve ROOT/NAMESPACE, one user's or project's store, and nothing
+    /// else under ROOT (letters, digits, '-', '_', '.'; no leading dot).
+    #[arg(long, env = "MEMCAP_NAMESPACE", global = true)]
+    namespace: Option<String>,
+    /// Also grant DIR, seen as /memories/shared/NAME; append :ro to refuse
+    /// changes there. Repeat for several.
+    #[arg(long, value_name = "NAME=DIR[:ro]", value_parser = parse_shared, global = true)]
+    shared: Vec<SharedArg>,
+    /// Stop a call that runs longer than this many milliseconds.
+    #[arg(long, env = "MEMCAP_CALL_TIMEOUT_MS", default_value_t = Limits::default().call_timeout.as_millis() as u64, global = true)]
+    call_timeout_ms: u64,
+    /// The most memory one call may use, in MiB.
+    #[arg(long, env = "MEMCAP_MEMORY_MIB", default_value_t = (Limits::default().memory_bytes >> 20) as u64, global = true)]
+    memory_mib: u64,
     #[command(subcommand)]
     command: Command,
 }
 
+#[derive(Clone, Debug)]
+struct SharedArg {
+    name: String,
+    dir: PathBuf,
+    read_only: bool,
+}
+
+fn parse_shared(arg: &str) -> Result<SharedArg, String> {
+    let (name, dir) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=DIR or NAME=DIR:ro, got {arg:?}"))?;
+    let (dir, read_only) = match dir.strip_suffix(":ro") {
+        Some(dir) => (dir, true),
+        None => (dir.strip_suffix(":rw").unwrap_or(dir), false),
+    };
+    if dir.is_empty() {
+        return Err(format!("no directory given for the shared name {name:?}"));
+    }
+    Ok(SharedArg {
+        name: name.to_owned(),
+        dir: PathBuf::from(dir),
+        read_only,
+    })
+}
+
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the memory to MCP clients (Claude Desktop, Claude Code, Cursor,
+    /// VS Code) over stdio: the `memory` tool and the note tools, the prompt
+    /// `memory` and the resource memory://MEMORY.md.
+    Mcp {
+        /// Serve streamable HTTP at this address (e.g. 127.0.0.1:8765, path
+        /// /mcp) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Do not watch the directory for other programs' edits (they still
+        /// show, in-place edits within 30 s).
+        #[arg(long)]
+        no_watch: bool,
+    },
     /// Run tool calls: one tool_use input JSON per line on stdin, one
     /// {"content": …, "is_error": …} JSON line per input on stdout, in order.
     Call {
@@ -155,16 +207,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let limits = Limits {
         max_store_files: cli.max_files,
         max_store_bytes: cli.max_bytes,
+        call_timeout: std::time::Duration::from_millis(cli.call_timeout_ms.max(1)),
+        memory_bytes: usize::try_from(cli.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
         ..Limits::default()
     };
-    let memory = Memory::builder(&cli.root)
-        .create_root(false)
+    let serving = matches!(cli.command, Command::Mcp { .. });
+    let mut builder = Memory::builder(&cli.root)
+        // A server is set up once and watches its directory: it makes it.
+        // A command makes nothing until it writes, so a mistyped --root
+        // leaves no directories behind.
+        .create_root(serving)
         // The CLI is memcap alone: its umask can make every file private.
         .private_umask(true)
-        .limits(limits)
-        .open()?;
+        .limits(limits);
+    if let Some(namespace) = &cli.namespace {
+        builder = builder.namespace(namespace);
+    }
+    for shared in &cli.shared {
+        builder = builder.shared(&shared.name, &shared.dir, shared.read_only);
+    }
+    let memory = builder.open()?;
     let result: Result<String, ToolError> = match cli.command {
         Command::Call { json } => return serve_lines(&memory, json),
+        Command::Mcp { http, no_watch } => return serve_mcp(memory, http, !no_watch),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
         Command::Create { path, text } => memory.create(&path, &text_or_stdin(text)?),
         Command::StrReplace { path, old, new } => memory.str_replace(&path, &old, &new),
@@ -219,6 +284,50 @@ fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
             Ok(text)
         }
     }
+}
+
+/// `memcap mcp`: the MCP server on stdio, or on HTTP at `http`.
+fn serve_mcp(
+    memory: Memory,
+    http: Option<std::net::SocketAddr>,
+    watch: bool,
+) -> anyhow::Result<ExitCode> {
+    let server = memcap::mcp::MemoryServer::new(memory, watch)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        match http {
+            None => server.serve_stdio().await.context("serving MCP on stdio")?,
+            Some(addr) => {
+                use rmcp::transport::streamable_http_server::{
+                    StreamableHttpServerConfig, StreamableHttpService,
+                    session::local::LocalSessionManager,
+                };
+                let service: StreamableHttpService<_, LocalSessionManager> =
+                    StreamableHttpService::new(
+                        move || Ok(server.clone()),
+                        Default::default(),
+                        StreamableHttpServerConfig::default(),
+                    );
+                let router = axum::Router::new().nest_service("/mcp", service);
+                let listener = tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("listening on {addr}"))?;
+                eprintln!("memcap: serving MCP at http://{addr}/mcp");
+                axum::serve(listener, router)
+                    .with_graceful_shutdown(async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    })
+                    .await
+                    .context("serving MCP over HTTP")?;
+            }
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The `memcap call` protocol (`memcap_core::lines`), the input cap set by

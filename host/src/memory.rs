@@ -7,14 +7,16 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::{Memcap, NoteType, WitResult};
-use crate::error::{OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
+use crate::error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
 use crate::lock::{Held, StoreLock};
 use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
 use crate::store::{self, EmptyDir, Found};
 
-/// The name the guest sees for its one directory.
+/// The name the guest sees for its directory; shared directories are
+/// granted as `/memories/shared/NAME`.
 const GUEST_ROOT: &str = memcap_core::layout::ROOT;
+use memcap_core::layout::SHARED;
 
 /// A memory directory and the component that serves it.
 ///
@@ -25,13 +27,25 @@ const GUEST_ROOT: &str = memcap_core::layout::ROOT;
 /// result, and the next call gets a fresh instance.
 pub struct Memory {
     root: PathBuf,
+    /// Each shared directory: its name under `/memories/shared` and path.
+    shared: Vec<(String, PathBuf)>,
     limits: Limits,
     runtime: &'static Runtime,
     instance: StoreLock<Served>,
 }
 
+/// A directory granted beside the root, seen as `/memories/shared/NAME`.
+struct SharedStore {
+    name: String,
+    path: PathBuf,
+    read_only: bool,
+    /// Its `.memcap/tmp`, emptied after a call that trapped mid-write.
+    temp: Option<cap_std::fs::Dir>,
+}
+
 /// What serves the calls, behind the store lock.
 struct Served {
+    shared: Vec<SharedStore>,
     /// `.memcap/tmp`, emptied after a call that trapped mid-write; `None`
     /// while memcap cannot write the store.
     temp: Option<cap_std::fs::Dir>,
@@ -50,12 +64,42 @@ struct Warm {
 /// Options for [`Memory`]; see [`Memory::builder`].
 pub struct MemoryBuilder {
     root: PathBuf,
+    namespace: Option<String>,
+    shared: Vec<(String, PathBuf, bool)>,
     limits: Limits,
     create_root: bool,
     private_umask: bool,
 }
 
 impl MemoryBuilder {
+    /// Serves `BASE/name` instead of the base directory given to
+    /// [`Memory::builder`]: one user's or project's store. Only that
+    /// directory is granted, so nothing under another namespace can be
+    /// reached. `name` is 1 to 64 ASCII letters, digits, `-`, `_` or `.`,
+    /// not starting with a dot; [`MemoryBuilder::open`] refuses others.
+    pub fn namespace(mut self, name: impl Into<String>) -> Self {
+        self.namespace = Some(name.into());
+        self
+    }
+
+    /// Grants the existing directory `dir` too, seen by the agent as
+    /// `/memories/shared/NAME/...`: memory shared by several users or
+    /// projects. It is its own preopen, so the grant is exactly that
+    /// directory; `read_only` refuses every change in it. `name` follows
+    /// the rules of [`MemoryBuilder::namespace`]. Files never move between
+    /// it and the rest of the store (a rename across is refused), and it
+    /// has its own lock, so servers of different users write it safely.
+    pub fn shared(
+        mut self,
+        name: impl Into<String>,
+        dir: impl AsRef<Path>,
+        read_only: bool,
+    ) -> Self {
+        self.shared
+            .push((name.into(), dir.as_ref().to_path_buf(), read_only));
+        self
+    }
+
     /// Replaces the default [`Limits`].
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -84,12 +128,43 @@ impl MemoryBuilder {
 
     /// Opens the store; see [`Memory::open`].
     pub fn open(self) -> Result<Memory, OpenError> {
-        let root = std::path::absolute(&self.root).map_err(|cause| OpenError::Root {
-            path: self.root.clone(),
+        let base = match &self.namespace {
+            Some(name) => {
+                crate::namespace::check("namespace", name)?;
+                self.root.join(name)
+            }
+            None => self.root.clone(),
+        };
+        let root = std::path::absolute(&base).map_err(|cause| OpenError::Root {
+            path: base.clone(),
             cause,
         })?;
         if self.private_umask {
             tighten_umask();
+        }
+        let mut locks = Vec::new();
+        let mut shared = Vec::new();
+        for (name, dir, read_only) in &self.shared {
+            crate::namespace::check("shared directory name", name)?;
+            if shared.iter().any(|s: &SharedStore| &s.name == name) {
+                return Err(OpenError::BadName {
+                    what: "shared directory name",
+                    name: name.clone(),
+                    why: "is given twice",
+                });
+            }
+            let path = std::path::absolute(dir).map_err(|cause| OpenError::Root {
+                path: dir.clone(),
+                cause,
+            })?;
+            let prepared = store::open_shared(&path, *read_only)?;
+            locks.extend(prepared.lock);
+            shared.push(SharedStore {
+                name: name.clone(),
+                path,
+                read_only: *read_only,
+                temp: prepared.temp,
+            });
         }
         let found = match store::open(&root)? {
             Found::Missing if self.create_root => Found::Present(store::create(&root)?),
@@ -99,6 +174,7 @@ impl MemoryBuilder {
             Found::Present(prepared) => (
                 prepared.lock,
                 Served {
+                    shared,
                     temp: prepared.temp,
                     empty: None,
                     warm: None,
@@ -107,6 +183,7 @@ impl MemoryBuilder {
             Found::Missing => (
                 None,
                 Served {
+                    shared,
                     temp: None,
                     empty: Some(EmptyDir::new().map_err(|cause| OpenError::Root {
                         path: root.clone(),
@@ -117,10 +194,11 @@ impl MemoryBuilder {
             ),
         };
         let memory = Memory {
+            shared: served_shared(&served),
             root,
             limits: self.limits,
             runtime: runtime::get()?,
-            instance: StoreLock::new(lock, served),
+            instance: StoreLock::new(locks.into_iter().chain(lock).collect(), served),
         };
         // Instantiate now so a broken setup fails here, not on the first call.
         let mut held = memory.instance.lock().map_err(|cause| OpenError::Store {
@@ -134,6 +212,14 @@ impl MemoryBuilder {
         drop(held);
         Ok(memory)
     }
+}
+
+fn served_shared(served: &Served) -> Vec<(String, PathBuf)> {
+    served
+        .shared
+        .iter()
+        .map(|s| (s.name.clone(), s.path.clone()))
+        .collect()
 }
 
 /// WASI cannot pass a file mode, so the guest's files get the process umask:
@@ -162,6 +248,8 @@ impl Memory {
     pub fn builder(root: impl AsRef<Path>) -> MemoryBuilder {
         MemoryBuilder {
             root: root.as_ref().to_path_buf(),
+            namespace: None,
+            shared: Vec::new(),
             limits: Limits::default(),
             create_root: true,
             private_umask: false,
@@ -171,6 +259,32 @@ impl Memory {
     /// The host directory served as `/memories`.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Every directory the guest is granted, as the agent sees it and on
+    /// disk: `/memories` (the root), then each `/memories/shared/NAME`.
+    pub fn grants(&self) -> Vec<(String, PathBuf)> {
+        let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
+        grants.extend(
+            self.shared
+                .iter()
+                .map(|(name, path)| (format!("{GUEST_ROOT}/{SHARED}/{name}"), path.clone())),
+        );
+        grants
+    }
+
+    /// Tells the guest that other programs changed `paths` (`/memories/...`,
+    /// as a file watcher reports them), so the index and every derived
+    /// index take them in now rather than at the next sweep; see
+    /// [`crate::watch::Watcher`].
+    pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
+        let input = serde_json::json!({"command": "changed", "paths": paths}).to_string();
+        let result = self.call(&input);
+        if result.is_error {
+            // The kind is not kept by `call`; the message says it all.
+            return Err(ToolError::new(ToolErrorKind::Io, result.content));
+        }
+        Ok(result.content)
     }
 
     /// The limits every call runs under.
@@ -361,6 +475,26 @@ impl Memory {
         })
     }
 
+    /// [`Memory::call`] and [`Memory::call_json`] from one run (WIT
+    /// `call-with-data`): the model's text and the program's data for the
+    /// same result, as an MCP server answers with `content` and
+    /// `structuredContent`. A command that writes runs once.
+    pub fn call_with_data(&self, input: &str) -> DataResult {
+        self.invoke(input.len(), call_writes(input), |b, s| {
+            b.memcap_memory_tool().call_call_with_data(s, input)
+        })
+        .map(|r| DataResult {
+            content: r.content,
+            data: r.data,
+            is_error: r.is_error,
+        })
+        .unwrap_or_else(|e| DataResult {
+            data: memcap_core::render::json::failure(e.kind, &e.message).to_string(),
+            content: e.message,
+            is_error: true,
+        })
+    }
+
     /// Runs a raw tool input through `f`; `Err` only when the host stopped
     /// the call.
     fn raw(
@@ -434,7 +568,8 @@ impl Memory {
                 // may have stopped mid-write; the lock is still held, so no
                 // other write is in flight and its temp file can go.
                 held.warm = None;
-                if let Some(temp) = &held.temp {
+                let shared_temps = held.shared.iter().filter_map(|s| s.temp.as_ref());
+                for temp in held.temp.iter().chain(shared_temps) {
                     let _ = store::remove_leftovers(temp);
                 }
                 Err(self.stopped(&trap, out_of_memory, writes))
@@ -504,6 +639,18 @@ impl Memory {
             .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
             .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string())
             .preopened_dir(dir, GUEST_ROOT, perms)?;
+        for shared in &served.shared {
+            let perms = if shared.read_only {
+                FsPerms::ReadOnly
+            } else {
+                FsPerms::ReadWrite
+            };
+            wasi.preopened_dir(
+                &shared.path,
+                format!("{GUEST_ROOT}/{SHARED}/{}", shared.name),
+                perms,
+            )?;
+        }
         let mut table = ResourceTable::new();
         table.set_max_capacity(1024);
         let data = StoreData {

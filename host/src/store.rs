@@ -43,6 +43,46 @@ pub(crate) fn open(root: &Path) -> Result<Found, OpenError> {
     }
 }
 
+/// Opens a shared directory: it must exist. A read-write one is prepared as
+/// a store of its own (its writes are staged in its own `.memcap/tmp`, under
+/// its own lock); in a read-only one nothing is created, and its lock is
+/// taken when another writer made one, so reads never see a write half done
+/// by memcap's rules.
+pub(crate) fn open_shared(path: &Path, read_only: bool) -> Result<Prepared, OpenError> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(OpenError::NotADirectory {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return Err(OpenError::SharedMissing {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(cause) => {
+            return Err(OpenError::Root {
+                path: path.to_path_buf(),
+                cause,
+            });
+        }
+    }
+    if !read_only {
+        return prepare(path);
+    }
+    let dir = Dir::open_ambient_dir(path, cap_std::ambient_authority()).map_err(|cause| {
+        OpenError::Root {
+            path: path.to_path_buf(),
+            cause,
+        }
+    })?;
+    Ok(Prepared {
+        lock: dir.open(LOCK_FILE).ok().map(|f| f.into_std()),
+        temp: None,
+    })
+}
+
 /// Creates `root` (mode 0700, with its parents) and prepares the store.
 pub(crate) fn create(root: &Path) -> Result<Prepared, OpenError> {
     use std::os::unix::fs::DirBuilderExt;

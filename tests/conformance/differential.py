@@ -78,6 +78,24 @@ class Memcap:
             raise RuntimeError("memcap call exited with an error")
 
 
+class McpMemcap:
+    """The same calls through `memcap mcp` and its `memory` tool, with the
+    official MCP client."""
+
+    def __init__(self, binary: str, root: Path):
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))
+        from client import McpMemory
+
+        self.server = McpMemory(binary, ["--root", str(root), "--no-watch"])
+
+    def call(self, command: dict) -> tuple[str, bool]:
+        text, is_error, _ = self.server.call("memory", command)
+        return text, is_error
+
+    def close(self) -> None:
+        self.server.close()
+
+
 # --- trees ---------------------------------------------------------------------
 
 
@@ -372,7 +390,7 @@ def run(args: argparse.Namespace) -> int:
         # The SDK makes its root when constructed; so does memcap's library,
         # while its CLI leaves that to the first write (tested in `edges`).
         mc_root.mkdir(parents=True)
-        memcap = Memcap(args.memcap, mc_root)
+        memcap = (McpMemcap if args.mcp else Memcap)(args.memcap, mc_root)
         gen = Generator(rng, sdk_root)
         try:
             for step in range(rng.randint(args.min_steps, args.max_steps)):
@@ -453,6 +471,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--memcap", required=True, help="path to the memcap binary")
     parser.add_argument("--sequences", type=int, default=2000)
+    parser.add_argument("--mcp", action="store_true", help="call memcap through `memcap mcp` and its memory tool (official MCP client) instead of `memcap call`")
     parser.add_argument("--seed", default="memcap")
     parser.add_argument("--min-steps", type=int, default=5)
     parser.add_argument("--max-steps", type=int, default=25)

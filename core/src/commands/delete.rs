@@ -27,6 +27,10 @@ pub fn delete(io: &Io, shown: &str) -> Result<Output> {
     // The name itself is removed: a link goes, never what it points to.
     let target = files::lstat(io, &path).map_err(fail)?;
     let rel = path.relative();
+    // Removing a shared directory would empty what other users see.
+    if target.kind == Kind::Dir && io.fs.holds_mount(&rel) {
+        return Err(fail(FsError::MountPoint));
+    }
     if target.kind == Kind::Dir {
         files::remove_tree(io, &rel).map_err(fail)?;
     } else {

@@ -1,6 +1,8 @@
 //! The memory commands, one module each: the six file commands of Claude's
-//! memory tool, then the typed-note commands and the prompt.
+//! memory tool, then the typed-note commands, the prompt and the host's
+//! report of changes made by other programs.
 
+pub mod changed;
 pub mod create;
 pub mod delete;
 pub mod insert;

@@ -5,11 +5,12 @@
 use super::{MAX_FILE_BYTES, stamp, sync_dir, too_large, tool_error};
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
-use crate::layout::{RESERVED, TEMP_DIR};
+use crate::layout::RESERVED;
 use crate::storage::Stamp;
 use crate::vpath::MemPath;
 
-/// An unfinished write in [`TEMP_DIR`], removed on drop unless published.
+/// An unfinished write in the staging directory ([`crate::layout::TEMP_DIR`]
+/// or a shared directory's own), removed on drop unless published.
 struct TempFile<'a> {
     io: &'a Io<'a>,
     name: String,
@@ -24,17 +25,25 @@ impl Drop for TempFile<'_> {
     }
 }
 
-/// Writes `bytes` to a new temporary file, and syncs it when `durable`.
-fn write_temp<'a>(io: &'a Io<'a>, bytes: &[u8], durable: bool) -> Result<TempFile<'a>, FsError> {
+/// Writes `bytes` to a new temporary file for `target` (staged where the
+/// storage says, so it can be renamed there), and syncs it when `durable`.
+fn write_temp<'a>(
+    io: &'a Io<'a>,
+    target: &str,
+    bytes: &[u8],
+    durable: bool,
+) -> Result<TempFile<'a>, FsError> {
+    let staging = io.fs.staging_dir(target);
     let name = format!(
-        "{TEMP_DIR}/{:016x}{:016x}",
+        "{staging}/{:016x}{:016x}",
         io.env.random_u64(),
         io.env.random_u64()
     );
     match io.fs.write_new(&name, bytes, durable) {
         Err(FsError::NotFound) => {
             // First write under a host that did not prepare the store.
-            for dir in [RESERVED, TEMP_DIR] {
+            let reserved = staging.strip_suffix("/tmp").unwrap_or(RESERVED);
+            for dir in [reserved, &staging] {
                 match io.fs.create_dir(dir) {
                     Ok(()) | Err(FsError::Exists) => {}
                     Err(e) => return Err(e),
@@ -82,7 +91,7 @@ pub fn replace_derived(
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| tool_error(e, shown, "write");
-    let mut temp = write_temp(io, bytes, durable).map_err(fail)?;
+    let mut temp = write_temp(io, &path.relative(), bytes, durable).map_err(fail)?;
     match stamp(io, path) {
         Ok(now) if now == expected => {}
         _ => {
@@ -98,7 +107,7 @@ pub fn replace_derived(
 /// replacing whatever is there. For memcap's own derived files, which need
 /// no conflict check and no directory sync: losing one costs a rebuild.
 pub fn put_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError> {
-    let mut temp = write_temp(io, bytes, false)?;
+    let mut temp = write_temp(io, relative, bytes, false)?;
     io.fs.rename(&temp.name, relative)?;
     temp.published = true;
     Ok(())
@@ -112,7 +121,7 @@ pub fn create_file(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| tool_error(e, shown, "create");
-    let temp = write_temp(io, bytes, true).map_err(fail)?;
+    let temp = write_temp(io, &path.relative(), bytes, true).map_err(fail)?;
     io.fs
         .hard_link(&temp.name, &path.relative())
         .map_err(|e| match e {

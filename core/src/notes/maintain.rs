@@ -29,9 +29,23 @@ pub fn is_index(path: &MemPath) -> bool {
 /// rewrites the index. The command has succeeded whatever happens here, so a
 /// failure comes back as part of its output.
 pub fn after_change(io: &Io, paths: &[&MemPath]) -> IndexUpkeep {
+    after(io, paths, false)
+}
+
+/// As [`after_change`] for paths another program changed: notes there are
+/// read again whatever their stamps say.
+pub fn after_external_change(io: &Io, paths: &[&MemPath]) -> IndexUpkeep {
+    after(io, paths, true)
+}
+
+fn after(io: &Io, paths: &[&MemPath], reread: bool) -> IndexUpkeep {
     let outcome = catalog::with(io, |io, catalog| {
         for path in paths {
-            catalog.update(io, &path.key())?;
+            if reread {
+                catalog.reread(io, &path.key())?;
+            } else {
+                catalog.update(io, &path.key())?;
+            }
         }
         let written = write_index(io, catalog);
         // MEMORY.md is a file of the store like any other (the quota counts it).

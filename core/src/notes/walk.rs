@@ -50,7 +50,7 @@ impl Walk {
 
 /// memcap's own directory, `.memcap`, and everything in it.
 fn is_reserved(path: &str) -> bool {
-    path.split('/').next() == Some(crate::layout::RESERVED)
+    crate::layout::is_reserved(&path.split('/').collect::<Vec<_>>())
 }
 
 pub(super) fn parent(path: &str) -> &str {
@@ -65,6 +65,17 @@ impl Catalog {
     pub fn update(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
         self.update_files(io, top)?;
         self.follow(io)
+    }
+
+    /// As [`Catalog::update`] for a path another program reported changed:
+    /// a note there is read again even when its stamp looks the same (an
+    /// edit in place that kept the size and set the time back, where the
+    /// host reports no change time).
+    pub fn reread(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
+        if self.note(top)?.is_some() {
+            self.record(Record::Del(top.to_owned()))?;
+        }
+        self.update(io, top)
     }
 
     fn update_files(&mut self, io: &Io, top: &str) -> Result<(), FsError> {

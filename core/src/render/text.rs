@@ -64,6 +64,9 @@ pub fn render(output: &Output) -> String {
             format!("The file {path} has been edited.") + &upkeep(index)
         }
         Output::Deleted { path, index } => format!("Successfully deleted {path}") + &upkeep(index),
+        Output::Refreshed { paths, index } => {
+            format!("Took in {paths} changed path(s)") + &upkeep(index)
+        }
         Output::Renamed { from, to, index } => {
             format!("Successfully renamed {from} to {to}") + &upkeep(index)
         }

@@ -8,6 +8,7 @@
 //! the in-memory one ([`memory`]) has nothing outside to reach.
 
 pub mod memory;
+pub mod mounts;
 
 pub use crate::error::FsError;
 
@@ -100,6 +101,18 @@ pub trait Storage {
 
     /// Makes the entries of directory `dir` durable.
     fn sync_dir(&self, dir: &str) -> Result<(), FsError>;
+
+    /// The directory a write to `target` is staged in: one on the same
+    /// grant as `target`, so the staged file can be renamed into place.
+    fn staging_dir(&self, _target: &str) -> String {
+        crate::layout::TEMP_DIR.to_owned()
+    }
+
+    /// Whether `path` is a mount point ([`mounts`]) or holds one, so the
+    /// whole of it must not be removed.
+    fn holds_mount(&self, _path: &str) -> bool {
+        false
+    }
 }
 
 /// An open file.

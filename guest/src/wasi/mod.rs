@@ -1,7 +1,8 @@
 //! The WASI 0.2 adapter: the only code in memcap that imports `wasip2`.
-//! It finds the memory root among the directories the host granted and
-//! hands the core its storage and environment ports, with the indexes this
-//! instance keeps warm between calls.
+//! It finds the memory root and the shared directories among the
+//! directories the host granted and hands the core its storage (the root
+//! with the shared directories mounted at `shared/NAME`) and environment
+//! ports, with the indexes this instance keeps warm between calls.
 
 mod environment;
 mod storage;
@@ -9,10 +10,11 @@ mod storage;
 use std::cell::{OnceCell, RefCell};
 
 use memcap_core::error::{Result, ToolError};
-use memcap_core::layout::ROOT;
+use memcap_core::layout::{ROOT, SHARED};
+use memcap_core::storage::mounts::{Mount, Mounted};
 use memcap_core::{Indexes, Io};
 use wasip2::filesystem::preopens::get_directories;
-use wasip2::filesystem::types::Descriptor;
+use wasip2::filesystem::types::{Descriptor, DescriptorFlags};
 
 use environment::WasiEnvironment;
 use storage::WasiStorage;
@@ -22,6 +24,7 @@ use storage::WasiStorage;
 /// per call, Wassette and `wasmtime run --invoke`, lose only time by it).
 struct Instance {
     storage: WasiStorage,
+    shared: Shared,
     indexes: RefCell<Indexes>,
 }
 
@@ -33,25 +36,45 @@ thread_local! {
 pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
     INSTANCE.with(|cell| {
         if cell.get().is_none() {
+            let (root, shared) = find_root()?;
             let instance = Instance {
-                storage: WasiStorage { root: find_root()? },
+                storage: WasiStorage { root },
+                shared,
                 indexes: RefCell::default(),
             };
             let _ = cell.set(instance);
         }
         let instance = cell.get().expect("the instance was just set");
-        f(&Io::new(
-            &instance.storage,
-            &WasiEnvironment,
-            &instance.indexes,
-        ))
+        if instance.shared.is_empty() {
+            return f(&Io::new(
+                &instance.storage,
+                &WasiEnvironment,
+                &instance.indexes,
+            ));
+        }
+        let mounts = instance
+            .shared
+            .iter()
+            .map(|(name, storage, writable)| Mount {
+                name: name.clone(),
+                storage,
+                writable: *writable,
+            })
+            .collect();
+        let mounted = Mounted::new(&instance.storage, mounts);
+        f(&Io::new(&mounted, &WasiEnvironment, &instance.indexes))
     })
 }
+
+/// Shared directories: name, storage, and whether the grant is writable.
+type Shared = Vec<(String, WasiStorage, bool)>;
 
 /// The root is the only preopen, or the one named `/memories` when the host
 /// granted several. Hosts name it differently (Wassette uses the host path,
 /// `wasmtime run --dir H::G` uses G), so the name is not relied on otherwise.
-fn find_root() -> Result<Descriptor> {
+/// Beside it, each preopen named `/memories/shared/NAME` is a shared
+/// directory; other preopens are ignored.
+fn find_root() -> Result<(Descriptor, Shared)> {
     let mut dirs = get_directories();
     let index = match dirs.len() {
         0 => return Err(ToolError::NoRoot),
@@ -61,5 +84,20 @@ fn find_root() -> Result<Descriptor> {
             .position(|(_, name)| name == ROOT)
             .ok_or(ToolError::NoRootAmongSeveral)?,
     };
-    Ok(dirs.swap_remove(index).0)
+    let root = dirs.swap_remove(index).0;
+    let prefix = format!("{ROOT}/{SHARED}/");
+    let shared = dirs
+        .into_iter()
+        .filter_map(|(dir, name)| {
+            let name = name.strip_prefix(&prefix)?;
+            if name.is_empty() || name.contains('/') || name.starts_with('.') {
+                return None;
+            }
+            let writable = dir
+                .get_flags()
+                .is_ok_and(|f| f.contains(DescriptorFlags::MUTATE_DIRECTORY));
+            Some((name.to_owned(), WasiStorage { root: dir }, writable))
+        })
+        .collect();
+    Ok((root, shared))
 }
