@@ -23,10 +23,10 @@ pub const SHARED: &str = "shared";
 /// Whether a root-relative path is memcap's own: `.memcap` at the top, or
 /// in a shared directory (`shared/NAME/.memcap`), where that grant's writes
 /// are staged. Agents can neither see nor reach these.
-pub fn is_reserved<S: AsRef<str>>(components: &[S]) -> bool {
-    match components {
-        [first, ..] if first.as_ref() == RESERVED => true,
-        [shared, _, third, ..] => shared.as_ref() == SHARED && third.as_ref() == RESERVED,
+pub fn is_reserved<'a>(mut components: impl Iterator<Item = &'a str>) -> bool {
+    match components.next() {
+        Some(RESERVED) => true,
+        Some(SHARED) => components.nth(1) == Some(RESERVED),
         _ => false,
     }
 }

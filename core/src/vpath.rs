@@ -62,7 +62,7 @@ impl MemPath {
                 name => components.push(name.to_owned()),
             }
         }
-        if crate::layout::is_reserved(&components) {
+        if crate::layout::is_reserved(components.iter().map(String::as_str)) {
             return Err(ToolError::Reserved { path: path.into() });
         }
         Ok(Self { components })

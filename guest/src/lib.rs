@@ -164,20 +164,12 @@ impl tool::Guest for Component {
 
     fn call(input: String) -> WitResult {
         silence_panics();
-        let result = call(&input);
-        WitResult {
-            content: result.content,
-            is_error: result.is_error,
-        }
+        to_wit_result(call(&input))
     }
 
     fn call_json(input: String) -> WitResult {
         silence_panics();
-        let result = call_json(&input);
-        WitResult {
-            content: result.content,
-            is_error: result.is_error,
-        }
+        to_wit_result(call_json(&input))
     }
 
     fn call_with_data(input: String) -> WitDataResult {
@@ -188,6 +180,13 @@ impl tool::Guest for Component {
             data,
             is_error: text.is_error,
         }
+    }
+}
+
+fn to_wit_result(result: ToolResult) -> WitResult {
+    WitResult {
+        content: result.content,
+        is_error: result.is_error,
     }
 }
 

@@ -88,7 +88,5 @@ impl<T> Drop for Held<'_, T> {
         for file in self.state.0.iter().rev() {
             let _ = file.unlock();
         }
-        // The next lock takes them in the one order again.
-        sort(&mut self.state.0);
     }
 }

@@ -27,25 +27,25 @@ use memcap_core::layout::SHARED;
 /// result, and the next call gets a fresh instance.
 pub struct Memory {
     root: PathBuf,
-    /// Each shared directory: its name under `/memories/shared` and path.
-    shared: Vec<(String, PathBuf)>,
+    /// The directories granted beside the root.
+    shared: Vec<SharedDir>,
     limits: Limits,
     runtime: &'static Runtime,
     instance: StoreLock<Served>,
 }
 
 /// A directory granted beside the root, seen as `/memories/shared/NAME`.
-struct SharedStore {
+struct SharedDir {
     name: String,
     path: PathBuf,
     read_only: bool,
-    /// Its `.memcap/tmp`, emptied after a call that trapped mid-write.
-    temp: Option<cap_std::fs::Dir>,
 }
 
 /// What serves the calls, behind the store lock.
 struct Served {
-    shared: Vec<SharedStore>,
+    /// The writable shared directories' `.memcap/tmp`, emptied as the
+    /// root's is.
+    shared_temps: Vec<cap_std::fs::Dir>,
     /// `.memcap/tmp`, emptied after a call that trapped mid-write; `None`
     /// while memcap cannot write the store.
     temp: Option<cap_std::fs::Dir>,
@@ -144,9 +144,10 @@ impl MemoryBuilder {
         }
         let mut locks = Vec::new();
         let mut shared = Vec::new();
+        let mut shared_temps = Vec::new();
         for (name, dir, read_only) in &self.shared {
             crate::namespace::check("shared directory name", name)?;
-            if shared.iter().any(|s: &SharedStore| &s.name == name) {
+            if shared.iter().any(|s: &SharedDir| &s.name == name) {
                 return Err(OpenError::BadName {
                     what: "shared directory name",
                     name: name.clone(),
@@ -159,11 +160,11 @@ impl MemoryBuilder {
             })?;
             let prepared = store::open_shared(&path, *read_only)?;
             locks.extend(prepared.lock);
-            shared.push(SharedStore {
+            shared_temps.extend(prepared.temp);
+            shared.push(SharedDir {
                 name: name.clone(),
                 path,
                 read_only: *read_only,
-                temp: prepared.temp,
             });
         }
         let found = match store::open(&root)? {
@@ -174,7 +175,7 @@ impl MemoryBuilder {
             Found::Present(prepared) => (
                 prepared.lock,
                 Served {
-                    shared,
+                    shared_temps,
                     temp: prepared.temp,
                     empty: None,
                     warm: None,
@@ -183,7 +184,7 @@ impl MemoryBuilder {
             Found::Missing => (
                 None,
                 Served {
-                    shared,
+                    shared_temps,
                     temp: None,
                     empty: Some(EmptyDir::new().map_err(|cause| OpenError::Root {
                         path: root.clone(),
@@ -194,7 +195,7 @@ impl MemoryBuilder {
             ),
         };
         let memory = Memory {
-            shared: served_shared(&served),
+            shared,
             root,
             limits: self.limits,
             runtime: runtime::get()?,
@@ -212,14 +213,6 @@ impl MemoryBuilder {
         drop(held);
         Ok(memory)
     }
-}
-
-fn served_shared(served: &Served) -> Vec<(String, PathBuf)> {
-    served
-        .shared
-        .iter()
-        .map(|s| (s.name.clone(), s.path.clone()))
-        .collect()
 }
 
 /// WASI cannot pass a file mode, so the guest's files get the process umask:
@@ -268,7 +261,7 @@ impl Memory {
         grants.extend(
             self.shared
                 .iter()
-                .map(|(name, path)| (format!("{GUEST_ROOT}/{SHARED}/{name}"), path.clone())),
+                .map(|s| (format!("{GUEST_ROOT}/{SHARED}/{}", s.name), s.path.clone())),
         );
         grants
     }
@@ -568,8 +561,7 @@ impl Memory {
                 // may have stopped mid-write; the lock is still held, so no
                 // other write is in flight and its temp file can go.
                 held.warm = None;
-                let shared_temps = held.shared.iter().filter_map(|s| s.temp.as_ref());
-                for temp in held.temp.iter().chain(shared_temps) {
+                for temp in held.temp.iter().chain(&held.shared_temps) {
                     let _ = store::remove_leftovers(temp);
                 }
                 Err(self.stopped(&trap, out_of_memory, writes))
@@ -639,7 +631,7 @@ impl Memory {
             .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
             .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string())
             .preopened_dir(dir, GUEST_ROOT, perms)?;
-        for shared in &served.shared {
+        for shared in &self.shared {
             let perms = if shared.read_only {
                 FsPerms::ReadOnly
             } else {

@@ -2,10 +2,16 @@
 //! programs change in the store (and its shared directories), and hands
 //! them to the guest before the next call (`changed`), so an edit made in
 //! place by an editor shows at once instead of at the next sweep.
+//!
+//! The watcher also sees memcap's own writes. Those need no report (the
+//! call that made them updated the indexes), so a path is reported only
+//! when it is gone or its change time is later than the end of the last
+//! call memcap served ([`Watcher::after_call`]).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use memcap_core::layout::{RESERVED, ROOT};
 use notify::{RecursiveMode, Watcher as _};
@@ -16,14 +22,17 @@ use crate::Memory;
 pub struct Watcher {
     // Kept for its thread; dropping it stops the watching.
     _watcher: notify::RecommendedWatcher,
-    pending: Arc<Mutex<BTreeSet<String>>>,
+    /// `/memories/...` path → host path, for what changed since the last report.
+    pending: Arc<Mutex<BTreeMap<String, PathBuf>>>,
+    /// When the last call memcap served ended.
+    own_until: Mutex<SystemTime>,
 }
 
 impl Watcher {
     /// Starts watching every directory `memory` grants (those that exist).
     pub fn start(memory: &Memory) -> notify::Result<Self> {
         let grants: Vec<(String, PathBuf)> = memory.grants();
-        let pending = Arc::new(Mutex::new(BTreeSet::new()));
+        let pending = Arc::new(Mutex::new(BTreeMap::new()));
         let sink = Arc::clone(&pending);
         let mapping = grants.clone();
         let mut watcher =
@@ -32,7 +41,7 @@ impl Watcher {
                 let mut pending = sink.lock().unwrap_or_else(|e| e.into_inner());
                 for path in &event.paths {
                     if let Some(shown) = memory_path(&mapping, path) {
-                        pending.insert(shown);
+                        pending.insert(shown, path.clone());
                     }
                 }
             })?;
@@ -44,20 +53,47 @@ impl Watcher {
         Ok(Self {
             _watcher: watcher,
             pending,
+            own_until: Mutex::new(SystemTime::UNIX_EPOCH),
         })
+    }
+
+    /// Marks the end of a call memcap served: what changed until now was
+    /// memcap's own doing, unless its change time says later.
+    pub fn after_call(&self) {
+        *self.own_until.lock().unwrap_or_else(|e| e.into_inner()) = SystemTime::now();
     }
 
     /// Hands what changed since the last report to the guest. A failure is
     /// left for the call that follows to meet (and the sweep to repair).
     pub fn report(&self, memory: &Memory) {
-        let paths: Vec<String> = {
+        let pending = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            std::mem::take(&mut *pending).into_iter().collect()
+            std::mem::take(&mut *pending)
         };
+        let own_until = *self.own_until.lock().unwrap_or_else(|e| e.into_inner());
+        let paths: Vec<String> = pending
+            .into_iter()
+            .filter(|(_, host)| changed_after(host, own_until))
+            .map(|(shown, _)| shown)
+            .collect();
         if !paths.is_empty() {
             let _ = memory.changed(&paths);
         }
     }
+}
+
+/// Whether `path` is gone or its status changed after `time` (the change
+/// time moves with every write and rename, and cannot be set back).
+fn changed_after(path: &Path, time: SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return true;
+    };
+    let ctime = u64::try_from(meta.ctime()).ok().map(|secs| {
+        SystemTime::UNIX_EPOCH
+            + std::time::Duration::new(secs, u32::try_from(meta.ctime_nsec()).unwrap_or(0))
+    });
+    ctime.is_none_or(|c| c > time)
 }
 
 /// The `/memories/...` path a host path has, if it is in a grant and not

@@ -50,7 +50,7 @@ impl Walk {
 
 /// memcap's own directory, `.memcap`, and everything in it.
 fn is_reserved(path: &str) -> bool {
-    crate::layout::is_reserved(&path.split('/').collect::<Vec<_>>())
+    crate::layout::is_reserved(path.split('/'))
 }
 
 pub(super) fn parent(path: &str) -> &str {

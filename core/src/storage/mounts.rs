@@ -14,7 +14,7 @@ use crate::layout::{SHARED, TEMP_DIR};
 
 /// One shared directory: the name it has under `shared/` and its storage.
 pub struct Mount<'a> {
-    pub name: String,
+    pub name: &'a str,
     pub storage: &'a dyn Storage,
     /// False for a read-only grant: every change is refused as
     /// [`FsError::ReadOnly`] before it reaches the host.
@@ -41,11 +41,6 @@ enum Target<'m, 'a> {
 impl<'a> Mounted<'a> {
     pub fn new(root: &'a dyn Storage, mounts: Vec<Mount<'a>>) -> Self {
         Self { root, mounts }
-    }
-
-    /// The mounts' names.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.mounts.iter().map(|m| m.name.as_str())
     }
 
     fn target(&self, path: &str) -> Target<'_, 'a> {
@@ -89,20 +84,19 @@ impl<'a> Mounted<'a> {
         Ok((a, from, to))
     }
 
-    fn shared_meta(&self) -> Meta {
-        Meta {
-            kind: Kind::Dir,
-            size: 0,
-            modified: Some((0, 0)),
-            changed: Some((0, 0)),
-        }
-    }
+    /// `shared` never changes while an instance lives: one fixed stamp.
+    const SHARED_META: Meta = Meta {
+        kind: Kind::Dir,
+        size: 0,
+        modified: Some((0, 0)),
+        changed: Some((0, 0)),
+    };
 
     fn shared_listing(&self) -> Vec<DirEntry> {
         self.mounts
             .iter()
             .map(|m| DirEntry {
-                name: m.name.clone(),
+                name: m.name.to_owned(),
                 kind: Kind::Dir,
             })
             .collect()
@@ -128,18 +122,17 @@ impl Dir for SharedDir<'_, '_> {
 
 /// The root opened as a directory: its own names, with `shared` standing
 /// for the mounts whatever the root holds under that name.
-struct RootDir<'m, 'a> {
-    mounted: &'m Mounted<'a>,
+struct RootDir<'m> {
     inner: Box<dyn Dir + 'm>,
 }
 
-impl Dir for RootDir<'_, '_> {
+impl Dir for RootDir<'_> {
     fn list(&self) -> Result<Vec<DirEntry>, FsError> {
         Ok(with_shared(self.inner.list()?))
     }
     fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError> {
         if name == SHARED {
-            return Ok(self.mounted.shared_meta());
+            return Ok(Mounted::SHARED_META);
         }
         self.inner.stat(name, follow)
     }
@@ -168,7 +161,7 @@ impl Storage for Mounted<'_> {
     fn stat(&self, path: &str, follow: bool) -> Result<Meta, FsError> {
         match self.target(path) {
             Target::Root => self.root.stat(path, follow),
-            Target::SharedDir => Ok(self.shared_meta()),
+            Target::SharedDir => Ok(Self::SHARED_META),
             Target::Mount(m, rest) => m.storage.stat(&rest, follow),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -207,7 +200,6 @@ impl Storage for Mounted<'_> {
     fn open_dir(&self, dir: &str) -> Result<Box<dyn Dir + '_>, FsError> {
         match self.target(dir) {
             Target::Root if is_root(dir) && !self.mounts.is_empty() => Ok(Box::new(RootDir {
-                mounted: self,
                 inner: self.root.open_dir(dir)?,
             })),
             Target::Root => self.root.open_dir(dir),

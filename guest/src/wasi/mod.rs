@@ -56,7 +56,7 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
             .shared
             .iter()
             .map(|(name, storage, writable)| Mount {
-                name: name.clone(),
+                name,
                 storage,
                 writable: *writable,
             })

@@ -78,7 +78,11 @@ impl MemoryServer {
             if let Some(watcher) = &watcher {
                 watcher.report(&memory);
             }
-            f(&memory)
+            let answer = f(&memory);
+            if let Some(watcher) = &watcher {
+                watcher.after_call();
+            }
+            answer
         })
         .await
         .map_err(|_| ErrorData::internal_error("the memory call did not finish", None))
@@ -90,6 +94,19 @@ impl MemoryServer {
     /// not a JSON-RPC message gets JSON-RPC's error reply.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         stdio::serve(self).await
+    }
+}
+
+impl MemoryServer {
+    /// A text the component gives (the prompt, the index), with a failure
+    /// as an internal error: prompts and resources have no error results.
+    async fn text(
+        &self,
+        f: impl FnOnce(&Memory) -> Result<String, crate::ToolError> + Send + 'static,
+    ) -> Result<String, ErrorData> {
+        self.run(f)
+            .await?
+            .map_err(|e| ErrorData::internal_error(e.message, None))
     }
 }
 
@@ -207,10 +224,7 @@ impl ServerHandler for MemoryServer {
                 None,
             ));
         }
-        let text = self
-            .run(|memory| memory.prompt())
-            .await?
-            .map_err(|e| ErrorData::internal_error(e.message, None))?;
+        let text = self.text(|memory| memory.prompt()).await?;
         Ok(GetPromptResponse::Complete(
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
                 .with_description("How to use memory, and what it holds now"),
@@ -239,10 +253,7 @@ impl ServerHandler for MemoryServer {
                 None,
             ));
         }
-        let text = self
-            .run(|memory| memory.memory_view(false))
-            .await?
-            .map_err(|e| ErrorData::internal_error(e.message, None))?;
+        let text = self.text(|memory| memory.memory_view(false)).await?;
         Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
             vec![ResourceContents::text(text, INDEX_URI).with_mime_type("text/markdown")],
         )))
