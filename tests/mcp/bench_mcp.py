@@ -78,36 +78,27 @@ def bench_call(binary: str, n: int) -> dict[str, float]:
 
 
 def bench_basic_memory(command: str, n: int) -> dict[str, float]:
-    from mcp import StdioServerParameters  # noqa: F401  (the client handles it)
+    import os
 
     with tempfile.TemporaryDirectory() as d:
         home = Path(d, "home")
         home.mkdir()
+        env = dict(os.environ, HOME=str(home), BASIC_MEMORY_HOME=str(Path(d, "notes")),
+                   BASIC_MEMORY_SEMANTIC_SEARCH_ENABLED="false")
         t = time.perf_counter()
-        server = McpMemory.__new__(McpMemory)
-        import asyncio
-        import concurrent.futures
-        import os
-        import threading
-
-        from mcp import StdioServerParameters as P
-
-        env = dict(os.environ, HOME=str(home), BASIC_MEMORY_HOME=str(Path(d, "notes")), BASIC_MEMORY_SEMANTIC_SEARCH_ENABLED="false")
-        server.params = P(command=command, args=["mcp"], env=env)
-        server.timeout = 120
-        server.loop = asyncio.new_event_loop()
-        server.thread = threading.Thread(target=server.loop.run_forever, daemon=True)
-        server.thread.start()
-        server.ready = concurrent.futures.Future()
-        server.queue = None
-        server.task = asyncio.run_coroutine_threadsafe(server._serve(), server.loop)
-        server.initialized = server.ready.result(120)
+        server = McpMemory(command, [], timeout=120, env=env)
         server.call("write_note", {"title": "seed", "content": "seed\n" * 20, "directory": "bench"})
         startup = time.perf_counter() - t
         try:
-            view = timed(lambda _: server.call("read_note", {"identifier": "bench/seed"}), n)
-            create = timed(lambda i: server.call("write_note", {"title": f"n{i}", "content": f"note {i}", "directory": "bench"}), n)
-            return {"view": p50(view), "create": p50(create), "startup": startup * 1000}
+            def view(_):
+                text, err, _ = server.call("read_note", {"identifier": "bench/seed"})
+                assert not err and "seed" in text, text
+
+            def create(i):
+                text, err, _ = server.call("write_note", {"title": f"n{i}", "content": f"note {i}", "directory": "bench"})
+                assert not err, text
+
+            return {"view": p50(timed(view, n)), "create": p50(timed(create, n)), "startup": startup * 1000}
         finally:
             server.close()
 

@@ -18,8 +18,16 @@ from mcp.client.stdio import stdio_client
 
 
 class McpMemory:
-    def __init__(self, binary: str, args: list[str], timeout: float = 60.0):
-        self.params = StdioServerParameters(command=binary, args=["mcp", *args])
+    def __init__(
+        self,
+        binary: str,
+        args: list[str],
+        timeout: float = 60.0,
+        subcommand: str = "mcp",
+        env: dict[str, str] | None = None,
+    ):
+        """Spawns `binary subcommand args...` (any stdio MCP server)."""
+        self.params = StdioServerParameters(command=binary, args=[subcommand, *args], env=env)
         self.timeout = timeout
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
