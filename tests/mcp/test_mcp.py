@@ -232,6 +232,39 @@ def malformed_jsonrpc():
 SECRET = "BOB-SECRET-7f3a9c"
 
 
+@check("with --http the same tools answer over streamable HTTP")
+def streamable_http():
+    import asyncio
+    import socket
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as d:
+        proc = subprocess.Popen([MEMCAP, "--root", d, "mcp", "--http", f"127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True)
+        try:
+            assert "serving MCP at" in proc.stderr.readline()
+
+            async def session():
+                async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_):
+                    async with ClientSession(read, write) as s:
+                        await s.initialize()
+                        names = [t.name for t in (await s.list_tools()).tools]
+                        created = await s.call_tool("memory", {"command": "create", "path": "/memories/h.md", "file_text": "over http\n"})
+                        return names, created
+
+            names, created = asyncio.run(asyncio.wait_for(session(), 60))
+            assert "memory" in names and "memory_write" in names, names
+            assert not created.is_error, created
+            assert Path(d, "h.md").read_text() == "over http\n"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
 def attempts(secret_dir: Path, base: Path):
     """Every way in: traversal, encodings, lookalikes, links, host paths."""
     paths = [
