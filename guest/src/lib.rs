@@ -1,13 +1,20 @@
 //! memcap's guest: Claude's memory tool as a WebAssembly component that can
 //! reach exactly one directory, the one its host preopened.
 //!
-//! This file is the glue between the WIT exports and the core's commands;
-//! `wasi/` is the adapter that gives the core its storage.
+//! This file runs commands for the WIT exports; `library.rs` (world `memcap`)
+//! and `tools_world.rs` (world `memcap-tools`, the `tools-world` feature) are
+//! the two sets of exports, and `wasi/` is the adapter that gives the core its
+//! storage.
 
 mod wasi;
 
+#[cfg(not(feature = "tools-world"))]
+mod library;
+#[cfg(feature = "tools-world")]
+mod tools_world;
+
 use memcap_core::command::Command;
-use memcap_core::error;
+use memcap_core::error::ToolError;
 use memcap_core::notes::NoteType;
 
 pub use memcap_core::lines::ToolResult;
@@ -34,27 +41,11 @@ pub fn call_with_data(input: &str) -> (ToolResult, String) {
     })
 }
 
-wit_bindgen::generate!({
-    path: "../wit",
-    world: "memcap",
-});
-
-use exports::memcap::memory::types::{
-    DataResult as WitDataResult, NoteType as WitNoteType, ToolDefinition as WitTool,
-    ToolError as WitError, ToolResult as WitResult,
-};
-use exports::memcap::memory::{files, notes as note_tools, tool};
-
-struct Component;
-
-export!(Component);
-
-/// Runs one command against the memory root.
-fn run(command: Command) -> Result<String, WitError> {
+/// Runs one command against the memory root and renders its text.
+fn run(command: Command) -> Result<String, ToolError> {
     silence_panics();
     wasi::with_io(|io| memcap_core::execute(io, command))
         .map(|output| memcap_core::render::text::render(&output))
-        .map_err(to_wit)
 }
 
 /// A panic is a bug and traps; the host reports it. Its message must not go to
@@ -64,153 +55,63 @@ fn silence_panics() {
     ONCE.call_once(|| std::panic::set_hook(Box::new(|_| {})));
 }
 
-impl files::Guest for Component {
-    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
-        run(Command::View { path, view_range })
-    }
-
-    fn create(path: String, file_text: String) -> Result<String, WitError> {
-        run(Command::Create { path, file_text })
-    }
-
-    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, WitError> {
-        run(Command::StrReplace {
-            path,
-            old_str,
-            new_str,
-        })
-    }
-
-    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, WitError> {
-        run(Command::Insert {
-            path,
-            insert_line,
-            insert_text,
-        })
-    }
-
-    fn delete(path: String) -> Result<String, WitError> {
-        run(Command::Delete { path })
-    }
-
-    fn rename(old_path: String, new_path: String) -> Result<String, WitError> {
-        run(Command::Rename { old_path, new_path })
-    }
-}
-
-impl note_tools::Guest for Component {
-    fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
-        run(Command::MemoryRead { topics, page })
-    }
-
-    fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
-        run(Command::MemoryView { all, page })
-    }
-
-    fn memory_write(
-        filename: String,
-        name: String,
-        description: String,
-        type_: WitNoteType,
-        content: String,
-    ) -> Result<String, WitError> {
-        let kind = match type_ {
-            WitNoteType::User => NoteType::User,
-            WitNoteType::Feedback => NoteType::Feedback,
-            WitNoteType::Project => NoteType::Project,
-            WitNoteType::Reference => NoteType::Reference,
-        };
-        run(Command::MemoryWrite {
-            filename,
-            name,
-            description,
-            kind,
-            content,
-        })
-    }
-
-    fn memory_update(
-        filename: String,
-        old_str: String,
-        new_str: String,
-    ) -> Result<String, WitError> {
-        run(Command::MemoryUpdate {
-            filename,
-            old_str,
-            new_str,
-        })
-    }
-
-    fn memory_delete(filename: String) -> Result<String, WitError> {
-        run(Command::MemoryDelete { filename })
-    }
-}
-
-impl tool::Guest for Component {
-    fn prompt() -> Result<String, WitError> {
-        run(Command::Prompt)
-    }
-
-    fn describe() -> Vec<WitTool> {
-        memcap_core::tools::describe()
-            .into_iter()
-            .map(|tool| WitTool {
-                name: tool.name,
-                description: tool.description,
-                input_schema: tool.input_schema.to_string(),
-            })
-            .collect()
-    }
-
-    fn call(input: String) -> WitResult {
-        silence_panics();
-        to_wit_result(call(&input))
-    }
-
-    fn call_json(input: String) -> WitResult {
-        silence_panics();
-        to_wit_result(call_json(&input))
-    }
-
-    fn call_with_data(input: String) -> WitDataResult {
-        silence_panics();
-        let (text, data) = call_with_data(&input);
-        WitDataResult {
-            content: text.content,
-            data,
-            is_error: text.is_error,
+/// The WIT `tool-error` case for a core error; each world has its own
+/// generated `tool-error` type, so this is written once as a macro.
+macro_rules! to_wit_error {
+    ($wit:ident, $e:expr) => {{
+        use memcap_core::error::ErrorKind as K;
+        let e = $e;
+        let m = e.to_string();
+        match e.kind() {
+            // Only `call` parses tool input; the typed functions cannot get it wrong.
+            K::InvalidPath | K::InvalidInput => $wit::InvalidPath(m),
+            K::Escape => $wit::Escape(m),
+            K::Protected => $wit::Protected(m),
+            K::NotFound => $wit::NotFound(m),
+            K::AlreadyExists => $wit::AlreadyExists(m),
+            K::NotAFile => $wit::NotAFile(m),
+            K::NotADirectory => $wit::NotADirectory(m),
+            K::NoMatch => $wit::NoMatch(m),
+            K::MultipleMatches => $wit::MultipleMatches(m),
+            K::InvalidLine => $wit::InvalidLine(m),
+            K::NotText => $wit::NotText(m),
+            K::TooLarge => $wit::TooLarge(m),
+            K::Conflict => $wit::Conflict(m),
+            // The last three are the host's (a call it stopped); the guest
+            // never makes them.
+            K::Io | K::Denied | K::TimedOut | K::OutOfMemory | K::GuestFailure => $wit::Io(m),
+            K::InvalidNote => $wit::InvalidNote(m),
         }
-    }
+    }};
 }
+pub(crate) use to_wit_error;
 
-fn to_wit_result(result: ToolResult) -> WitResult {
-    WitResult {
-        content: result.content,
-        is_error: result.is_error,
-    }
+/// The WIT `note-type` enum to the core's, for either world's generated type.
+macro_rules! note_type {
+    ($wit:ident, $value:expr) => {
+        match $value {
+            $wit::User => memcap_core::notes::NoteType::User,
+            $wit::Feedback => memcap_core::notes::NoteType::Feedback,
+            $wit::Project => memcap_core::notes::NoteType::Project,
+            $wit::Reference => memcap_core::notes::NoteType::Reference,
+        }
+    };
 }
+pub(crate) use note_type;
 
-fn to_wit(e: error::ToolError) -> WitError {
-    use error::ErrorKind as K;
-    let m = e.to_string();
-    match e.kind() {
-        // Only `call` parses tool input; the typed functions cannot get it wrong.
-        K::InvalidPath | K::InvalidInput => WitError::InvalidPath(m),
-        K::Escape => WitError::Escape(m),
-        K::Protected => WitError::Protected(m),
-        K::NotFound => WitError::NotFound(m),
-        K::AlreadyExists => WitError::AlreadyExists(m),
-        K::NotAFile => WitError::NotAFile(m),
-        K::NotADirectory => WitError::NotADirectory(m),
-        K::NoMatch => WitError::NoMatch(m),
-        K::MultipleMatches => WitError::MultipleMatches(m),
-        K::InvalidLine => WitError::InvalidLine(m),
-        K::NotText => WitError::NotText(m),
-        K::TooLarge => WitError::TooLarge(m),
-        K::Conflict => WitError::Conflict(m),
-        // The last three are the host's (a call it stopped); the guest never
-        // makes them.
-        K::Io | K::Denied | K::TimedOut | K::OutOfMemory | K::GuestFailure => WitError::Io(m),
-        K::InvalidNote => WitError::InvalidNote(m),
+/// `memory-write`'s command, shared by both worlds.
+fn memory_write(
+    filename: String,
+    name: String,
+    description: String,
+    kind: NoteType,
+    content: String,
+) -> Command {
+    Command::MemoryWrite {
+        filename,
+        name,
+        description,
+        kind,
+        content,
     }
 }

@@ -32,3 +32,6 @@ pub const GUEST_WASM: &[u8] = include_bytes!(env!("MEMCAP_GUEST_WASM"));
 pub const GUEST_WASM_PATH: &str = env!("MEMCAP_GUEST_WASM");
 /// Where the build left the command component (`wasi:cli/run` reading JSON lines).
 pub const COMMAND_WASM_PATH: &str = env!("MEMCAP_COMMAND_WASM");
+/// Where the build left the Wassette flavour (`memcap-tools.wasm`: world-level
+/// functions and a `package-docs` section).
+pub const TOOLS_WASM_PATH: &str = env!("MEMCAP_TOOLS_WASM");

@@ -213,3 +213,102 @@ fn the_root_is_found_whatever_the_host_names_it() {
     );
     assert!(dir.path().join("n.txt").is_file());
 }
+
+/// The README's `--invoke` lines for `wasm` (the block after
+/// `<!-- invoke: WASM -->`): each command's `--invoke` argument with the
+/// output start written under it.
+fn readme_invocations(wasm: &str) -> Vec<(String, String)> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let marker = format!("<!-- invoke: {wasm} -->\n```sh\n");
+    let start = readme.find(&marker).expect("the README has the block") + marker.len();
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let lines: Vec<&str> = block.lines().collect();
+    lines
+        .chunks(2)
+        .map(|pair| {
+            let [command, expected] = pair else {
+                panic!("every command has its output start under it: {pair:?}")
+            };
+            let prefix = "wasmtime run --dir ./memories::/memories --invoke '";
+            let suffix = format!("' {wasm}");
+            let call = command
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(&suffix))
+                .unwrap_or_else(|| panic!("not the documented shape: {command}"));
+            let expected = expected.strip_prefix("# ").expect("an output comment");
+            (call.to_owned(), expected.to_owned())
+        })
+        .collect()
+}
+
+/// Every function the component exports, as `--invoke` names it.
+fn exported_functions(path: &str) -> Vec<String> {
+    use wasmtime::component::types::ComponentItem;
+    let engine = wasmtime::Engine::default();
+    let component = wasmtime::component::Component::from_file(&engine, path).unwrap();
+    let mut names = Vec::new();
+    for (name, item) in component.component_type().exports(&engine) {
+        match item.ty {
+            ComponentItem::ComponentFunc(_) => names.push(name.to_owned()),
+            ComponentItem::ComponentInstance(instance) => {
+                let (iface, version) = name.split_once('@').unwrap();
+                // Types are exported too; only functions are invoked.
+                for (func, item) in instance.exports(&engine) {
+                    if matches!(item.ty, ComponentItem::ComponentFunc(_)) {
+                        names.push(format!("{iface}.{func}@{version}"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names.sort();
+    names
+}
+
+/// Runs a README block as written (on a fresh directory) and checks each
+/// output's start and that every exported function is shown.
+fn readme_block_runs(wasm: &str, artifact: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let mount = format!("{}::/memories", dir.path().display());
+    let invocations = readme_invocations(wasm);
+    for (call, expected) in &invocations {
+        let out = wasmtime()
+            .args(["--dir", &mount, "--invoke", call, artifact])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{call}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            out.starts_with(expected.as_str()),
+            "{call}\nwanted: {expected}\ngot:    {out}"
+        );
+    }
+    let mut shown: Vec<String> = invocations
+        .iter()
+        .map(|(call, _)| call.split_once('(').unwrap().0.to_owned())
+        .collect();
+    shown.sort();
+    shown.dedup();
+    assert_eq!(
+        shown,
+        exported_functions(artifact),
+        "the README shows every function"
+    );
+}
+
+#[test]
+fn readme_invoke_lines_work_for_every_library_function() {
+    readme_block_runs("dist/memcap.wasm", memcap::GUEST_WASM_PATH);
+}
+
+#[test]
+fn readme_invoke_lines_work_for_every_wassette_flavour_function() {
+    readme_block_runs("dist/memcap-tools.wasm", memcap::TOOLS_WASM_PATH);
+}

@@ -1,0 +1,56 @@
+/** The `tool-error` case of a failed command (and host failures). */
+export type ToolErrorKind =
+  | 'invalid-path' | 'invalid-input' | 'escape' | 'protected' | 'not-found' | 'already-exists'
+  | 'not-a-file' | 'not-a-directory' | 'no-match' | 'multiple-matches' | 'invalid-line'
+  | 'not-text' | 'too-large' | 'conflict' | 'io' | 'invalid-note' | 'guest-failure';
+
+/** A memory command that did nothing; `message` is what the agent sees. */
+export class MemcapError extends Error {
+  constructor(kind: ToolErrorKind, message: string, options?: ErrorOptions);
+  readonly kind: ToolErrorKind;
+}
+
+export interface Limits {
+  /** Files in the store, every file outside `.memcap` counted (default 200,000). */
+  maxStoreFiles?: number;
+  /** Bytes in the store (default 1 GiB). */
+  maxStoreBytes?: number;
+}
+export const DEFAULT_LIMITS: Readonly<Required<Limits>>;
+
+export type NoteType = 'user' | 'feedback' | 'project' | 'reference';
+
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+export interface DataResult extends ToolResult {
+  data: Record<string, unknown>;
+}
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A memory directory served to memcap's component as `/memories`. */
+export class Memory {
+  constructor(root: string, limits?: Limits);
+  readonly root: string;
+  open(): Promise<unknown>;
+  view(path: string, viewRange?: [number, number]): Promise<string>;
+  create(path: string, fileText: string): Promise<string>;
+  strReplace(path: string, oldStr: string, newStr: string): Promise<string>;
+  insert(path: string, insertLine: number, insertText: string): Promise<string>;
+  delete(path: string): Promise<string>;
+  rename(oldPath: string, newPath: string): Promise<string>;
+  memoryRead(topics?: string[], page?: number): Promise<string>;
+  memoryView(all?: boolean, page?: number): Promise<string>;
+  memoryWrite(filename: string, name: string, description: string, type: NoteType, content: string): Promise<string>;
+  memoryUpdate(filename: string, oldStr: string, newStr: string): Promise<string>;
+  memoryDelete(filename: string): Promise<string>;
+  prompt(): Promise<string>;
+  describe(): Promise<ToolDefinition[]>;
+  call(input: string | Record<string, unknown>): Promise<ToolResult>;
+  callWithData(input: string | Record<string, unknown>): Promise<DataResult>;
+}

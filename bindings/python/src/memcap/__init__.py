@@ -1,0 +1,177 @@
+"""memcap: persistent memory for AI agents that cannot leak or escape.
+
+`Memory` runs memcap's WebAssembly component (carried in this package) in
+wasmtime, granted one directory and nothing else: the six file commands of
+Claude's memory tool, the typed notes and the index, each as a method that
+returns the agent's text or raises the `tool-error` case as an exception.
+`memcap.anthropic` has the drop-in memory tool for Anthropic's SDK.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+from . import errors
+from ._host import Host, Limits, Stopped
+from .errors import MemcapError, error_class
+
+__all__ = ["Memory", "Limits", "ToolResult", "DataResult", "ToolDefinition", "MemcapError", "errors"]
+__version__ = "0.1.0"
+
+# Commands that only read; any other `call` may write.
+_READS = frozenset({"view", "memory_read", "memory_view", "prompt"})
+
+
+class ToolResult(NamedTuple):
+    """A `tool_result`: the text the agent sees and whether it is an error."""
+
+    content: str
+    is_error: bool
+
+
+class DataResult(NamedTuple):
+    """One command's text for the agent and its JSON data for a program."""
+
+    content: str
+    data: Dict[str, Any]
+    is_error: bool
+
+
+class ToolDefinition(NamedTuple):
+    """A tool the component offers: name, description, JSON Schema."""
+
+    name: str
+    description: str
+    input_schema: Dict[str, Any]
+
+
+def _writes(input: str) -> bool:
+    try:
+        command = json.loads(input).get("command")
+    except (ValueError, AttributeError):
+        return False
+    return command not in _READS
+
+
+def _raise(kind: str, message: str) -> None:
+    error = error_class(kind)(message)
+    error.kind = kind
+    raise error
+
+
+class Memory:
+    """A memory directory, served to the component as `/memories`.
+
+    `root` is the directory itself (created, mode 0700, if missing). Calls
+    are serialised across threads and processes; each runs within `limits`.
+    """
+
+    def __init__(self, root: Union[str, Path], *, limits: Limits = Limits()) -> None:
+        self._host = Host(Path(root), limits)
+
+    @property
+    def root(self) -> Path:
+        return self._host.root
+
+    # --- the six file commands ------------------------------------------
+
+    def view(self, path: str, view_range: Optional[Tuple[int, int]] = None) -> str:
+        """A directory listing (2 levels) or a file with line numbers."""
+        return self._typed("files", "view", (path, tuple(view_range) if view_range else None), False)
+
+    def create(self, path: str, file_text: str) -> str:
+        """Creates a new file; never overwrites."""
+        return self._typed("files", "create", (path, file_text))
+
+    def str_replace(self, path: str, old_str: str, new_str: str) -> str:
+        """Replaces the one occurrence of `old_str`."""
+        return self._typed("files", "str-replace", (path, old_str, new_str))
+
+    def insert(self, path: str, insert_line: int, insert_text: str) -> str:
+        """Inserts lines after line `insert_line` (0: at the top)."""
+        return self._typed("files", "insert", (path, insert_line, insert_text))
+
+    def delete(self, path: str) -> str:
+        """Deletes a file or a directory tree."""
+        return self._typed("files", "delete", (path,))
+
+    def rename(self, old_path: str, new_path: str) -> str:
+        """Renames or moves; never overwrites."""
+        return self._typed("files", "rename", (old_path, new_path))
+
+    # --- typed notes ------------------------------------------------------
+
+    def memory_read(self, topics: Sequence[str] = (), page: Optional[int] = None) -> str:
+        return self._typed("notes", "memory-read", (list(topics), page), False)
+
+    def memory_view(self, all: bool = False, page: Optional[int] = None) -> str:
+        return self._typed("notes", "memory-view", (all, page), False)
+
+    def memory_write(self, filename: str, name: str, description: str, type: str, content: str) -> str:
+        """Saves a note; `type` is user, feedback, project or reference."""
+        return self._typed("notes", "memory-write", (filename, name, description, type, content))
+
+    def memory_update(self, filename: str, old_str: str, new_str: str) -> str:
+        return self._typed("notes", "memory-update", (filename, old_str, new_str))
+
+    def memory_delete(self, filename: str) -> str:
+        return self._typed("notes", "memory-delete", (filename,))
+
+    def prompt(self) -> str:
+        """The memory protocol and the current index, for a system prompt."""
+        return self._typed("tool", "prompt", (), False)
+
+    # --- tools as data ----------------------------------------------------
+
+    def describe(self) -> List[ToolDefinition]:
+        """The tools to list to a model (names, descriptions, schemas)."""
+        tools = self._host.run("tool", "describe", (), writes=False)
+        return [
+            ToolDefinition(t.name, t.description, json.loads(getattr(t, "input-schema")))
+            for t in tools
+        ]
+
+    def call(self, input: Union[str, Dict[str, Any]]) -> ToolResult:
+        """Runs one `tool_use` input; never raises for a bad input."""
+        text = input if isinstance(input, str) else json.dumps(input)
+        try:
+            result = self._host.run("tool", "call", (text,), writes=_writes(text))
+        except Stopped as stopped:
+            return ToolResult(stopped.message, True)
+        return ToolResult(result.content, getattr(result, "is-error"))
+
+    def call_with_data(self, input: Union[str, Dict[str, Any]]) -> DataResult:
+        """`call`, with the command's result as JSON data too."""
+        text = input if isinstance(input, str) else json.dumps(input)
+        try:
+            result = self._host.run("tool", "call-with-data", (text,), writes=_writes(text))
+        except Stopped as stopped:
+            data = {"error": {"kind": stopped.kind, "message": stopped.message}}
+            return DataResult(stopped.message, data, True)
+        return DataResult(result.content, json.loads(result.data), getattr(result, "is-error"))
+
+    def call_json(self, input: Union[str, Dict[str, Any]]) -> Dict[str, Any]:
+        """The JSON data of one `tool_use` input (an `error` object on failure)."""
+        return self.call_with_data(input).data
+
+    def close(self) -> None:
+        self._host.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _typed(self, interface: str, name: str, args: tuple, writes: bool = True) -> str:
+        try:
+            result = self._host.run(interface, name, args, writes=writes)
+        except Stopped as stopped:
+            _raise(stopped.kind, stopped.message)
+        if isinstance(result, str):
+            return result
+        # wasmtime-py lifts `err(case(message))` as the case's Variant.
+        _raise(result.tag, result.payload)
+        raise AssertionError("unreachable")

@@ -1,0 +1,142 @@
+//! The exports of world `memcap`: one interface per capability (`files`,
+//! `notes`, `tool`), each function a command of the core.
+
+use memcap_core::command::Command;
+
+use crate::{ToolResult, call, call_json, call_with_data, memory_write, note_type, run};
+use crate::{silence_panics, to_wit_error};
+
+wit_bindgen::generate!({
+    path: "../wit",
+    world: "memcap",
+});
+
+use exports::memcap::memory::types::{
+    DataResult as WitDataResult, NoteType as WitNoteType, ToolDefinition as WitTool,
+    ToolError as WitError, ToolResult as WitResult,
+};
+use exports::memcap::memory::{files, notes as note_tools, tool};
+
+struct Component;
+
+export!(Component);
+
+/// Runs one command with its error as the WIT type.
+fn exec(command: Command) -> Result<String, WitError> {
+    run(command).map_err(|e| to_wit_error!(WitError, e))
+}
+
+impl files::Guest for Component {
+    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
+        exec(Command::View { path, view_range })
+    }
+
+    fn create(path: String, file_text: String) -> Result<String, WitError> {
+        exec(Command::Create { path, file_text })
+    }
+
+    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, WitError> {
+        exec(Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        })
+    }
+
+    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, WitError> {
+        exec(Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        })
+    }
+
+    fn delete(path: String) -> Result<String, WitError> {
+        exec(Command::Delete { path })
+    }
+
+    fn rename(old_path: String, new_path: String) -> Result<String, WitError> {
+        exec(Command::Rename { old_path, new_path })
+    }
+}
+
+impl note_tools::Guest for Component {
+    fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
+        exec(Command::MemoryRead { topics, page })
+    }
+
+    fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
+        exec(Command::MemoryView { all, page })
+    }
+
+    fn memory_write(
+        filename: String,
+        name: String,
+        description: String,
+        type_: WitNoteType,
+        content: String,
+    ) -> Result<String, WitError> {
+        let kind = note_type!(WitNoteType, type_);
+        exec(memory_write(filename, name, description, kind, content))
+    }
+
+    fn memory_update(
+        filename: String,
+        old_str: String,
+        new_str: String,
+    ) -> Result<String, WitError> {
+        exec(Command::MemoryUpdate {
+            filename,
+            old_str,
+            new_str,
+        })
+    }
+
+    fn memory_delete(filename: String) -> Result<String, WitError> {
+        exec(Command::MemoryDelete { filename })
+    }
+}
+
+impl tool::Guest for Component {
+    fn prompt() -> Result<String, WitError> {
+        exec(Command::Prompt)
+    }
+
+    fn describe() -> Vec<WitTool> {
+        memcap_core::tools::describe()
+            .into_iter()
+            .map(|tool| WitTool {
+                name: tool.name,
+                description: tool.description,
+                input_schema: tool.input_schema.to_string(),
+            })
+            .collect()
+    }
+
+    fn call(input: String) -> WitResult {
+        silence_panics();
+        to_wit_result(call(&input))
+    }
+
+    fn call_json(input: String) -> WitResult {
+        silence_panics();
+        to_wit_result(call_json(&input))
+    }
+
+    fn call_with_data(input: String) -> WitDataResult {
+        silence_panics();
+        let (text, data) = call_with_data(&input);
+        WitDataResult {
+            content: text.content,
+            data,
+            is_error: text.is_error,
+        }
+    }
+}
+
+fn to_wit_result(result: ToolResult) -> WitResult {
+    WitResult {
+        content: result.content,
+        is_error: result.is_error,
+    }
+}

@@ -1,0 +1,106 @@
+//! The exports of world `memcap-tools`: the same commands as world-level
+//! functions, which hosts such as Wassette list as tools one by one.
+
+// wit-bindgen's world-level export shim for `memory-write` takes 9 arguments.
+#![allow(clippy::too_many_arguments)]
+
+use memcap_core::command::Command;
+
+use crate::{memory_write, note_type, run, to_wit_error};
+
+wit_bindgen::generate!({
+    path: "../wit",
+    world: "memcap-tools",
+});
+
+use memcap::memory::types::{NoteType as WitNoteType, ToolError as WitError};
+
+struct Component;
+
+export!(Component);
+
+/// Runs one command with its error as the WIT type.
+fn exec(command: Command) -> Result<String, WitError> {
+    run(command).map_err(|e| to_wit_error!(WitError, e))
+}
+
+impl Guest for Component {
+    fn file_view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
+        exec(Command::View { path, view_range })
+    }
+
+    fn file_create(path: String, file_text: String) -> Result<String, WitError> {
+        exec(Command::Create { path, file_text })
+    }
+
+    fn file_str_replace(
+        path: String,
+        old_str: String,
+        new_str: String,
+    ) -> Result<String, WitError> {
+        exec(Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        })
+    }
+
+    fn file_insert(
+        path: String,
+        insert_line: i64,
+        insert_text: String,
+    ) -> Result<String, WitError> {
+        exec(Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        })
+    }
+
+    fn file_delete(path: String) -> Result<String, WitError> {
+        exec(Command::Delete { path })
+    }
+
+    fn file_rename(old_path: String, new_path: String) -> Result<String, WitError> {
+        exec(Command::Rename { old_path, new_path })
+    }
+
+    fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
+        exec(Command::MemoryRead { topics, page })
+    }
+
+    fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
+        exec(Command::MemoryView { all, page })
+    }
+
+    fn memory_write(
+        filename: String,
+        name: String,
+        description: String,
+        type_: WitNoteType,
+        content: String,
+    ) -> Result<String, WitError> {
+        let kind = note_type!(WitNoteType, type_);
+        exec(memory_write(filename, name, description, kind, content))
+    }
+
+    fn memory_update(
+        filename: String,
+        old_str: String,
+        new_str: String,
+    ) -> Result<String, WitError> {
+        exec(Command::MemoryUpdate {
+            filename,
+            old_str,
+            new_str,
+        })
+    }
+
+    fn memory_delete(filename: String) -> Result<String, WitError> {
+        exec(Command::MemoryDelete { filename })
+    }
+
+    fn prompt() -> Result<String, WitError> {
+        exec(Command::Prompt)
+    }
+}

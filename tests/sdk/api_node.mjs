@@ -1,0 +1,75 @@
+// The Node package's own API, as installed from its tarball: typed methods,
+// error kinds, the JSON calls, two stores in one process, and the SDK class
+// used directly.
+//
+//   node api_node.mjs WORKDIR   (run where memcap is installed)
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { Memory, MemcapError } from 'memcap';
+import { BetaLocalFilesystemMemoryTool, MemcapToolError } from 'memcap/anthropic';
+import { ToolError } from '@anthropic-ai/sdk/lib/tools/ToolError';
+
+const work = process.argv[2];
+let checks = 0;
+const check = (cond, what) => {
+  assert.ok(cond, what);
+  checks++;
+};
+async function expectKind(kind, promise) {
+  try {
+    await promise;
+  } catch (e) {
+    check(e instanceof MemcapError && e.kind === kind, `${kind}: got ${e}`);
+    check(!e.message.includes(work), `a host path reached the message: ${e.message}`);
+    return e;
+  }
+  assert.fail(`no ${kind} error`);
+}
+
+const m = new Memory(join(work, 'a'));
+check((await m.create('/memories/todo.md', 'buy milk\n')) === 'File created successfully at: /memories/todo.md', 'create');
+check((await m.view('/memories/todo.md', [1, 1])).endsWith('     1\tbuy milk'), 'view range');
+check((await m.strReplace('/memories/todo.md', 'milk', 'oat milk')).startsWith('The memory file has been edited.'), 'strReplace');
+check((await m.insert('/memories/todo.md', 0, '# Todo')) === 'The file /memories/todo.md has been edited.', 'insert');
+check((await m.rename('/memories/todo.md', '/memories/lists/todo.md')).startsWith('Successfully renamed'), 'rename');
+await expectKind('not-found', m.view('/memories/nope'));
+await expectKind('escape', m.view('/memories/../secret'));
+await expectKind('invalid-path', m.view('/etc/passwd'));
+await expectKind('already-exists', m.create('/memories/lists/todo.md', 'x'));
+await expectKind('multiple-matches', m.strReplace('/memories/lists/todo.md', 'o', '0'));
+await expectKind('invalid-line', m.insert('/memories/lists/todo.md', 99, 'x'));
+await expectKind('protected', m.delete('/memories'));
+check((await m.memoryWrite('db', 'Database', 'Which database', 'project', 'Postgres 16')).startsWith('Saved note'), 'memoryWrite');
+check((await m.memoryUpdate('db', '16', '17')).includes('Postgres 17'), 'memoryUpdate');
+check((await m.memoryRead(['database'])).includes('Postgres 17'), 'memoryRead');
+check((await m.memoryView(true)).includes('/memories/db.md\n  name: Database'), 'memoryView');
+check((await m.prompt()).includes('[Database](db.md)'), 'prompt');
+check((await m.memoryDelete('db')).startsWith('Successfully deleted'), 'memoryDelete');
+const tools = await m.describe();
+check(tools[0].name === 'memory' && tools[0].inputSchema.type === 'object', 'describe');
+const r = await m.call({ command: 'view', path: '/memories/nope' });
+check(r.isError && r.content === 'The path /memories/nope does not exist. Please provide a valid path.', 'call');
+check((await m.call('not json')).isError, 'call never throws');
+const d = await m.callWithData({ command: 'view', path: '/memories/lists/todo.md' });
+check(!d.isError && d.data.lines[1] === 'buy oat milk', 'callWithData');
+
+// Two stores in one process never see each other.
+const b = new Memory(join(work, 'b'));
+const c = new Memory(join(work, 'c'));
+await b.create('/memories/only-b.md', 'b');
+await expectKind('not-found', c.view('/memories/only-b.md'));
+check(existsSync(join(work, 'b/only-b.md')) && !existsSync(join(work, 'c/only-b.md')), 'isolated roots');
+
+// The SDK class used directly.
+const tool = await BetaLocalFilesystemMemoryTool.init(join(work, 'sdk'));
+check((statSync(join(work, 'sdk/memories')).mode & 0o777) === 0o700, 'root is 0700');
+check((await tool.create({ command: 'create', path: '/memories/a.md', file_text: 'a' })).startsWith('File created'), 'sdk create');
+try {
+  await tool.view({ command: 'view', path: '/memories/missing' });
+  assert.fail('no error');
+} catch (e) {
+  check(e instanceof ToolError && e instanceof MemcapToolError && e.kind === 'not-found', `${e}`);
+}
+check(readdirSync(join(work, 'sdk/memories')).includes('a.md'), 'written');
+console.log(`node package API: ${checks} checks passed`);

@@ -1,0 +1,115 @@
+"""The Python package's own API, as installed from its wheel: typed
+methods, one exception class per error case, the JSON calls, limits, two
+stores in one process, and the SDK classes used directly.
+
+    python api_python.py WORKDIR
+"""
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from anthropic.lib.tools import ToolError
+from anthropic.types.beta import BetaMemoryTool20250818ViewCommand
+
+import memcap
+from memcap import Limits, Memory, errors
+from memcap.anthropic import BetaAsyncLocalFilesystemMemoryTool, BetaLocalFilesystemMemoryTool
+
+work = Path(sys.argv[1])
+checks = 0
+
+
+def expect_error(cls, fn, *args, contains=""):
+    global checks
+    try:
+        fn(*args)
+    except cls as e:
+        assert contains in str(e), (cls, str(e))
+        assert e.kind == cls.kind or cls is errors.MemcapError, (e.kind, cls.kind)
+        assert str(work) not in str(e), f"a host path reached the message: {e}"
+        checks += 1
+        return e
+    raise AssertionError(f"{fn.__name__}{args} did not raise {cls.__name__}")
+
+
+def check(condition, what):
+    global checks
+    assert condition, what
+    checks += 1
+
+
+with Memory(work / "a") as m:
+    check(m.create("/memories/todo.md", "buy milk\n") == "File created successfully at: /memories/todo.md", "create")
+    check(m.view("/memories/todo.md", (1, 1)).endswith("     1\tbuy milk"), "view range")
+    check(m.str_replace("/memories/todo.md", "milk", "oat milk").startswith("The memory file has been edited."), "str_replace")
+    check(m.insert("/memories/todo.md", 0, "# Todo") == "The file /memories/todo.md has been edited.", "insert")
+    check(m.rename("/memories/todo.md", "/memories/lists/todo.md").startswith("Successfully renamed"), "rename")
+    expect_error(errors.NotFound, m.view, "/memories/nope")
+    expect_error(errors.Escape, m.view, "/memories/../secret")
+    expect_error(errors.InvalidPath, m.view, "/etc/passwd")
+    expect_error(errors.AlreadyExists, m.create, "/memories/lists/todo.md", "x")
+    expect_error(errors.MultipleMatches, m.str_replace, "/memories/lists/todo.md", "o", "0")
+    expect_error(errors.NoMatch, m.str_replace, "/memories/lists/todo.md", "tea", "x")
+    expect_error(errors.InvalidLine, m.insert, "/memories/lists/todo.md", 99, "x")
+    expect_error(errors.Protected, m.delete, "/memories")
+    e = expect_error(errors.MemcapError, m.view, "/memories/nope")
+    check(isinstance(e, errors.NotFound), "the base class catches every case")
+    check(m.memory_write("db", "Database", "Which database", "project", "Postgres 16").startswith("Saved note"), "memory_write")
+    check("Postgres 17" in m.memory_update("db", "16", "17"), "memory_update")
+    check("Postgres 17" in m.memory_read(["database"]), "memory_read")
+    check("/memories/db.md\n  name: Database" in m.memory_view(True), "memory_view")
+    check("[Database](db.md)" in m.prompt(), "prompt has the index")
+    check(m.memory_delete("db").startswith("Successfully deleted"), "memory_delete")
+    expect_error(errors.InvalidNote, m.memory_write, "x", "", "d", "project", "c")
+    names = [t.name for t in m.describe()]
+    check(names[0] == "memory" and "memory_write" in names, names)
+    check(m.describe()[0].input_schema["type"] == "object", "schemas are JSON")
+    check(m.call({"command": "view", "path": "/memories/nope"}) == memcap.ToolResult(
+        "The path /memories/nope does not exist. Please provide a valid path.", True), "call")
+    check(m.call("not json").is_error, "call never raises")
+    check(m.call_json({"command": "view", "path": "/memories/lists/todo.md"})["lines"][:2] == ["# Todo", "buy oat milk"], "call_json")
+    data = m.call_with_data({"command": "delete", "path": "/memories/nope"})
+    check(data.is_error and data.data["error"]["kind"] == "not-found", data)
+
+# Two stores in one process never see each other.
+with Memory(work / "b") as b, Memory(work / "c") as c:
+    b.create("/memories/only-b.md", "b")
+    expect_error(errors.NotFound, c.view, "/memories/only-b.md")
+    check((work / "b/only-b.md").is_file() and not (work / "c/only-b.md").exists(), "isolated roots")
+
+# A memory bound is applied: 1 MiB cannot even instantiate, and says so.
+with Memory(work / "d", limits=Limits(memory_mib=1)) as tiny:
+    e = expect_error(errors.MemcapError, tiny.view, "/memories", contains="1 MiB")
+    check(e.kind == "guest-failure", e.kind)
+
+# The SDK class used directly: typed commands, ToolError that is also the case's class.
+tool = BetaLocalFilesystemMemoryTool(base_path=str(work / "sdk"))
+check((work / "sdk/memories").stat().st_mode & 0o777 == 0o700, "root is 0700")
+check(tool.call({"command": "create", "path": "/memories/a.md", "file_text": "a"}).startswith("File created"), "sdk call")
+check("1\ta" in tool.view(BetaMemoryTool20250818ViewCommand(command="view", path="/memories/a.md")), "typed view")
+try:
+    tool.call({"command": "view", "path": "/memories/missing"})
+    raise AssertionError("no error")
+except ToolError as e:
+    check(isinstance(e, errors.NotFound) and e.content.startswith("The path /memories/missing"), e)
+(work / "sdk/memories/.hidden").write_text("h")
+check(tool.clear_all_memory() == "All memory cleared", "clear")
+# memcap keeps its index (now empty) and its own `.memcap`; nothing else is left.
+left = set(os.listdir(work / "sdk/memories"))
+check(left <= {".memcap", "MEMORY.md"}, left)
+check("- [" not in (work / "sdk/memories/MEMORY.md").read_text(), "the index lists nothing")
+
+
+async def async_tool():
+    tool = BetaAsyncLocalFilesystemMemoryTool(base_path=str(work / "async"))
+    results = await asyncio.gather(*[
+        tool.call({"command": "create", "path": f"/memories/n{i}.md", "file_text": str(i)}) for i in range(8)
+    ])
+    check(all(r.startswith("File created") for r in results), results)
+    check(len([n for n in os.listdir(work / "async/memories") if n.startswith("n")]) == 8, "async writes")
+
+
+asyncio.run(async_tool())
+print(f"python package API: {checks} checks passed")
