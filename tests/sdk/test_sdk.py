@@ -7,7 +7,8 @@ SDK into a new venv / npm project, runs one scripted session
 (session.json) through `tool_runner` / `toolRunner` with a mocked HTTP
 transport, and checks that both send back exactly what `memcap call` gives
 for the same inputs and leave the same files. Then runs each package's API
-checks (api_python.py, api_node.mjs) in the same environments.
+checks (api_python.py, api_node.mjs) in the same environments and
+compiles types_node.ts with `tsc --strict` against the installed packages.
 
     python test_sdk.py --memcap target/release/memcap --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
 """
@@ -27,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 SDK_PY = "anthropic==2.12.0"
 SDK_JS = "@anthropic-ai/sdk@1.12.0"
+TYPES_JS = ["typescript@5.9.3", "@types/node@20.19.43"]
 
 
 def run(argv, **kw) -> subprocess.CompletedProcess:
@@ -69,8 +71,8 @@ def node_env(work: Path, jco: str, wasm: str) -> Path:
     project = work / "node"
     project.mkdir()
     (project / "package.json").write_text('{"name": "sdk-test", "private": true, "type": "module"}')
-    run(["npm", "install", "--silent", "--no-audit", "--no-fund", tarball, SDK_JS], cwd=project)
-    for script in ("node_runner.mjs", "api_node.mjs"):
+    run(["npm", "install", "--silent", "--no-audit", "--no-fund", tarball, SDK_JS, *TYPES_JS], cwd=project)
+    for script in ("node_runner.mjs", "api_node.mjs", "types_node.ts"):
         shutil.copy(HERE / script, project / script)
     return project
 
@@ -118,12 +120,15 @@ def main() -> int:
     if len(escapes) != 2 or not all(r["is_error"] for r in escapes):
         failures.append(f"escape attempts were not refused: {escapes}")
 
-    for argv, cwd in (([python, HERE / "api_python.py", work / "api-python"], None),
-                      (["node", "api_node.mjs", work / "api-node"], project)):
+    tsc = ["node_modules/.bin/tsc", "--noEmit", "--strict", "--module", "nodenext",
+           "--moduleResolution", "nodenext", "--target", "es2022", "types_node.ts"]
+    for label, argv, cwd in (("api_python.py", [python, HERE / "api_python.py", work / "api-python"], None),
+                             ("api_node.mjs", ["node", "api_node.mjs", work / "api-node"], project),
+                             ("types_node.ts", tsc, project)):
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
         print(done.stdout, end="")
         if done.returncode != 0:
-            failures.append(f"{argv[1]} failed:\n{done.stderr}")
+            failures.append(f"{label} failed:\n{done.stdout}{done.stderr}")
 
     turns = sum(len(t) for t in session)
     if failures:
