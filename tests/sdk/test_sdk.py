@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO / "tests/hosts"))
+from compare import tree  # noqa: E402  (the file tree, `.memcap` left out)
 SDK_PY = "anthropic==2.12.0"
 SDK_JS = "@anthropic-ai/sdk@1.12.0"
 TYPES_JS = ["typescript@5.9.3", "@types/node@20.19.43"]
@@ -36,19 +37,6 @@ def run(argv, **kw) -> subprocess.CompletedProcess:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, argv))} failed:\n{done.stdout}\n{done.stderr}")
     return done
-
-
-def tree(root: Path) -> dict:
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel = os.path.relpath(dirpath, root)
-        if rel == ".":
-            dirnames[:] = [d for d in dirnames if d != ".memcap"]
-        for f in filenames:
-            out[os.path.join(rel, f)] = Path(dirpath, f).read_bytes()
-        for d in dirnames:
-            out[os.path.join(rel, d) + "/"] = None
-    return out
 
 
 def python_env(work: Path) -> Path:
