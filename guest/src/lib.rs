@@ -15,7 +15,6 @@ mod tools_world;
 
 use memcap_core::command::Command;
 use memcap_core::error::ToolError;
-use memcap_core::notes::NoteType;
 
 pub use memcap_core::lines::ToolResult;
 
@@ -98,20 +97,3 @@ macro_rules! note_type {
     };
 }
 pub(crate) use note_type;
-
-/// `memory-write`'s command, shared by both worlds.
-fn memory_write(
-    filename: String,
-    name: String,
-    description: String,
-    kind: NoteType,
-    content: String,
-) -> Command {
-    Command::MemoryWrite {
-        filename,
-        name,
-        description,
-        kind,
-        content,
-    }
-}

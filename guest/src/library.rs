@@ -3,7 +3,7 @@
 
 use memcap_core::command::Command;
 
-use crate::{ToolResult, call, call_json, call_with_data, memory_write, note_type, run};
+use crate::{ToolResult, call, call_json, call_with_data, note_type, run};
 use crate::{silence_panics, to_wit_error};
 
 wit_bindgen::generate!({
@@ -76,8 +76,13 @@ impl note_tools::Guest for Component {
         type_: WitNoteType,
         content: String,
     ) -> Result<String, WitError> {
-        let kind = note_type!(WitNoteType, type_);
-        exec(memory_write(filename, name, description, kind, content))
+        exec(Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            kind: note_type!(WitNoteType, type_),
+            content,
+        })
     }
 
     fn memory_update(

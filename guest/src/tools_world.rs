@@ -6,7 +6,7 @@
 
 use memcap_core::command::Command;
 
-use crate::{memory_write, note_type, run, to_wit_error};
+use crate::{note_type, run, to_wit_error};
 
 wit_bindgen::generate!({
     path: "../wit",
@@ -80,8 +80,13 @@ impl Guest for Component {
         type_: WitNoteType,
         content: String,
     ) -> Result<String, WitError> {
-        let kind = note_type!(WitNoteType, type_);
-        exec(memory_write(filename, name, description, kind, content))
+        exec(Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            kind: note_type!(WitNoteType, type_),
+            content,
+        })
     }
 
     fn memory_update(

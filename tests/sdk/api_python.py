@@ -84,6 +84,13 @@ with Memory(work / "d", limits=Limits(memory_mib=1)) as tiny:
     e = expect_error(errors.MemcapError, tiny.view, "/memories", contains="1 MiB")
     check(e.kind == "guest-failure", e.kind)
 
+# A call past its time limit is stopped, says so, and the next call works.
+with Memory(work / "slow", limits=Limits(call_timeout=0.05)) as slow:
+    (work / "slow/big.md").write_text("ab\n" * 999_000)  # its view takes ~0.1 s, twice the limit
+    e = expect_error(errors.MemcapError, slow.view, "/memories/big.md", contains="0.05 s")
+    check(e.kind == "timed-out", e.kind)
+    check(slow.view("/memories").startswith("Here're the files"), "a fresh instance answers")
+
 # The SDK class used directly: typed commands, ToolError that is also the case's class.
 tool = BetaLocalFilesystemMemoryTool(base_path=str(work / "sdk"))
 check((work / "sdk/memories").stat().st_mode & 0o777 == 0o700, "root is 0700")

@@ -15,6 +15,7 @@ import os
 import shutil
 import stat
 import threading
+import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -44,10 +45,16 @@ class Limits:
     max_store_bytes: int = 1 << 30
 
 
+# How often the engine's epoch moves on: a call's deadline is counted in ticks.
+EPOCH_TICK = 0.05
+
+
 class _Runtime:
     """The engine and the compiled component, shared by every store in the
     process. wasmtime's compilation cache keeps the compiled code on disk, so
-    only the first process on a machine pays for compiling it."""
+    only the first process on a machine pays for compiling it. One daemon
+    thread moves the engine's epoch on, which is what stops a call that runs
+    past its deadline."""
 
     _lock = threading.Lock()
     _shared: Optional["_Runtime"] = None
@@ -64,6 +71,13 @@ class _Runtime:
         self.component = Component(self.engine, wasm)
         self.linker = Linker(self.engine)
         self.linker.add_wasip2()
+        ticker = threading.Thread(target=self._tick, name="memcap-epoch", daemon=True)
+        ticker.start()
+
+    def _tick(self) -> None:
+        while True:
+            time.sleep(EPOCH_TICK)
+            self.engine.increment_epoch()
 
     @classmethod
     def get(cls) -> "_Runtime":
@@ -149,7 +163,7 @@ class Host:
         # Epoch interruption is on: without a deadline the first tick stops it.
         store.set_epoch_deadline(1 << 62)
         instance = runtime.linker.instantiate(store, runtime.component)
-        return store, instance
+        return store, instance, {}
 
     def run(self, interface: str, name: str, args: tuple, writes: bool = True) -> Any:
         """Runs one export. A stopped or failed call raises `Stopped` with
@@ -160,13 +174,13 @@ class Host:
                     self._warm = self._instantiate()
                 except (Trap, WasmtimeError) as trap:
                     raise Stopped.from_trap(trap, self.limits, False) from None
-            store, instance = self._warm
-            iface = instance.get_export_index(store, f"memcap:memory/{interface}{API}")
-            func = instance.get_func(store, instance.get_export_index(store, name, iface))
-            store.set_epoch_deadline(1)
-            timer = threading.Timer(self.limits.call_timeout, self._runtime.engine.increment_epoch)
-            timer.daemon = True
-            timer.start()
+            store, instance, funcs = self._warm
+            func = funcs.get((interface, name))
+            if func is None:
+                iface = instance.get_export_index(store, f"memcap:memory/{interface}{API}")
+                func = instance.get_func(store, instance.get_export_index(store, name, iface))
+                funcs[(interface, name)] = func
+            store.set_epoch_deadline(max(1, round(self.limits.call_timeout / EPOCH_TICK)))
             try:
                 return func(store, *args)
             except (Trap, WasmtimeError) as trap:
@@ -174,8 +188,6 @@ class Host:
                 self._warm = None
                 self._remove_leftovers()
                 raise Stopped.from_trap(trap, self.limits, writes) from None
-            finally:
-                timer.cancel()
 
     def close(self) -> None:
         self._warm = None
@@ -195,7 +207,14 @@ class Stopped(Exception):
     @classmethod
     def from_trap(cls, trap: Exception, limits: Limits, writes: bool) -> "Stopped":
         after = AFTER_WRITE if writes else ""
-        if isinstance(trap, Trap) and trap.trap_code == TrapCode.INTERRUPT:
+        # A component call raises the trap as a WasmtimeError with wasmtime's
+        # own words for it; a core trap carries its code.
+        interrupted = (
+            trap.trap_code == TrapCode.INTERRUPT
+            if isinstance(trap, Trap)
+            else "wasm trap: interrupt" in str(trap)
+        )
+        if interrupted:
             return cls(
                 "timed-out",
                 f"The memory command was stopped after {limits.call_timeout:g} s, "
