@@ -24,6 +24,7 @@ pub mod notes;
 pub mod output;
 pub mod quota;
 pub mod render;
+pub mod search;
 pub mod storage;
 pub mod text;
 pub mod tools;

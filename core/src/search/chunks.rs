@@ -1,0 +1,98 @@
+//! A note's text as search chunks that follow its markdown: a heading
+//! starts a new chunk, and a section longer than [`MAX_LINES`] is cut into
+//! windows of that many lines that overlap by half, so a passage near a cut
+//! lies whole in one of them. The frontmatter is left out (its name and
+//! description are indexed with the note, not as a passage).
+
+/// The most lines one chunk holds.
+pub const MAX_LINES: usize = 20;
+
+/// Lines shared by two windows of one long section.
+const OVERLAP: usize = MAX_LINES / 2;
+
+/// A passage of a note: lines `first..=last` (1-based) and their text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    pub first: u32,
+    pub last: u32,
+    pub text: String,
+}
+
+/// The chunks of `text`, in order. Blank-only passages make none.
+pub fn chunks(text: &str) -> Vec<Chunk> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let body = frontmatter_end(&lines);
+    let mut out = Vec::new();
+    let mut start = body;
+    for i in body..=lines.len() {
+        let heading = i < lines.len() && i > start && lines[i].starts_with('#');
+        if i == lines.len() || heading {
+            windows(&lines, start, i, &mut out);
+            start = i;
+        }
+    }
+    out
+}
+
+/// The first line after a leading `---` … `---` block (0 when there is none).
+fn frontmatter_end(lines: &[&str]) -> usize {
+    if lines.first().map(|l| l.trim_end()) != Some("---") {
+        return 0;
+    }
+    lines
+        .iter()
+        .skip(1)
+        .position(|l| l.trim_end() == "---")
+        .map_or(0, |i| i + 2)
+}
+
+/// Lines `start..end` as windows of at most [`MAX_LINES`].
+fn windows(lines: &[&str], start: usize, end: usize, out: &mut Vec<Chunk>) {
+    let mut first = start;
+    while first < end {
+        let last = (first + MAX_LINES).min(end);
+        let text = lines[first..last].join("\n");
+        if !text.trim().is_empty() {
+            out.push(Chunk {
+                first: first as u32 + 1,
+                last: last as u32,
+                text,
+            });
+        }
+        if last == end {
+            break;
+        }
+        first += MAX_LINES - OVERLAP;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranges(text: &str) -> Vec<(u32, u32)> {
+        chunks(text).iter().map(|c| (c.first, c.last)).collect()
+    }
+
+    #[test]
+    fn headings_start_chunks_and_frontmatter_is_left_out() {
+        let text = "---\nname: n\n---\n\n# A\none\n## B\ntwo\nthree";
+        assert_eq!(ranges(text), [(5, 6), (7, 9)]);
+        assert_eq!(chunks(text)[1].text, "## B\ntwo\nthree");
+    }
+
+    #[test]
+    fn long_sections_become_overlapping_windows() {
+        let text: Vec<String> = (1..=45).map(|i| format!("- line {i}")).collect();
+        assert_eq!(
+            ranges(&text.join("\n")),
+            [(1, 20), (11, 30), (21, 40), (31, 45)]
+        );
+    }
+
+    #[test]
+    fn blank_text_has_no_chunks() {
+        assert!(chunks("\n\n   \n").is_empty());
+        assert!(chunks("---\nname: x\n---\n").is_empty());
+    }
+}

@@ -1,0 +1,9 @@
+//! Full-text search over the notes: terms (`terms.rs`), chunks that follow
+//! the markdown (`chunks.rs`) and BM25 scores in 0–1 (`score.rs`).
+//!
+//! Nothing here touches storage: the search index (a derived index) feeds
+//! these the notes' text and keeps what they return.
+
+pub mod chunks;
+pub mod score;
+pub mod terms;

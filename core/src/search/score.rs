@@ -1,0 +1,55 @@
+//! BM25 (k1 1.2, b 0.75) with its score scaled to 0–1 by a fixed formula,
+//! so a threshold means the same on any store:
+//!
+//! `score = min(1, Σ idf(t)·w(t) / Σ idf(t))` over the query's terms, where
+//! `w(t) = tf·(k1+1) / (tf + k1·(1 − b + b·len/avg_len))` is 1 for a term
+//! found once in a chunk of average length (more with repeats, less in a
+//! long chunk, 0 when absent) and `idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5))`.
+//! So a chunk holding every query term once scores about 1, one holding the
+//! terms that carry a third of the query's weight about 0.33. The order is
+//! plain BM25's: the denominator is the same for every chunk of a query.
+
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+
+/// The inverse document frequency of a term found in `df` of `n` chunks.
+pub fn idf(n: u32, df: u32) -> f32 {
+    let (n, df) = (n as f32, df as f32);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// A term's weight in a chunk: `tf` occurrences, `len` terms long.
+pub fn weight(tf: u32, len: u32, avg_len: f32) -> f32 {
+    let tf = tf as f32;
+    tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f32 / avg_len.max(1.0)))
+}
+
+/// The 0–1 score from the sum of `idf·weight` and the query's `Σ idf`.
+pub fn scaled(sum: f32, query_idf: f32) -> f32 {
+    if query_idf <= 0.0 {
+        0.0
+    } else {
+        (sum / query_idf).min(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_occurrence_at_average_length_weighs_one() {
+        assert!((weight(1, 50, 50.0) - 1.0).abs() < 1e-6);
+        assert!(weight(3, 50, 50.0) > 1.0);
+        assert!(weight(1, 200, 50.0) < 1.0);
+    }
+
+    #[test]
+    fn rare_terms_weigh_more_and_scores_stay_in_range() {
+        assert!(idf(1000, 1) > idf(1000, 500));
+        assert!(idf(1000, 1000) > 0.0);
+        assert_eq!(scaled(5.0, 2.0), 1.0);
+        assert_eq!(scaled(1.0, 0.0), 0.0);
+        assert!((scaled(1.0, 3.0) - 0.333).abs() < 0.001);
+    }
+}

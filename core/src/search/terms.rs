@@ -1,0 +1,145 @@
+//! Text to search terms: Unicode words (UAX #29), case folded, accents
+//! removed, English stop words dropped and the rest stemmed (Snowball);
+//! runs of CJK characters, which have no spaces between words, become
+//! overlapping character pairs.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Words that carry no topic in a note or a question. Dropped on both
+/// sides, so a query made only of them finds nothing (and says so).
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "an", "and", "any", "are", "as", "at", "be", "but", "by", "could", "did", "do",
+    "does", "for", "from", "has", "have", "he", "her", "him", "his", "how", "i", "in", "is", "it",
+    "its", "kind", "likely", "me", "my", "of", "on", "or", "our", "s", "she", "should", "some",
+    "t", "that", "the", "their", "them", "they", "this", "to", "type", "us", "was", "we", "were",
+    "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+/// Turns text into terms, reusing one stemmer.
+pub struct Analyzer {
+    stemmer: Stemmer,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Self {
+            stemmer: Stemmer::create(Algorithm::English),
+        }
+    }
+}
+
+impl Analyzer {
+    /// Appends the terms of `text` to `out`, in order, repeats kept.
+    pub fn terms(&self, text: &str, out: &mut Vec<String>) {
+        // UAX #29 makes each CJK character a word: adjacent ones are joined
+        // back into the run they were written as.
+        let mut run = String::new();
+        let mut run_end = 0;
+        for (at, word) in text.unicode_word_indices() {
+            let folded: String = word
+                .nfkd()
+                .filter(|c| !is_combining_mark(*c))
+                // Recomposed: NFKD splits Hangul syllables into jamo.
+                .nfc()
+                .flat_map(char::to_lowercase)
+                .collect();
+            if folded.chars().any(is_cjk) {
+                if at != run_end {
+                    cjk_pairs(&run, out);
+                    run.clear();
+                }
+                run.push_str(&folded);
+                run_end = at + word.len();
+                continue;
+            }
+            cjk_pairs(&run, out);
+            run.clear();
+            if !STOP_WORDS.contains(&folded.as_str()) {
+                out.push(self.stemmer.stem(&folded).into_owned());
+            }
+        }
+        cjk_pairs(&run, out);
+    }
+
+    /// The distinct terms of a query, in order.
+    pub fn query(&self, text: &str) -> Vec<String> {
+        let mut all = Vec::new();
+        self.terms(text, &mut all);
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|t| seen.insert(t.clone()));
+        all
+    }
+}
+
+/// Han, kana and Hangul: scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0x20000..=0x2FFFF) // CJK extensions B and later
+}
+
+/// A word holding CJK characters: each CJK run as overlapping pairs (a lone
+/// character as itself), any other run as one term.
+fn cjk_pairs(word: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = word.chars().collect();
+    let mut start = 0;
+    while start < chars.len() {
+        let cjk = is_cjk(chars[start]);
+        let end = (start..chars.len())
+            .find(|&i| is_cjk(chars[i]) != cjk)
+            .unwrap_or(chars.len());
+        let run = &chars[start..end];
+        if !cjk || run.len() == 1 {
+            out.push(run.iter().collect());
+        } else {
+            out.extend(run.windows(2).map(|pair| pair.iter().collect::<String>()));
+        }
+        start = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        Analyzer::default().terms(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn words_are_folded_stemmed_and_stop_words_dropped() {
+        assert_eq!(terms("The Painters were PAINTING"), ["painter", "paint"]);
+        assert_eq!(terms("Café résumé naïve"), ["cafe", "resum", "naiv"]);
+        assert_eq!(
+            terms("Caroline's LGBTQ group, 2023-05-07"),
+            ["carolin", "lgbtq", "group", "2023", "05", "07"]
+        );
+    }
+
+    #[test]
+    fn cjk_runs_become_pairs() {
+        assert_eq!(
+            terms("東京都に住む"),
+            ["東京", "京都", "都に", "に住", "住む"]
+        );
+        assert_eq!(terms("猫"), ["猫"]);
+        assert_eq!(terms("한국어 검색"), ["한국", "국어", "검색"]);
+    }
+
+    #[test]
+    fn a_query_keeps_each_term_once() {
+        assert_eq!(
+            Analyzer::default().query("paint painting PAINTED"),
+            ["paint"]
+        );
+    }
+}
