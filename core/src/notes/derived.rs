@@ -56,10 +56,9 @@ pub trait DerivedIndex {
 /// Makes the derived indexes an instance keeps.
 pub type Registry = fn() -> Vec<Box<dyn DerivedIndex>>;
 
-/// The derived indexes memcap keeps. None yet: search (BM25 over chunks)
-/// and the relations graph are the next.
+/// The derived indexes memcap keeps: full-text search (BM25 over chunks).
 pub fn registry() -> Vec<Box<dyn DerivedIndex>> {
-    Vec::new()
+    vec![Box::new(crate::search::index::SearchIndex::default())]
 }
 
 /// Brings `index` in line with `notes` (every note, as the catalog has

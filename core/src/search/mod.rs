@@ -5,5 +5,6 @@
 //! these the notes' text and keeps what they return.
 
 pub mod chunks;
+pub mod index;
 pub mod score;
 pub mod terms;
