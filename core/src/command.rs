@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 
 use crate::error::{Result, ToolError};
 use crate::notes::NoteType;
-use crate::tools;
+use crate::tools::{self, MAX_RESULTS_DEFAULT, MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, Source};
 
 /// The commands `call` takes, with their fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     View {
         path: String,
@@ -61,6 +61,12 @@ pub enum Command {
     },
     MemoryDelete {
         filename: String,
+    },
+    MemorySearch {
+        query: String,
+        max_results: u32,
+        min_score: f32,
+        source: Source,
     },
     Prompt,
     /// From the host: other programs changed these paths.
@@ -151,6 +157,12 @@ pub fn parse(input: &str) -> Result<Command> {
         },
         "memory_delete" => Command::MemoryDelete {
             filename: text("filename")?,
+        },
+        "memory_search" => Command::MemorySearch {
+            query: args.aliased_string(command, "query", &["q"])?,
+            max_results: args.max_results(command)?,
+            min_score: args.min_score(command)?,
+            source: args.source(command)?,
         },
         "prompt" => Command::Prompt,
         "changed" => Command::Changed {
@@ -308,6 +320,86 @@ impl Args<'_> {
                 NoteType::writable_list()
             ))
         })
+    }
+
+    /// The first of `name` and its `aliases` that is present (not null).
+    fn first_of<'a>(&'a self, name: &'a str, aliases: &[&'a str]) -> (&'a str, Option<&'a Value>) {
+        std::iter::once(name)
+            .chain(aliases.iter().copied())
+            .find_map(|n| self.0.get(n).filter(|v| !v.is_null()).map(|v| (n, Some(v))))
+            .unwrap_or((name, None))
+    }
+
+    /// A required string sent under its name or one of the names models
+    /// reach for (`q` for `query`).
+    fn aliased_string(&self, command: &str, name: &str, aliases: &[&str]) -> Result<String> {
+        match self.first_of(name, aliases) {
+            (_, Some(Value::String(s))) if !s.trim().is_empty() => Ok(s.clone()),
+            (_, Some(Value::String(_))) => Err(invalid(format!(
+                "Parameter \"{name}\" for command {command} is empty: send what to look for, \
+                 in words, for example \"which database we chose\"."
+            ))),
+            (_, None) => Err(invalid(format!(
+                "Missing required parameter \"{name}\" for command {command}: send it as a string."
+            ))),
+            (used, Some(other)) => Err(invalid(format!(
+                "Parameter \"{used}\" for command {command} must be a string, got {}.",
+                type_name(other)
+            ))),
+        }
+    }
+
+    /// `maxResults` (or `max_results`, `limit`): a whole number from 1 to
+    /// [`MAX_RESULTS_LIMIT`]; missing is [`MAX_RESULTS_DEFAULT`].
+    fn max_results(&self, command: &str) -> Result<u32> {
+        match self.first_of("maxResults", &["max_results", "limit"]) {
+            (_, None) => Ok(MAX_RESULTS_DEFAULT),
+            (used, Some(value)) => value
+                .as_u64()
+                .filter(|n| (1..=u64::from(MAX_RESULTS_LIMIT)).contains(n))
+                .map(|n| n as u32)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "Parameter \"{used}\" for command {command} must be a whole number from 1 \
+                         to {MAX_RESULTS_LIMIT}, got {value}."
+                    ))
+                }),
+        }
+    }
+
+    /// `minScore` (or `min_score`, `threshold`): a number from 0 to 1;
+    /// missing is [`MIN_SCORE_DEFAULT`].
+    fn min_score(&self, command: &str) -> Result<f32> {
+        match self.first_of("minScore", &["min_score", "threshold"]) {
+            (_, None) => Ok(MIN_SCORE_DEFAULT),
+            (used, Some(value)) => value
+                .as_f64()
+                .filter(|n| (0.0..=1.0).contains(n))
+                .map(|n| n as f32)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "Parameter \"{used}\" for command {command} must be a number from 0.0 \
+                         to 1.0 (the least score a result needs), got {value}."
+                    ))
+                }),
+        }
+    }
+
+    /// `source`: `all` (missing), `memory`, `chat` or `custom`.
+    fn source(&self, command: &str) -> Result<Source> {
+        match self.0.get("source") {
+            None | Some(Value::Null) => Ok(Source::All),
+            Some(Value::String(s)) => Source::parse(s).ok_or_else(|| {
+                invalid(format!(
+                    "Invalid source {s:?} for command {command}: use one of all, memory, chat, custom."
+                ))
+            }),
+            Some(other) => Err(invalid(format!(
+                "Parameter \"source\" for command {command} must be one of all, memory, chat, \
+                 custom, got {}.",
+                type_name(other)
+            ))),
+        }
     }
 
     /// `view_range` is used only when it holds exactly two items, as in the SDK;

@@ -57,6 +57,12 @@ pub fn execute(io: &Io, command: Command) -> Result<Output> {
         Command::Rename { old_path, new_path } => rename::rename(io, &old_path, &new_path),
         Command::MemoryRead { topics, page } => memory_read::memory_read(io, &topics, page),
         Command::MemoryView { all, page } => memory_view::memory_view(io, all, page),
+        Command::MemorySearch {
+            query,
+            max_results,
+            min_score,
+            source,
+        } => memory_search::memory_search(io, &query, max_results, min_score, source),
         Command::MemoryWrite {
             filename,
             name,

@@ -94,6 +94,8 @@ pub enum Output {
         /// Topics no note matches.
         unknown: Vec<String>,
     },
+    /// `memory_search`: the best passages for a query.
+    Search(SearchAnswer),
     /// `prompt`: the memory protocol and the index, for a system prompt.
     Prompt { text: String },
     /// `changed`: how many of the reported paths were taken in.
@@ -234,4 +236,41 @@ impl Page {
     pub fn first(&self) -> usize {
         (self.number - 1).saturating_mul(self.per_page)
     }
+}
+
+/// `memory_search`'s answer, in the shape agents know from other memory
+/// tools (camelCase keys).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchAnswer {
+    pub query: String,
+    pub results: Vec<SearchResult>,
+    /// Results at or above `minScore`, before `maxResults` cut them.
+    pub total_found: usize,
+    /// `bm25`, or `hybrid` when vectors took part.
+    pub method: &'static str,
+    /// Why the search was less than it could be (vectors off, a source
+    /// missing), when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
+    pub stats: SearchStats,
+}
+
+/// One passage `memory_search` found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchResult {
+    pub path: String,
+    /// `first-last`, as `memory_get` takes them.
+    pub lines: String,
+    pub text: String,
+    pub score: f32,
+    pub source: crate::tools::Source,
+}
+
+/// The size of what was searched.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchStats {
+    pub total_files: usize,
+    pub total_chunks: u32,
 }

@@ -28,6 +28,46 @@ pub enum FieldKind {
     Range,
     /// One of the four writable note types, as a string.
     NoteType,
+    /// `maxResults`: 1 to [`MAX_RESULTS_LIMIT`].
+    MaxResults,
+    /// A score threshold, 0 to 1.
+    Score,
+    /// Which sources a search looks in.
+    Source,
+}
+
+/// Results `memory_search` gives when `maxResults` is not sent, and the most it gives.
+pub const MAX_RESULTS_DEFAULT: u32 = 6;
+pub const MAX_RESULTS_LIMIT: u32 = 20;
+/// The least score a result needs when `minScore` is not sent.
+pub const MIN_SCORE_DEFAULT: f32 = 0.35;
+
+/// Where `memory_search` looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Every source.
+    All,
+    /// The notes and files under `/memories`.
+    Memory,
+    /// Conversation history the host recorded.
+    Chat,
+    /// Extra directories the host granted read-only.
+    Custom,
+}
+
+impl Source {
+    pub const NAMES: [&'static str; 4] = ["all", "memory", "chat", "custom"];
+
+    pub fn parse(name: &str) -> Option<Source> {
+        match name {
+            "all" => Some(Source::All),
+            "memory" => Some(Source::Memory),
+            "chat" => Some(Source::Chat),
+            "custom" => Some(Source::Custom),
+            _ => None,
+        }
+    }
 }
 
 /// One field of a command's input.
@@ -168,6 +208,17 @@ pub const COMMANDS: &[CommandSpec] = &[
         offered: Offered::OwnTool,
     },
     CommandSpec {
+        name: "memory_search",
+        fields: &[
+            text("query"),
+            optional("maxResults", FieldKind::MaxResults),
+            optional("minScore", FieldKind::Score),
+            optional("source", FieldKind::Source),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
         name: "prompt",
         fields: &[],
         writes: false,
@@ -276,6 +327,14 @@ fn schema(kind: FieldKind) -> Value {
         FieldKind::Range => json!({
             "type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2
         }),
+        FieldKind::MaxResults => json!({
+            "type": "integer", "minimum": 1, "maximum": MAX_RESULTS_LIMIT,
+            "default": MAX_RESULTS_DEFAULT
+        }),
+        FieldKind::Score => json!({
+            "type": "number", "minimum": 0.0, "maximum": 1.0, "default": MIN_SCORE_DEFAULT
+        }),
+        FieldKind::Source => json!({"type": "string", "enum": Source::NAMES, "default": "all"}),
         FieldKind::NoteType => {
             let names: Vec<&str> = NoteType::WRITABLE.iter().map(|t| t.as_str()).collect();
             json!({"type": "string", "enum": names})
@@ -312,6 +371,9 @@ mod tests {
             FieldKind::Page => json!(1),
             FieldKind::Range => json!([1, 2]),
             FieldKind::NoteType => json!("user"),
+            FieldKind::MaxResults => json!(5),
+            FieldKind::Score => json!(0.2),
+            FieldKind::Source => json!("memory"),
         }
     }
 
@@ -343,7 +405,7 @@ mod tests {
                 }
             }
         }
-        let unknown = parse(r#"{"command": "memory_search"}"#).unwrap_err();
+        let unknown = parse(r#"{"command": "memory_forget"}"#).unwrap_err();
         for spec in COMMANDS {
             assert!(unknown.to_string().contains(spec.name), "{unknown}");
         }
@@ -361,7 +423,8 @@ mod tests {
                 "memory_view",
                 "memory_write",
                 "memory_update",
-                "memory_delete"
+                "memory_delete",
+                "memory_search"
             ]
         );
         for tool in &tools {

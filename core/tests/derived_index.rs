@@ -72,6 +72,9 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
     fn clear(&mut self) {
         self.0 = Words::default();
     }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 fn v1() -> Vec<Box<dyn DerivedIndex>> {
@@ -221,6 +224,9 @@ fn a_damaged_part_costs_a_rebuild_never_a_wrong_answer() {
             }
             fn clear(&mut self) {
                 self.0.clear()
+            }
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
             }
         }
         vec![Box::new(Garbled(WordIndex(Words::default())))]

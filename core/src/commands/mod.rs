@@ -8,6 +8,7 @@ pub mod delete;
 pub mod insert;
 pub mod memory_delete;
 pub mod memory_read;
+pub mod memory_search;
 pub mod memory_update;
 pub mod memory_view;
 pub mod memory_write;

@@ -51,6 +51,9 @@ pub trait DerivedIndex {
 
     /// Forgets everything (before a rebuild).
     fn clear(&mut self);
+
+    /// Itself, for the command that queries it (`downcast_ref`).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// Makes the derived indexes an instance keeps.

@@ -86,6 +86,10 @@ pub fn render(output: &Output) -> String {
             "Successfully deleted {path}; the index no longer lists it.{}",
             upkeep(index)
         ),
+        // Agents read search results as JSON, as from other memory tools.
+        Output::Search(answer) => {
+            serde_json::to_string_pretty(answer).expect("answers always serialise")
+        }
         Output::Index { text } if text.is_empty() => EMPTY.to_owned(),
         Output::Index { text } | Output::Prompt { text } => text.clone(),
         Output::NoteList { total, notes, page } => note_list(*total, notes, page),

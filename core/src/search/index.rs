@@ -142,15 +142,15 @@ impl SearchIndex {
             .filter_map(|t| self.ids.get(t).copied())
             .map(|id| (id, score::idf(n, self.state.df[id as usize])))
             .collect();
-        // Terms the store never saw still count in the query's weight.
-        let unseen = query_terms.len() - terms.len();
-        let query_idf: f32 = terms.iter().map(|(_, idf)| idf).sum::<f32>()
-            + unseen as f32 * score::idf(n, 0);
+        // Terms found nowhere in the store tell no passage from another:
+        // they are left out of the query's weight.
+        let query_idf: f32 = terms.iter().map(|(_, idf)| idf).sum();
         let mut sums: HashMap<u32, f32> = HashMap::new();
         for &(term, idf) in &terms {
             for &(chunk, count) in &self.state.postings[term as usize] {
                 if let Some(entry) = &self.state.chunks[chunk as usize] {
-                    *sums.entry(chunk).or_default() += idf * score::weight(count, entry.len, avg_len);
+                    *sums.entry(chunk).or_default() +=
+                        idf * score::weight(count, entry.len, avg_len);
                 }
             }
         }
@@ -163,7 +163,9 @@ impl SearchIndex {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut hits: Vec<Hit> = Vec::new();
         for (s, chunk) in ranked {
-            let entry = self.state.chunks[chunk as usize].as_ref().expect("scored chunks are live");
+            let entry = self.state.chunks[chunk as usize]
+                .as_ref()
+                .expect("scored chunks are live");
             let overlaps = hits
                 .iter()
                 .any(|h| h.path == entry.note && h.first <= entry.last && entry.first <= h.last);
@@ -274,6 +276,10 @@ impl DerivedIndex for SearchIndex {
         self.state = State::default();
         self.ids.clear();
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]
@@ -299,7 +305,10 @@ mod tests {
     #[test]
     fn the_note_holding_the_terms_ranks_first_with_its_lines() {
         let index = index(&[
-            ("api.md", "# API\nWe decided to use JWT with a 15-minute expiry.\nRefresh tokens rotate."),
+            (
+                "api.md",
+                "# API\nWe decided to use JWT with a 15-minute expiry.\nRefresh tokens rotate.",
+            ),
             ("food.md", "# Food\nThe team likes pizza on Fridays."),
             ("db.md", "# Database\nPostgres 17, one primary."),
         ]);
@@ -325,14 +334,21 @@ mod tests {
     fn compaction_keeps_every_live_answer() {
         let mut index = SearchIndex::default();
         for i in 0..200 {
-            index.put(&format!("n{i}.md"), stamp(i), &format!("topic{i} shared words"));
+            index.put(
+                &format!("n{i}.md"),
+                stamp(i),
+                &format!("topic{i} shared words"),
+            );
         }
         for i in 0..150 {
             index.remove(&format!("n{i}.md"));
         }
         assert!(index.state.chunks.len() < 200, "compacted");
         for i in 150..200 {
-            assert_eq!(index.search(&format!("topic{i}"), 1, 0.0)[0].path, format!("n{i}.md"));
+            assert_eq!(
+                index.search(&format!("topic{i}"), 1, 0.0)[0].path,
+                format!("n{i}.md")
+            );
         }
         assert_eq!(index.search("shared", 100, 0.0).len(), 50);
     }

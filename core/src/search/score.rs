@@ -1,7 +1,9 @@
 //! BM25 (k1 1.2, b 0.75) with its score scaled to 0–1 by a fixed formula,
 //! so a threshold means the same on any store:
 //!
-//! `score = min(1, Σ idf(t)·w(t) / Σ idf(t))` over the query's terms, where
+//! `score = min(1, Σ idf(t)·w(t) / Σ idf(t))` over the query's terms that
+//! occur somewhere in the store (a term found nowhere tells no passage from
+//! another), where
 //! `w(t) = tf·(k1+1) / (tf + k1·(1 − b + b·len/avg_len))` is 1 for a term
 //! found once in a chunk of average length (more with repeats, less in a
 //! long chunk, 0 when absent) and `idf(t) = ln(1 + (N − df + 0.5)/(df + 0.5))`.

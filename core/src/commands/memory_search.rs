@@ -1,0 +1,86 @@
+//! `memory_search`: the passages of the notes that best answer a query,
+//! ranked by the search index (BM25 scaled to 0–1), each read back from its
+//! file before it is given, so no result names lines that no longer hold it.
+
+use crate::error::Result;
+use crate::files::MAX_FILE_BYTES;
+use crate::io::Io;
+use crate::notes::maintain;
+use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
+use crate::search::index::{Hit, SearchIndex};
+use crate::tools::{MAX_RESULTS_LIMIT, Source};
+
+/// The most characters of a passage a result shows; `memory_get` reads on.
+pub const RESULT_CHARS: usize = 1_200;
+
+/// Why the answer is less than it could be, while memcap has no embedder.
+const NO_VECTORS: &str = "Keyword search only (BM25): no embedding model is configured, so \
+                          passages that say the same thing in other words may be missed.";
+
+pub fn memory_search(
+    io: &Io,
+    query: &str,
+    max_results: u32,
+    min_score: f32,
+    source: Source,
+) -> Result<Output> {
+    maintain::fresh(io, |catalog, _| {
+        let index = catalog
+            .derived("search")
+            .and_then(|d| d.as_any().downcast_ref::<SearchIndex>())
+            .expect("the search index is registered");
+        let (total_files, total_chunks) = index.counts();
+        let hits = match source {
+            Source::All | Source::Memory => {
+                index.search(query, MAX_RESULTS_LIMIT as usize * 2, min_score)
+            }
+            Source::Chat | Source::Custom => Vec::new(),
+        };
+        let mut results = Vec::new();
+        for hit in &hits {
+            if let Some(text) = passage(io, hit) {
+                results.push(SearchResult {
+                    path: format!("/memories/{}", hit.path),
+                    lines: format!("{}-{}", hit.first, hit.last),
+                    text,
+                    score: (hit.score * 1000.0).round() / 1000.0,
+                    source: Source::Memory,
+                });
+            }
+        }
+        let total_found = results.len();
+        results.truncate(max_results as usize);
+        Ok(Output::Search(SearchAnswer {
+            query: query.to_owned(),
+            results,
+            total_found,
+            method: "bm25",
+            degraded: Some(NO_VECTORS.to_owned()),
+            stats: SearchStats {
+                total_files,
+                total_chunks,
+            },
+        }))
+    })
+}
+
+/// The hit's lines as the file holds them now, or `None` when the file no
+/// longer has them (it shrank or went since it was indexed).
+fn passage(io: &Io, hit: &Hit) -> Option<String> {
+    let file = io.fs.open(&hit.path, false).ok()?;
+    let (bytes, _) = file.read_at(0, MAX_FILE_BYTES).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text
+        .split('\n')
+        .skip(hit.first as usize - 1)
+        .take((hit.last - hit.first + 1) as usize)
+        .collect();
+    if lines.len() < (hit.last - hit.first + 1) as usize {
+        return None;
+    }
+    let joined = lines.join("\n");
+    Some(match joined.char_indices().nth(RESULT_CHARS) {
+        Some((cut, _)) => format!("{}…", &joined[..cut]),
+        None => joined,
+    })
+}

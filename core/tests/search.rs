@@ -1,0 +1,183 @@
+//! `memory_search` natively, on the in-memory storage: ranking, bounds and
+//! aliases, and answers that follow every change. (The real `.wasm`
+//! through real hosts is `host/tests/`.)
+
+use std::cell::RefCell;
+
+use memcap_core::lines::ToolResult;
+use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
+use memcap_core::{Indexes, Io};
+use serde_json::{Value, json};
+
+struct Store {
+    fs: MemoryStorage,
+    env: FixedEnvironment,
+    indexes: RefCell<Indexes>,
+}
+
+impl Store {
+    fn new() -> Self {
+        Self {
+            fs: MemoryStorage::new(),
+            env: FixedEnvironment::at(1_795_392_000),
+            indexes: RefCell::default(),
+        }
+    }
+
+    fn call(&self, input: Value) -> ToolResult {
+        let io = Io::new(&self.fs, &self.env, &self.indexes);
+        memcap_core::call(&io, &input.to_string())
+    }
+
+    fn create(&self, path: &str, text: &str) {
+        let done = self.call(json!({"command": "create", "path": path, "file_text": text}));
+        assert!(!done.is_error, "{}", done.content);
+    }
+
+    fn search(&self, input: Value) -> Value {
+        let mut input = input;
+        input["command"] = json!("memory_search");
+        let done = self.call(input.clone());
+        assert!(!done.is_error, "{input}: {}", done.content);
+        serde_json::from_str(&done.content).expect("the answer is JSON")
+    }
+
+    fn paths(&self, query: &str) -> Vec<String> {
+        self.search(json!({"query": query, "minScore": 0.0}))["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["path"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+fn sample() -> Store {
+    let store = Store::new();
+    store.create(
+        "/memories/architecture.md",
+        "# Architecture\n\n## Auth\nDecided to use JWT with 15-minute expiry.\nRefresh tokens rotate daily.\n\n## Storage\nPostgres 17 with one replica.\n",
+    );
+    store.create(
+        "/memories/people/ana.md",
+        "# Ana\nAna leads the payments team. Prefers tea.\n",
+    );
+    store.create(
+        "/memories/trips.md",
+        "# Trips\n- Lisbon in May\n- Kyoto in autumn: 東京から京都へ\n",
+    );
+    store
+}
+
+#[test]
+fn the_answer_has_the_agreed_shape() {
+    let store = sample();
+    let answer = store.search(json!({"query": "API authentication decisions JWT"}));
+    assert_eq!(answer["query"], "API authentication decisions JWT");
+    assert_eq!(answer["method"], "bm25");
+    assert!(
+        answer["degraded"]
+            .as_str()
+            .unwrap()
+            .contains("Keyword search only")
+    );
+    assert_eq!(answer["stats"]["totalFiles"], 3);
+    let top = &answer["results"][0];
+    assert_eq!(top["path"], "/memories/architecture.md");
+    assert_eq!(top["lines"], "3-6");
+    assert!(
+        top["text"]
+            .as_str()
+            .unwrap()
+            .contains("JWT with 15-minute expiry")
+    );
+    assert_eq!(top["source"], "memory");
+    let score = top["score"].as_f64().unwrap();
+    assert!((0.35..=1.0).contains(&score), "{score}");
+    assert_eq!(
+        answer["totalFound"],
+        answer["results"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn stems_case_accents_and_cjk_match() {
+    let store = sample();
+    assert_eq!(
+        store.paths("ROTATING refresh token")[0],
+        "/memories/architecture.md"
+    );
+    assert_eq!(store.paths("payment")[0], "/memories/people/ana.md");
+    assert_eq!(store.paths("lisbôn")[0], "/memories/trips.md");
+    assert_eq!(store.paths("京都")[0], "/memories/trips.md");
+    assert!(store.paths("zebra").is_empty());
+}
+
+#[test]
+fn bounds_and_aliases_are_taken_and_bad_values_say_what_to_send() {
+    let store = sample();
+    let one = store.search(json!({"q": "postgres jwt ana", "limit": 1, "threshold": 0.0}));
+    assert_eq!(one["results"].as_array().unwrap().len(), 1);
+    assert!(one["totalFound"].as_u64().unwrap() > 1);
+    let snake = store.search(json!({"query": "postgres", "max_results": 2, "min_score": 0.1}));
+    assert_eq!(snake["results"][0]["path"], "/memories/architecture.md");
+    for (input, words) in [
+        (
+            json!({"command": "memory_search"}),
+            "Missing required parameter \"query\"",
+        ),
+        (
+            json!({"command": "memory_search", "query": "  "}),
+            "is empty",
+        ),
+        (
+            json!({"command": "memory_search", "query": "x", "maxResults": 0}),
+            "from 1 to 20",
+        ),
+        (
+            json!({"command": "memory_search", "query": "x", "maxResults": 21}),
+            "from 1 to 20",
+        ),
+        (
+            json!({"command": "memory_search", "query": "x", "minScore": 1.5}),
+            "from 0.0 to 1.0",
+        ),
+        (
+            json!({"command": "memory_search", "query": "x", "source": "web"}),
+            "all, memory, chat, custom",
+        ),
+    ] {
+        let done = store.call(input.clone());
+        assert!(
+            done.is_error && done.content.contains(words),
+            "{input}: {}",
+            done.content
+        );
+    }
+}
+
+#[test]
+fn answers_follow_every_change_and_never_name_lines_gone() {
+    let store = sample();
+    store.call(json!({"command": "str_replace", "path": "/memories/architecture.md", "old_str": "Postgres 17", "new_str": "SQLite"}));
+    assert!(store.paths("postgres").is_empty());
+    assert_eq!(store.paths("sqlite")[0], "/memories/architecture.md");
+    store.call(json!({"command": "rename", "old_path": "/memories/trips.md", "new_path": "/memories/travel/trips.md"}));
+    assert_eq!(store.paths("lisbon"), ["/memories/travel/trips.md"]);
+    store.call(json!({"command": "delete", "path": "/memories/people"}));
+    assert!(store.paths("payments").is_empty());
+    // Another program rewrites a note behind memcap's back: a shorter file
+    // never yields lines it no longer has.
+    use memcap_core::storage::Storage;
+    store.fs.remove_file("architecture.md").unwrap();
+    store
+        .fs
+        .write_new("architecture.md", b"# Architecture\n", false)
+        .unwrap();
+    for r in store.search(json!({"query": "jwt refresh", "minScore": 0.0}))["results"]
+        .as_array()
+        .unwrap()
+    {
+        assert_ne!(r["path"], "/memories/architecture.md", "{r}");
+    }
+}
