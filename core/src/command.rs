@@ -68,11 +68,56 @@ pub enum Command {
         min_score: f32,
         source: Source,
     },
+    /// Lines `first..=last` of a file (1-based); `last` `None` reads on to
+    /// the cap.
+    MemoryGet {
+        path: String,
+        first: u32,
+        last: Option<u32>,
+    },
+    MemoryStats,
     Prompt,
     /// From the host: other programs changed these paths.
     Changed {
         paths: Vec<String>,
     },
+}
+
+impl Command {
+    /// `memory_search` from typed arguments (the WIT function), with the
+    /// bounds `call` checks.
+    pub fn search(
+        query: String,
+        max_results: u32,
+        min_score: f32,
+        source: Source,
+    ) -> Result<Command> {
+        if query.trim().is_empty() {
+            return Err(invalid(
+                "The query is empty: send what to look for, in words, for example \
+                 \"which database we chose\"."
+                    .to_owned(),
+            ));
+        }
+        if !(1..=MAX_RESULTS_LIMIT).contains(&max_results) {
+            return Err(invalid(format!(
+                "max-results must be a whole number from 1 to {MAX_RESULTS_LIMIT}, got \
+                 {max_results}."
+            )));
+        }
+        if !(0.0..=1.0).contains(&min_score) {
+            return Err(invalid(format!(
+                "min-score must be a number from 0.0 to 1.0 (the least score a result needs), \
+                 got {min_score}."
+            )));
+        }
+        Ok(Command::MemorySearch {
+            query,
+            max_results,
+            min_score,
+            source,
+        })
+    }
 }
 
 /// Every command's name, as error messages list them (from [`tools::COMMANDS`]).
@@ -164,6 +209,15 @@ pub fn parse(input: &str) -> Result<Command> {
             min_score: args.min_score(command)?,
             source: args.source(command)?,
         },
+        "memory_get" => {
+            let (first, last) = args.line_window(command)?;
+            Command::MemoryGet {
+                path: text("path")?,
+                first,
+                last,
+            }
+        }
+        "memory_stats" => Command::MemoryStats,
         "prompt" => Command::Prompt,
         "changed" => Command::Changed {
             paths: args.strings(command, "paths")?,
@@ -402,6 +456,53 @@ impl Args<'_> {
         }
     }
 
+    /// `memory_get`'s window: `lines` as search gives it (`"42-56"`), or a
+    /// count of lines (a number, or digits in a string) from `from` (a line,
+    /// default 1); neither is the top of the file.
+    fn line_window(&self, command: &str) -> Result<(u32, Option<u32>)> {
+        let bad = |name: &str, value: &Value| {
+            invalid(format!(
+                "Parameter \"{name}\" for command {command} must be a line range such as \
+                 \"42-56\" (as memory_search gives it) or a count of lines from 1 (read from \
+                 \"from\", default line 1); got {value}."
+            ))
+        };
+        let from = match self.0.get("from") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(
+                value
+                    .as_u64()
+                    .filter(|&n| n >= 1)
+                    .map(clamp_u32)
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "Parameter \"from\" for command {command} must be a line number from \
+                         1, got {value}."
+                        ))
+                    })?,
+            ),
+        };
+        let first = from.unwrap_or(1);
+        let count = |value: &Value| match value {
+            Value::String(s) => s.trim().parse::<u64>().ok(),
+            other => other.as_u64(),
+        };
+        match self.0.get("lines") {
+            None | Some(Value::Null) => Ok((first, None)),
+            Some(value @ Value::String(range)) if range.contains('-') => {
+                let (a, b) = range.split_once('-').expect("has a dash");
+                match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+                    (Ok(a), Ok(b)) if a >= 1 && b >= a && from.is_none() => Ok((a, Some(b))),
+                    _ => Err(bad("lines", value)),
+                }
+            }
+            Some(value) => match count(value).filter(|&n| n >= 1) {
+                Some(n) => Ok((first, Some(first.saturating_add(clamp_u32(n) - 1)))),
+                None => Err(bad("lines", value)),
+            },
+        }
+    }
+
     /// `view_range` is used only when it holds exactly two items, as in the SDK;
     /// null, `[]`, `[n]` and longer lists show the whole file.
     fn view_range(&self) -> Result<Option<(i64, i64)>> {
@@ -423,4 +524,8 @@ impl Args<'_> {
             Some(_) => Err(bad()),
         }
     }
+}
+
+fn clamp_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }

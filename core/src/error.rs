@@ -164,6 +164,12 @@ pub enum ToolError {
         line: i64,
         count: usize,
     },
+    /// `memory_get` asked for lines that start past the file's end.
+    LinesPastEnd {
+        path: String,
+        first: u32,
+        count: usize,
+    },
 
     // Notes.
     NoteNameAbsolute {
@@ -270,7 +276,7 @@ impl ToolError {
             Self::DeleteRoot | Self::RenameRoot | Self::IndexIsNotANote => K::Protected,
             Self::NoMatch { .. } => K::NoMatch,
             Self::MultipleMatches { .. } => K::MultipleMatches,
-            Self::InvalidLine { .. } => K::InvalidLine,
+            Self::InvalidLine { .. } | Self::LinesPastEnd { .. } => K::InvalidLine,
             Self::NoteNeedsName | Self::FieldTooLong { .. } | Self::UpdateBreaksNote { .. } => {
                 K::InvalidNote
             }
@@ -435,6 +441,11 @@ impl std::fmt::Display for ToolError {
             Self::InvalidLine { line, count } => write!(
                 f,
                 "Invalid `insert_line` parameter: {line}. It should be within the range [0, {count}]."
+            ),
+            Self::LinesPastEnd { path, first, count } => write!(
+                f,
+                "{path} has {count} lines, so there is no line {first}: ask for lines from 1 \
+                 to {count}, or call memory_get without lines for the top of the file."
             ),
             Self::NoteNameAbsolute { filename } => write!(
                 f,

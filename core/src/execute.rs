@@ -63,6 +63,8 @@ pub fn execute(io: &Io, command: Command) -> Result<Output> {
             min_score,
             source,
         } => memory_search::memory_search(io, &query, max_results, min_score, source),
+        Command::MemoryGet { path, first, last } => memory_get::memory_get(io, &path, first, last),
+        Command::MemoryStats => memory_stats::memory_stats(io),
         Command::MemoryWrite {
             filename,
             name,

@@ -96,6 +96,10 @@ pub enum Output {
     },
     /// `memory_search`: the best passages for a query.
     Search(SearchAnswer),
+    /// `memory_get`: lines of one file.
+    Get(GetAnswer),
+    /// `memory_stats`: what the search index holds and how fresh it is.
+    Stats(StatsAnswer),
     /// `prompt`: the memory protocol and the index, for a system prompt.
     Prompt { text: String },
     /// `changed`: how many of the reported paths were taken in.
@@ -273,4 +277,39 @@ pub struct SearchResult {
 pub struct SearchStats {
     pub total_files: usize,
     pub total_chunks: u32,
+}
+
+/// `memory_get`'s answer: lines of one file, as it holds them now.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GetAnswer {
+    pub path: String,
+    /// The lines given, `first-last`.
+    pub lines: String,
+    pub text: String,
+    pub total_lines: usize,
+    /// How to read on, when the cap stopped short of what was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<String>,
+}
+
+/// `memory_stats`' answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatsAnswer {
+    pub total_files: usize,
+    pub total_chunks: u32,
+    /// When the index last changed (UTC, RFC 3339), if it exists.
+    pub indexed_at: Option<String>,
+    pub sources: Vec<crate::tools::Source>,
+    /// Bytes of memcap's index files on disk.
+    pub index_bytes: u64,
+    /// `bm25`, or `hybrid` when vectors take part.
+    pub method: &'static str,
+    pub vectors: bool,
+    /// The embedding model, when vectors are on.
+    pub model: Option<String>,
+    /// Notes other programs edited in place since the index took them:
+    /// searches see the new text within 30 seconds (the catalog's sweep).
+    pub changed_since_indexed: usize,
 }

@@ -34,6 +34,10 @@ pub enum FieldKind {
     Score,
     /// Which sources a search looks in.
     Source,
+    /// A line number, from 1.
+    Line,
+    /// `memory_get`'s `lines`: a range `"42-56"` or a count.
+    Lines,
 }
 
 /// Results `memory_search` gives when `maxResults` is not sent, and the most it gives.
@@ -219,6 +223,22 @@ pub const COMMANDS: &[CommandSpec] = &[
         offered: Offered::OwnTool,
     },
     CommandSpec {
+        name: "memory_get",
+        fields: &[
+            text("path"),
+            optional("lines", FieldKind::Lines),
+            optional("from", FieldKind::Line),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "memory_stats",
+        fields: &[],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
         name: "prompt",
         fields: &[],
         writes: false,
@@ -335,6 +355,10 @@ fn schema(kind: FieldKind) -> Value {
             "type": "number", "minimum": 0.0, "maximum": 1.0, "default": MIN_SCORE_DEFAULT
         }),
         FieldKind::Source => json!({"type": "string", "enum": Source::NAMES, "default": "all"}),
+        FieldKind::Line => json!({"type": "integer", "minimum": 1}),
+        // A string, so that the range search gives ("42-56") passes schema
+        // checks; a count is taken as a number or as digits.
+        FieldKind::Lines => json!({"type": "string"}),
         FieldKind::NoteType => {
             let names: Vec<&str> = NoteType::WRITABLE.iter().map(|t| t.as_str()).collect();
             json!({"type": "string", "enum": names})
@@ -374,6 +398,8 @@ mod tests {
             FieldKind::MaxResults => json!(5),
             FieldKind::Score => json!(0.2),
             FieldKind::Source => json!("memory"),
+            FieldKind::Line => json!(1),
+            FieldKind::Lines => json!("2"),
         }
     }
 
@@ -424,7 +450,9 @@ mod tests {
                 "memory_write",
                 "memory_update",
                 "memory_delete",
-                "memory_search"
+                "memory_search",
+                "memory_get",
+                "memory_stats"
             ]
         );
         for tool in &tools {

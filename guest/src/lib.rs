@@ -15,6 +15,7 @@ mod tools_world;
 
 use memcap_core::command::Command;
 use memcap_core::error::ToolError;
+use memcap_core::output::Output;
 
 pub use memcap_core::lines::ToolResult;
 
@@ -42,9 +43,13 @@ pub fn call_with_data(input: &str) -> (ToolResult, String) {
 
 /// Runs one command against the memory root and renders its text.
 fn run(command: Command) -> Result<String, ToolError> {
+    execute(command).map(|output| memcap_core::render::text::render(&output))
+}
+
+/// Runs one command against the memory root, for a typed answer.
+fn execute(command: Command) -> Result<Output, ToolError> {
     silence_panics();
     wasi::with_io(|io| memcap_core::execute(io, command))
-        .map(|output| memcap_core::render::text::render(&output))
 }
 
 /// A panic is a bug and traps; the host reports it. Its message must not go to
@@ -97,3 +102,117 @@ macro_rules! note_type {
     };
 }
 pub(crate) use note_type;
+
+/// The search functions of a world, over its generated types (each world
+/// has its own): `memory_search`, `memory_get` and `memory_stats` as
+/// associated functions of `$component`, each returning its WIT record.
+macro_rules! search_functions {
+    () => {
+        fn search_answer(
+            query: String,
+            max_results: Option<u32>,
+            min_score: Option<f32>,
+            source: Option<WitSource>,
+        ) -> Result<WitSearchAnswer, WitError> {
+            use memcap_core::tools::{MAX_RESULTS_DEFAULT, MIN_SCORE_DEFAULT, Source};
+            let source = match source.unwrap_or(WitSource::All) {
+                WitSource::All => Source::All,
+                WitSource::Memory => Source::Memory,
+                WitSource::Chat => Source::Chat,
+                WitSource::Custom => Source::Custom,
+            };
+            let wit_source = |s: Source| match s {
+                Source::All => WitSource::All,
+                Source::Memory => WitSource::Memory,
+                Source::Chat => WitSource::Chat,
+                Source::Custom => WitSource::Custom,
+            };
+            let command = memcap_core::command::Command::search(
+                query,
+                max_results.unwrap_or(MAX_RESULTS_DEFAULT),
+                min_score.unwrap_or(MIN_SCORE_DEFAULT),
+                source,
+            )
+            .map_err(|e| $crate::to_wit_error!(WitError, e))?;
+            match $crate::execute(command) {
+                Ok(memcap_core::output::Output::Search(a)) => Ok(WitSearchAnswer {
+                    query: a.query,
+                    results: a
+                        .results
+                        .into_iter()
+                        .map(|r| WitSearchResult {
+                            path: r.path,
+                            lines: r.lines,
+                            text: r.text,
+                            score: r.score,
+                            source: wit_source(r.source),
+                        })
+                        .collect(),
+                    total_found: count(a.total_found),
+                    method: a.method.to_owned(),
+                    degraded: a.degraded,
+                    total_files: count(a.stats.total_files),
+                    total_chunks: a.stats.total_chunks,
+                }),
+                Ok(_) => unreachable!("memory_search answers with a search"),
+                Err(e) => Err($crate::to_wit_error!(WitError, e)),
+            }
+        }
+
+        fn get_answer(
+            path: String,
+            first: Option<u32>,
+            last: Option<u32>,
+        ) -> Result<WitGetAnswer, WitError> {
+            let command = memcap_core::command::Command::MemoryGet {
+                path,
+                first: first.unwrap_or(1).max(1),
+                last,
+            };
+            match $crate::execute(command) {
+                Ok(memcap_core::output::Output::Get(a)) => Ok(WitGetAnswer {
+                    path: a.path,
+                    lines: a.lines,
+                    text: a.text,
+                    total_lines: count(a.total_lines),
+                    more: a.more,
+                }),
+                Ok(_) => unreachable!("memory_get answers with lines"),
+                Err(e) => Err($crate::to_wit_error!(WitError, e)),
+            }
+        }
+
+        fn stats_answer() -> Result<WitStatsAnswer, WitError> {
+            use memcap_core::tools::Source;
+            match $crate::execute(memcap_core::command::Command::MemoryStats) {
+                Ok(memcap_core::output::Output::Stats(a)) => Ok(WitStatsAnswer {
+                    total_files: count(a.total_files),
+                    total_chunks: a.total_chunks,
+                    indexed_at: a.indexed_at,
+                    sources: a
+                        .sources
+                        .into_iter()
+                        .map(|s| match s {
+                            Source::All => WitSource::All,
+                            Source::Memory => WitSource::Memory,
+                            Source::Chat => WitSource::Chat,
+                            Source::Custom => WitSource::Custom,
+                        })
+                        .collect(),
+                    index_bytes: a.index_bytes,
+                    method: a.method.to_owned(),
+                    vectors: a.vectors,
+                    model: a.model,
+                    changed_since_indexed: count(a.changed_since_indexed),
+                }),
+                Ok(_) => unreachable!("memory_stats answers with stats"),
+                Err(e) => Err($crate::to_wit_error!(WitError, e)),
+            }
+        }
+
+        fn count(n: usize) -> u32 {
+            u32::try_from(n).unwrap_or(u32::MAX)
+        }
+    };
+}
+pub(crate) use search_functions;

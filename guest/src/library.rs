@@ -1,5 +1,5 @@
 //! The exports of world `memcap`: one interface per capability (`files`,
-//! `notes`, `tool`), each function a command of the core.
+//! `notes`, `search`, `tool`), each function a command of the core.
 
 use memcap_core::command::Command;
 
@@ -12,10 +12,12 @@ wit_bindgen::generate!({
 });
 
 use exports::memcap::memory::types::{
-    DataResult as WitDataResult, NoteType as WitNoteType, ToolDefinition as WitTool,
-    ToolError as WitError, ToolResult as WitResult,
+    DataResult as WitDataResult, GetAnswer as WitGetAnswer, NoteType as WitNoteType,
+    SearchAnswer as WitSearchAnswer, SearchResult as WitSearchResult, Source as WitSource,
+    StatsAnswer as WitStatsAnswer, ToolDefinition as WitTool, ToolError as WitError,
+    ToolResult as WitResult,
 };
-use exports::memcap::memory::{files, notes as note_tools, tool};
+use exports::memcap::memory::{files, notes as note_tools, search, tool};
 
 struct Component;
 
@@ -99,6 +101,31 @@ impl note_tools::Guest for Component {
 
     fn memory_delete(filename: String) -> Result<String, WitError> {
         exec(Command::MemoryDelete { filename })
+    }
+}
+
+crate::search_functions!();
+
+impl search::Guest for Component {
+    fn memory_search(
+        query: String,
+        max_results: Option<u32>,
+        min_score: Option<f32>,
+        source: Option<WitSource>,
+    ) -> Result<WitSearchAnswer, WitError> {
+        search_answer(query, max_results, min_score, source)
+    }
+
+    fn memory_get(
+        path: String,
+        first: Option<u32>,
+        last: Option<u32>,
+    ) -> Result<WitGetAnswer, WitError> {
+        get_answer(path, first, last)
+    }
+
+    fn memory_stats() -> Result<WitStatsAnswer, WitError> {
+        stats_answer()
     }
 }
 

@@ -13,7 +13,11 @@ wit_bindgen::generate!({
     world: "memcap-tools",
 });
 
-use memcap::memory::types::{NoteType as WitNoteType, ToolError as WitError};
+use memcap::memory::types::{
+    GetAnswer as WitGetAnswer, NoteType as WitNoteType, SearchAnswer as WitSearchAnswer,
+    SearchResult as WitSearchResult, Source as WitSource, StatsAnswer as WitStatsAnswer,
+    ToolError as WitError,
+};
 
 struct Component;
 
@@ -23,6 +27,8 @@ export!(Component);
 fn exec(command: Command) -> Result<String, WitError> {
     run(command).map_err(|e| to_wit_error!(WitError, e))
 }
+
+crate::search_functions!();
 
 impl Guest for Component {
     fn file_view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
@@ -103,6 +109,27 @@ impl Guest for Component {
 
     fn memory_delete(filename: String) -> Result<String, WitError> {
         exec(Command::MemoryDelete { filename })
+    }
+
+    fn memory_search(
+        query: String,
+        max_results: Option<u32>,
+        min_score: Option<f32>,
+        source: Option<WitSource>,
+    ) -> Result<WitSearchAnswer, WitError> {
+        search_answer(query, max_results, min_score, source)
+    }
+
+    fn memory_get(
+        path: String,
+        first: Option<u32>,
+        last: Option<u32>,
+    ) -> Result<WitGetAnswer, WitError> {
+        get_answer(path, first, last)
+    }
+
+    fn memory_stats() -> Result<WitStatsAnswer, WitError> {
+        stats_answer()
     }
 
     fn prompt() -> Result<String, WitError> {

@@ -8,3 +8,6 @@ wasmtime::component::bindgen!({
 pub use exports::memcap::memory::types::NoteType;
 pub use exports::memcap::memory::types::ToolError as WitError;
 pub use exports::memcap::memory::types::ToolResult as WitResult;
+pub use exports::memcap::memory::types::{
+    GetAnswer, SearchAnswer, SearchResult, Source, StatsAnswer,
+};

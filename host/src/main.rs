@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use memcap::{Limits, Memory, NoteType, ToolError};
+use memcap::{Limits, Memory, NoteType, ToolError, ToolErrorKind};
 use memcap_core::lines::serve;
 
 #[derive(Parser)]
@@ -158,6 +158,29 @@ enum Command {
     },
     /// Delete one note.
     MemoryDelete { filename: String },
+    /// Search the memory: the passages that best answer QUERY, as the JSON
+    /// an agent gets from memory_search.
+    Search {
+        query: String,
+        /// How many passages at most (1 to 20).
+        #[arg(long, default_value_t = 6)]
+        max_results: u32,
+        /// The least score a passage needs (0 to 1).
+        #[arg(long, default_value_t = 0.35)]
+        min_score: f32,
+        /// Where to look: all, memory, chat or custom.
+        #[arg(long, default_value = "all")]
+        source: String,
+    },
+    /// Print lines of a file as memory_get gives them (JSON).
+    Get {
+        path: String,
+        /// A range such as 42-56, as search results name them.
+        #[arg(long)]
+        lines: Option<String>,
+    },
+    /// Show how the search index stands (JSON).
+    Stats,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -257,6 +280,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::MemoryUpdate { filename, old, new } => memory.memory_update(&filename, &old, &new),
         Command::MemoryDelete { filename } => memory.memory_delete(&filename),
+        // Through `call`, so the text is the agent's byte for byte.
+        Command::Search {
+            query,
+            max_results,
+            min_score,
+            source,
+        } => called(
+            &memory,
+            serde_json::json!({
+                "command": "memory_search", "query": query, "maxResults": max_results,
+                "minScore": min_score, "source": source,
+            }),
+        ),
+        Command::Get { path, lines } => called(
+            &memory,
+            serde_json::json!({"command": "memory_get", "path": path, "lines": lines}),
+        ),
+        Command::Stats => called(&memory, serde_json::json!({"command": "memory_stats"})),
     };
     match result {
         Ok(content) => {
@@ -270,6 +311,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             eprintln!("{e}");
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// A command's text through `call`, failed when the call failed.
+fn called(memory: &Memory, input: serde_json::Value) -> Result<String, ToolError> {
+    let result = memory.call(&input.to_string());
+    if result.is_error {
+        // The CLI prints only the message; the kind is not shown.
+        Err(ToolError {
+            kind: ToolErrorKind::InvalidInput,
+            message: result.content,
+        })
+    } else {
+        Ok(result.content)
     }
 }
 

@@ -6,7 +6,7 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use crate::bindings::{Memcap, NoteType, WitResult};
+use crate::bindings::{GetAnswer, Memcap, NoteType, SearchAnswer, Source, StatsAnswer, WitResult};
 use crate::error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
 use crate::lock::{Held, StoreLock};
@@ -414,6 +414,46 @@ impl Memory {
         self.typed(filename.len(), true, |b, s| {
             b.memcap_memory_notes().call_memory_delete(s, filename)
         })
+    }
+
+    /// The passages that best answer `query` (WIT `memory-search`): at most
+    /// `max_results` (1 to 20, default 6) scoring at least `min_score` (0 to
+    /// 1, default 0.35), from `source` (default all).
+    pub fn memory_search(
+        &self,
+        query: &str,
+        max_results: Option<u32>,
+        min_score: Option<f32>,
+        source: Option<Source>,
+    ) -> Result<SearchAnswer, ToolError> {
+        self.invoke(query.len(), false, |b, s| {
+            b.memcap_memory_search()
+                .call_memory_search(s, query, max_results, min_score, source)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// Lines `first..=last` of a file (WIT `memory-get`); no `first` is the
+    /// top, no `last` reads on to the 12,000-character cap.
+    pub fn memory_get(
+        &self,
+        path: &str,
+        first: Option<u32>,
+        last: Option<u32>,
+    ) -> Result<GetAnswer, ToolError> {
+        self.invoke(path.len(), false, |b, s| {
+            b.memcap_memory_search()
+                .call_memory_get(s, path, first, last)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// How the search index stands (WIT `memory-stats`).
+    pub fn memory_stats(&self) -> Result<StatsAnswer, ToolError> {
+        self.invoke(0, false, |b, s| {
+            b.memcap_memory_search().call_memory_stats(s)
+        })?
+        .map_err(ToolError::from)
     }
 
     /// The system-prompt text: the memory protocol and the index (WIT `prompt`).

@@ -17,6 +17,14 @@ pub const RESULT_CHARS: usize = 1_200;
 const NO_VECTORS: &str = "Keyword search only (BM25): no embedding model is configured, so \
                           passages that say the same thing in other words may be missed.";
 
+/// Why `source: chat` finds nothing yet.
+const NO_CHAT: &str = "No conversation history is recorded in this memory, so there was nothing \
+                       to search: use source \"memory\" or \"all\".";
+
+/// Why `source: custom` finds nothing yet.
+const NO_CUSTOM: &str = "No extra directories are granted to this memory, so there was nothing \
+                         to search: use source \"memory\" or \"all\".";
+
 pub fn memory_search(
     io: &Io,
     query: &str,
@@ -25,10 +33,7 @@ pub fn memory_search(
     source: Source,
 ) -> Result<Output> {
     maintain::fresh(io, |catalog, _| {
-        let index = catalog
-            .derived("search")
-            .and_then(|d| d.as_any().downcast_ref::<SearchIndex>())
-            .expect("the search index is registered");
+        let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
         let hits = match source {
             Source::All | Source::Memory => {
@@ -38,11 +43,11 @@ pub fn memory_search(
         };
         let mut results = Vec::new();
         for hit in &hits {
-            if let Some(text) = passage(io, hit) {
+            if let Some(text) = passage(io, hit).filter(|t| index.still_matches(query, t)) {
                 results.push(SearchResult {
                     path: format!("/memories/{}", hit.path),
                     lines: format!("{}-{}", hit.first, hit.last),
-                    text,
+                    text: shown(text),
                     score: (hit.score * 1000.0).round() / 1000.0,
                     source: Source::Memory,
                 });
@@ -55,7 +60,11 @@ pub fn memory_search(
             results,
             total_found,
             method: "bm25",
-            degraded: Some(NO_VECTORS.to_owned()),
+            degraded: Some(match source {
+                Source::All | Source::Memory => NO_VECTORS.to_owned(),
+                Source::Chat => NO_CHAT.to_owned(),
+                Source::Custom => NO_CUSTOM.to_owned(),
+            }),
             stats: SearchStats {
                 total_files,
                 total_chunks,
@@ -78,9 +87,13 @@ fn passage(io: &Io, hit: &Hit) -> Option<String> {
     if lines.len() < (hit.last - hit.first + 1) as usize {
         return None;
     }
-    let joined = lines.join("\n");
-    Some(match joined.char_indices().nth(RESULT_CHARS) {
-        Some((cut, _)) => format!("{}…", &joined[..cut]),
-        None => joined,
-    })
+    Some(lines.join("\n"))
+}
+
+/// A passage cut to [`RESULT_CHARS`], marked when cut.
+fn shown(text: String) -> String {
+    match text.char_indices().nth(RESULT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
 }

@@ -87,9 +87,9 @@ pub fn render(output: &Output) -> String {
             upkeep(index)
         ),
         // Agents read search results as JSON, as from other memory tools.
-        Output::Search(answer) => {
-            serde_json::to_string_pretty(answer).expect("answers always serialise")
-        }
+        Output::Search(answer) => pretty(answer),
+        Output::Get(answer) => pretty(answer),
+        Output::Stats(answer) => pretty(answer),
         Output::Index { text } if text.is_empty() => EMPTY.to_owned(),
         Output::Index { text } | Output::Prompt { text } => text.clone(),
         Output::NoteList { total, notes, page } => note_list(*total, notes, page),
@@ -271,4 +271,8 @@ fn footer(page: &Page, how: &str, what: &str) -> String {
     }
     out.push('\n');
     out
+}
+
+fn pretty(answer: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(answer).expect("answers always serialise")
 }

@@ -51,12 +51,15 @@ fn windows(lines: &[&str], start: usize, end: usize, out: &mut Vec<Chunk>) {
     let mut first = start;
     while first < end {
         let last = (first + MAX_LINES).min(end);
-        let text = lines[first..last].join("\n");
-        if !text.trim().is_empty() {
+        // Blank lines at either edge are no part of the passage.
+        let blank = |i: &usize| lines[*i].trim().is_empty();
+        let from = (first..last).find(|i| !blank(i));
+        let to = (first..last).rev().find(|i| !blank(i));
+        if let (Some(from), Some(to)) = (from, to) {
             out.push(Chunk {
-                first: first as u32 + 1,
-                last: last as u32,
-                text,
+                first: from as u32 + 1,
+                last: to as u32 + 1,
+                text: lines[from..=to].join("\n"),
             });
         }
         if last == end {

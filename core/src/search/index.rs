@@ -17,6 +17,7 @@ use super::terms::Analyzer;
 use crate::error::FsError;
 use crate::files::MAX_FILE_BYTES;
 use crate::io::Io;
+use crate::notes::catalog::Catalog;
 use crate::notes::derived::{DerivedIndex, NoteChange};
 use crate::notes::entry::FileStamp;
 
@@ -67,7 +68,18 @@ pub struct SearchIndex {
     ids: HashMap<String, u32>,
 }
 
+/// Its name among the derived indexes (and in the journal).
+const NAME: &str = "search";
+
 impl SearchIndex {
+    /// The search index among the catalog's derived indexes.
+    pub fn of(catalog: &Catalog) -> &SearchIndex {
+        catalog
+            .derived(NAME)
+            .and_then(|d| d.as_any().downcast_ref::<SearchIndex>())
+            .expect("the search index is registered")
+    }
+
     /// Indexes `text` as the note at `path` (replacing what it held).
     pub fn put(&mut self, path: &str, stamp: FileStamp, text: &str) {
         self.remove(path);
@@ -184,6 +196,15 @@ impl SearchIndex {
         hits
     }
 
+    /// Whether `text` still holds a word of `query`: a hit whose lines
+    /// another program rewrote since they were indexed is dropped, not shown.
+    pub fn still_matches(&self, query: &str, text: &str) -> bool {
+        let wanted = self.analyzer.query(query);
+        let mut found = Vec::new();
+        self.analyzer.terms(text, &mut found);
+        found.iter().any(|t| wanted.contains(t))
+    }
+
     fn term_id(&mut self, term: &str) -> u32 {
         if let Some(&id) = self.ids.get(term) {
             return id;
@@ -225,7 +246,7 @@ impl SearchIndex {
 
 impl DerivedIndex for SearchIndex {
     fn name(&self) -> &'static str {
-        "search"
+        NAME
     }
 
     fn version(&self) -> u32 {

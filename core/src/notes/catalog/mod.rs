@@ -26,7 +26,7 @@ use crate::storage::Meta;
 pub use super::entry::{Entry, FileStamp};
 
 /// The stamp of what `stat` saw.
-pub(super) fn stamp_of(st: &Meta) -> FileStamp {
+pub(crate) fn stamp_of(st: &Meta) -> FileStamp {
     FileStamp {
         size: st.size,
         modified: st.modified,

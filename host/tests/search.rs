@@ -1,0 +1,462 @@
+//! `memory_search`, `memory_get` and `memory_stats` through the real
+//! component: ranking basics, bounds and aliases, the typed functions, the
+//! freshness rules, and the path rules `memory_get` shares with `view`.
+
+mod common;
+
+use common::Fixture;
+use memcap::{Source, ToolErrorKind as K};
+use serde_json::{Value, json};
+
+fn call(f: &Fixture, input: Value) -> Value {
+    let result = f.memory.call(&input.to_string());
+    assert!(!result.is_error, "{input}: {}", result.content);
+    serde_json::from_str(&result.content).expect("search tools answer JSON")
+}
+
+fn call_err(f: &Fixture, input: Value) -> String {
+    let result = f.memory.call(&input.to_string());
+    assert!(result.is_error, "{input} succeeded: {}", result.content);
+    result.content
+}
+
+/// The paths of a search's results, best first.
+fn found(f: &Fixture, query: &str) -> Vec<String> {
+    let answer = call(f, json!({"command": "memory_search", "query": query}));
+    answer["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn write(f: &Fixture, path: &str, text: &str) {
+    let result = f.memory.call(
+        &json!({"command": "create", "path": format!("/memories/{path}"), "file_text": text})
+            .to_string(),
+    );
+    assert!(!result.is_error, "{}", result.content);
+}
+
+#[test]
+fn ranking_finds_terms_stems_case_accents_and_cjk() {
+    let f = Fixture::new();
+    write(
+        &f,
+        "db.md",
+        "# Database\nWe chose Postgres for its JSON support.\n",
+    );
+    write(
+        &f,
+        "run.md",
+        "The nightly jobs are running on the old cluster.\n",
+    );
+    write(&f, "cafe.md", "Meeting at the Café Müller on Friday.\n");
+    write(&f, "tokyo.md", "出張は東京タワーの近くのホテルに泊まる。\n");
+    write(
+        &f,
+        "noise.md",
+        "Nothing to see here: lunch, weather, traffic.\n",
+    );
+
+    assert_eq!(found(&f, "postgres"), ["/memories/db.md"]);
+    assert_eq!(found(&f, "POSTGRES json"), ["/memories/db.md"]);
+    // Stemming: "run" finds "running".
+    assert_eq!(found(&f, "which jobs run"), ["/memories/run.md"]);
+    // Accents and case fold both ways.
+    assert_eq!(found(&f, "cafe muller"), ["/memories/cafe.md"]);
+    assert_eq!(found(&f, "CAFÉ"), ["/memories/cafe.md"]);
+    // CJK text has no spaces: overlapping pairs of characters match.
+    assert_eq!(found(&f, "東京"), ["/memories/tokyo.md"]);
+    assert!(found(&f, "kubernetes").is_empty());
+}
+
+#[test]
+fn a_passage_with_every_word_ranks_above_one_with_some() {
+    let f = Fixture::new();
+    write(&f, "a.md", "The deploy key rotates monthly.\n");
+    write(&f, "b.md", "Deploy on Fridays is forbidden.\n");
+    write(&f, "c.md", "The key to the office is at the desk.\n");
+    let answer = call(
+        &f,
+        json!({"command": "memory_search", "query": "deploy key", "minScore": 0}),
+    );
+    let results = answer["results"].as_array().unwrap();
+    assert_eq!(results[0]["path"], "/memories/a.md");
+    assert_eq!(results.len(), 3);
+    let scores: Vec<f64> = results
+        .iter()
+        .map(|r| r["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores[0] > 0.9 && scores[0] <= 1.0, "{scores:?}");
+    assert!(scores[1] < scores[0] && scores[2] < scores[0], "{scores:?}");
+    assert_eq!(answer["totalFound"], 3);
+    assert_eq!(answer["method"], "bm25");
+    assert!(answer["degraded"].as_str().unwrap().contains("BM25"));
+    assert_eq!(answer["stats"], json!({"totalFiles": 3, "totalChunks": 3}));
+    // The default threshold (0.35) keeps only passages that carry enough
+    // of the query; every score shown is at least the one asked for.
+    for r in call(
+        &f,
+        json!({"command": "memory_search", "query": "deploy key", "minScore": 0.5}),
+    )["results"]
+        .as_array()
+        .unwrap()
+    {
+        assert!(r["score"].as_f64().unwrap() >= 0.5, "{r}");
+    }
+}
+
+#[test]
+fn results_name_lines_and_text_as_the_file_holds_them() {
+    let f = Fixture::new();
+    let mut text = String::from("# Notes\n");
+    for i in 1..=40 {
+        text.push_str(&format!("filler line {i}\n"));
+    }
+    text.push_str("## Auth\nWe use JWT with a 15-minute expiry.\n");
+    write(&f, "arch.md", &text);
+    let answer = call(
+        &f,
+        json!({"command": "memory_search", "query": "JWT expiry"}),
+    );
+    let hit = &answer["results"][0];
+    assert_eq!(hit["path"], "/memories/arch.md");
+    assert_eq!(hit["lines"], "42-43");
+    assert_eq!(hit["text"], "## Auth\nWe use JWT with a 15-minute expiry.");
+    assert_eq!(hit["source"], "memory");
+    // memory_get takes the range as search gives it.
+    let got = call(
+        &f,
+        json!({"command": "memory_get", "path": "/memories/arch.md", "lines": "42-43"}),
+    );
+    assert_eq!(got["text"], hit["text"]);
+    assert_eq!(got["totalLines"], 44);
+}
+
+#[test]
+fn bounds_aliases_and_bad_values() {
+    let f = Fixture::new();
+    for i in 0..25 {
+        write(&f, &format!("n{i}.md"), &format!("apple note number {i}\n"));
+    }
+    let count = |input: Value| call(&f, input)["results"].as_array().unwrap().len();
+    assert_eq!(
+        count(json!({"command": "memory_search", "query": "apple"})),
+        6
+    );
+    assert_eq!(
+        count(json!({"command": "memory_search", "q": "apple", "maxResults": 20})),
+        20
+    );
+    assert_eq!(
+        count(json!({"command": "memory_search", "query": "apple", "limit": 2})),
+        2
+    );
+    assert_eq!(
+        count(json!({"command": "memory_search", "query": "apple", "max_results": 3})),
+        3
+    );
+    assert_eq!(
+        count(
+            json!({"command": "memory_search", "query": "apple", "threshold": 1.0, "min_score": 0})
+        ),
+        6
+    );
+    let total = call(
+        &f,
+        json!({"command": "memory_search", "query": "apple", "maxResults": 1}),
+    )["totalFound"]
+        .clone();
+    assert_eq!(total, 25);
+
+    for (input, names) in [
+        (json!({"query": "apple", "maxResults": 0}), "\"maxResults\""),
+        (json!({"query": "apple", "limit": 21}), "\"limit\""),
+        (
+            json!({"query": "apple", "maxResults": "five"}),
+            "from 1 to 20",
+        ),
+        (json!({"query": "apple", "minScore": 1.5}), "\"minScore\""),
+        (
+            json!({"query": "apple", "threshold": -0.1}),
+            "\"threshold\"",
+        ),
+        (
+            json!({"query": "apple", "source": "web"}),
+            "all, memory, chat, custom",
+        ),
+        (json!({"query": "  "}), "is empty"),
+        (json!({"query": 7}), "must be a string"),
+        (json!({}), "Missing required parameter \"query\""),
+    ] {
+        let mut input = input;
+        input["command"] = json!("memory_search");
+        let message = call_err(&f, input.clone());
+        assert!(message.contains(names), "{input}: {message}");
+    }
+}
+
+#[test]
+fn sources_filter_what_is_searched() {
+    let f = Fixture::new();
+    write(&f, "a.md", "apple\n");
+    let search = |source: &str| {
+        call(
+            &f,
+            json!({"command": "memory_search", "query": "apple", "source": source}),
+        )
+    };
+    assert_eq!(search("memory")["results"][0]["source"], "memory");
+    assert_eq!(search("all")["results"].as_array().unwrap().len(), 1);
+    for source in ["chat", "custom"] {
+        let answer = search(source);
+        assert!(answer["results"].as_array().unwrap().is_empty(), "{answer}");
+        assert!(
+            answer["degraded"]
+                .as_str()
+                .unwrap()
+                .contains("nothing to search"),
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn the_typed_functions_answer_records() {
+    let f = Fixture::new();
+    write(&f, "db.md", "We chose Postgres.\nIt has JSON.\n");
+    let answer = f
+        .memory
+        .memory_search("postgres", Some(1), None, Some(Source::Memory))
+        .unwrap();
+    assert_eq!(answer.results.len(), 1);
+    assert_eq!(answer.results[0].path, "/memories/db.md");
+    assert_eq!(answer.results[0].lines, "1-2");
+    assert_eq!(answer.method, "bm25");
+    assert_eq!((answer.total_files, answer.total_chunks), (1, 1));
+
+    let e = f
+        .memory
+        .memory_search("postgres", Some(0), None, None)
+        .unwrap_err();
+    assert_eq!(e.kind, K::InvalidPath);
+    assert!(e.message.contains("max-results"), "{}", e.message);
+    let e = f
+        .memory
+        .memory_search("postgres", None, Some(2.0), None)
+        .unwrap_err();
+    assert!(e.message.contains("min-score"), "{}", e.message);
+    let e = f.memory.memory_search(" ", None, None, None).unwrap_err();
+    assert!(e.message.contains("empty"), "{}", e.message);
+
+    let got = f
+        .memory
+        .memory_get("/memories/db.md", Some(2), None)
+        .unwrap();
+    assert_eq!(
+        (got.lines.as_str(), got.text.as_str()),
+        ("2-3", "It has JSON.\n")
+    );
+    assert_eq!(got.total_lines, 3);
+    assert!(got.more.is_none());
+
+    let stats = f.memory.memory_stats().unwrap();
+    assert_eq!((stats.total_files, stats.total_chunks), (1, 1));
+    assert_eq!(stats.sources, [Source::Memory]);
+    assert!(!stats.vectors && stats.model.is_none());
+    assert!(stats.index_bytes > 0);
+    assert!(stats.indexed_at.unwrap().ends_with('Z'));
+}
+
+#[test]
+fn memory_get_ranges_counts_and_the_cap() {
+    let f = Fixture::new();
+    let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    write(&f, "ten.md", &text);
+    let get = |extra: Value| {
+        let mut input = json!({"command": "memory_get", "path": "/memories/ten.md"});
+        for (k, v) in extra.as_object().unwrap() {
+            input[k] = v.clone();
+        }
+        call(&f, input)
+    };
+    let whole = get(json!({}));
+    assert_eq!(whole["lines"], "1-11");
+    assert_eq!(whole["text"], text);
+    assert_eq!(get(json!({"lines": "3-4"}))["text"], "line 3\nline 4");
+    assert_eq!(
+        get(json!({"from": 3, "lines": 2}))["text"],
+        "line 3\nline 4"
+    );
+    assert_eq!(get(json!({"from": 9}))["lines"], "9-11");
+    assert_eq!(get(json!({"lines": 2}))["text"], "line 1\nline 2");
+    // A range past the end is cut at the last line.
+    assert_eq!(get(json!({"lines": "9-500"}))["lines"], "9-11");
+
+    for (extra, says) in [
+        (json!({"lines": "4-3"}), "line range such as \"42-56\""),
+        (json!({"lines": "0-3"}), "line range"),
+        (json!({"lines": "a-b"}), "line range"),
+        (json!({"from": 0}), "\"from\""),
+        (json!({"from": 2, "lines": "3-4"}), "line range"),
+    ] {
+        let mut input = json!({"command": "memory_get", "path": "/memories/ten.md"});
+        for (k, v) in extra.as_object().unwrap() {
+            input[k] = v.clone();
+        }
+        let message = call_err(&f, input);
+        assert!(message.contains(says), "{extra}: {message}");
+    }
+    let past = f
+        .memory
+        .memory_get("/memories/ten.md", Some(50), None)
+        .unwrap_err();
+    assert_eq!(past.kind, K::InvalidLine);
+    assert!(past.message.contains("has 11 lines"), "{}", past.message);
+
+    // 12,000 characters at most, in whole lines, and where to go on.
+    let long: String = (1..=400).map(|i| format!("{i:>49}\n")).collect();
+    write(&f, "long.md", &long);
+    let first = call(
+        &f,
+        json!({"command": "memory_get", "path": "/memories/long.md"}),
+    );
+    assert_eq!(first["lines"], "1-240");
+    assert_eq!(
+        first["text"].as_str().unwrap().chars().count(),
+        240 * 50 - 1
+    );
+    let more = first["more"].as_str().unwrap();
+    assert!(more.contains("lines \"241-401\""), "{more}");
+    let next = call(
+        &f,
+        json!({"command": "memory_get", "path": "/memories/long.md", "lines": "241-401"}),
+    );
+    assert_eq!(next["lines"], "241-401");
+    assert!(next.get("more").is_none());
+}
+
+#[test]
+fn memory_get_keeps_views_path_rules() {
+    let f = Fixture::new();
+    write(&f, "a.md", "a\n");
+    std::fs::create_dir(f.root().join("dir")).unwrap();
+    std::fs::write(f.dir.path().join("secret.txt"), "outside").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(f.dir.path().join("secret.txt"), f.root().join("link.md")).unwrap();
+    let get = |path: &str| f.memory.memory_get(path, None, None).unwrap_err();
+    assert_eq!(get("/memories/../secret.txt").kind, K::Escape);
+    assert_eq!(get("/etc/passwd").kind, K::InvalidPath);
+    assert_eq!(get("/memories/.memcap/notes.jsonl").kind, K::InvalidPath);
+    assert_eq!(get("/memories/nope.md").kind, K::NotFound);
+    assert_eq!(get("/memories/dir").kind, K::NotAFile);
+    #[cfg(unix)]
+    {
+        let e = get("/memories/link.md");
+        assert_eq!(e.kind, K::Escape);
+        assert!(!e.message.contains(&*f.dir.path().to_string_lossy()));
+    }
+}
+
+#[test]
+fn changes_through_memcap_and_other_programs_show_on_the_next_call() {
+    let f = Fixture::new();
+    write(&f, "a.md", "the zebra crossing\n");
+    assert_eq!(found(&f, "zebra"), ["/memories/a.md"]);
+
+    // Through memcap: edit, rename, delete.
+    let edit = json!({"command": "str_replace", "path": "/memories/a.md",
+                      "old_str": "zebra", "new_str": "pelican"});
+    assert!(!f.memory.call(&edit.to_string()).is_error);
+    assert!(found(&f, "zebra").is_empty());
+    assert_eq!(found(&f, "pelican"), ["/memories/a.md"]);
+    let rename = json!({"command": "rename", "old_path": "/memories/a.md",
+                        "new_path": "/memories/b.md"});
+    assert!(!f.memory.call(&rename.to_string()).is_error);
+    assert_eq!(found(&f, "pelican"), ["/memories/b.md"]);
+
+    // Other programs: create, rename, delete.
+    f.plant("sub/c.md", "a walrus on the beach\n");
+    assert_eq!(found(&f, "walrus"), ["/memories/sub/c.md"]);
+    std::fs::rename(f.root().join("sub/c.md"), f.root().join("d.md")).unwrap();
+    assert_eq!(found(&f, "walrus"), ["/memories/d.md"]);
+    std::fs::remove_file(f.root().join("d.md")).unwrap();
+    assert!(found(&f, "walrus").is_empty());
+}
+
+#[test]
+fn a_result_never_names_lines_a_file_no_longer_holds() {
+    let f = Fixture::new();
+    let text: String = (1..=30)
+        .map(|i| format!("line {i}{}\n", if i == 25 { " okapi" } else { "" }))
+        .collect();
+    write(&f, "a.md", &text);
+    // Stamps younger than two seconds are always checked again; past that,
+    // an in-place edit (the directory's stamp unchanged) waits for the
+    // catalog's sweep, so only the read-back keeps stale hits out.
+    std::thread::sleep(std::time::Duration::from_millis(2_600));
+    assert_eq!(found(&f, "okapi"), ["/memories/a.md"]);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(f.root().join("a.md"))
+        .and_then(|mut file| std::io::Write::write_all(&mut file, b"short now\n"))
+        .unwrap();
+    assert!(found(&f, "okapi").is_empty());
+    assert!(found(&f, "short").is_empty(), "the edit is not indexed yet");
+    // Same length, the word gone: not shown either.
+    let same: String = (1..=30)
+        .map(|i| format!("line {i}{}\n", if i == 25 { " zzzzz" } else { "" }))
+        .collect();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(f.root().join("a.md"))
+        .and_then(|mut file| std::io::Write::write_all(&mut file, same.as_bytes()))
+        .unwrap();
+    assert!(found(&f, "okapi").is_empty());
+    // memory_stats counts the note as changed since it was indexed.
+    let stats = call(&f, json!({"command": "memory_stats"}));
+    assert_eq!(stats["changedSinceIndexed"], 1, "{stats}");
+    // The host's report brings it in at once.
+    let changed = json!({"command": "changed", "paths": ["/memories/a.md"]});
+    assert!(!f.memory.call(&changed.to_string()).is_error);
+    assert_eq!(found(&f, "zzzzz"), ["/memories/a.md"]);
+    let stats = call(&f, json!({"command": "memory_stats"}));
+    assert_eq!(stats["changedSinceIndexed"], 0, "{stats}");
+}
+
+#[test]
+fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
+    let f = Fixture::new();
+    write(&f, "a.md", "the heron\n");
+    write(&f, "b.md", "the egret\n");
+    assert_eq!(found(&f, "heron"), ["/memories/a.md"]);
+    let journal = f.root().join(".memcap/notes.jsonl");
+    let mut bytes = std::fs::read(&journal).unwrap();
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..] {
+        *b = b'#';
+    }
+    std::fs::write(&journal, bytes).unwrap();
+    // A fresh handle: nothing warm in memory.
+    let reopened = memcap::Memory::builder(f.root()).open().unwrap();
+    let answer = reopened
+        .memory_search("egret heron", Some(5), Some(0.0), None)
+        .unwrap();
+    let mut paths: Vec<&str> = answer.results.iter().map(|r| r.path.as_str()).collect();
+    paths.sort();
+    assert_eq!(paths, ["/memories/a.md", "/memories/b.md"]);
+    std::fs::remove_file(&journal).unwrap();
+    let again = memcap::Memory::builder(f.root()).open().unwrap();
+    assert_eq!(
+        again
+            .memory_search("egret", None, None, None)
+            .unwrap()
+            .results[0]
+            .path,
+        "/memories/b.md"
+    );
+}
