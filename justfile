@@ -88,6 +88,10 @@ fuzz-ci: fuzz-build
       rm -rf $scratch; \
     done
 
+# Retrieval quality of memory_search on a corpus in shared/bench's format (doc recall@5, MRR, evidence-line recall@5).
+bench-search corpus: build
+    {{venv}}/bin/python tests/bench/search_quality.py "{{corpus}}" --memcap {{memcap}}
+
 # 1,000 kill -9 of a writing memcap, the index checked after every recovery.
 crash: build
     MEMCAP_CRASH_KILLS=1000 cargo test --release -p memcap-host --test crash -- --nocapture
@@ -97,4 +101,5 @@ bench: setup build
     MEMCAP_PYTHON={{venv}}/bin/python cargo bench -p memcap-host --bench latency
     cargo bench -p memcap-host --bench index
     cargo bench -p memcap-host --bench scale
+    cargo bench -p memcap-host --bench search
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco

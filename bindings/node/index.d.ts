@@ -33,6 +33,44 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
+export type Source = 'all' | 'memory' | 'chat' | 'custom';
+
+export interface SearchResult {
+  path: string;
+  /** `first-last`, as `memoryGet` takes them. */
+  lines: string;
+  text: string;
+  score: number;
+  source: Source;
+}
+export interface SearchAnswer {
+  query: string;
+  results: SearchResult[];
+  totalFound: number;
+  method: string;
+  degraded?: string;
+  totalFiles: number;
+  totalChunks: number;
+}
+export interface GetAnswer {
+  path: string;
+  lines: string;
+  text: string;
+  totalLines: number;
+  more?: string;
+}
+export interface StatsAnswer {
+  totalFiles: number;
+  totalChunks: number;
+  indexedAt?: string;
+  sources: Source[];
+  indexBytes: bigint;
+  method: string;
+  vectors: boolean;
+  model?: string;
+  changedSinceIndexed: number;
+}
+
 /** A memory directory served to memcap's component as `/memories`. */
 export class Memory {
   constructor(root: string, limits?: Limits);
@@ -49,6 +87,9 @@ export class Memory {
   memoryWrite(filename: string, name: string, description: string, type: NoteType, content: string): Promise<string>;
   memoryUpdate(filename: string, oldStr: string, newStr: string): Promise<string>;
   memoryDelete(filename: string): Promise<string>;
+  memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source): Promise<SearchAnswer>;
+  memoryGet(path: string, first?: number, last?: number): Promise<GetAnswer>;
+  memoryStats(): Promise<StatsAnswer>;
   prompt(): Promise<string>;
   describe(): Promise<ToolDefinition[]>;
   call(input: string | Record<string, unknown>): Promise<ToolResult>;

@@ -10,7 +10,9 @@ import { cli, clocks, filesystem, io, random } from '@bytecodealliance/preview2-
 import { instantiate } from './component/memcap.js';
 
 const API = '@0.2.0';
-const READS = new Set(['view', 'memory_read', 'memory_view', 'prompt']);
+const READS = new Set([
+  'view', 'memory_read', 'memory_view', 'prompt', 'memory_search', 'memory_get', 'memory_stats',
+]);
 
 /** A memory command that did nothing; `message` is what the agent sees. */
 export class MemcapError extends Error {
@@ -193,6 +195,18 @@ export class Memory {
   }
   memoryDelete(filename) {
     return this.#export('notes', 'memoryDelete', [filename], true);
+  }
+  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks}`. */
+  memorySearch(query, maxResults, minScore, source) {
+    return this.#export('search', 'memorySearch', [query, maxResults, minScore, source], false);
+  }
+  /** Lines `first`..`last` of a file: `{path, lines, text, totalLines, more}`. */
+  memoryGet(path, first, last) {
+    return this.#export('search', 'memoryGet', [path, first, last], false);
+  }
+  /** How the search index stands (`indexBytes` is a BigInt). */
+  memoryStats() {
+    return this.#export('search', 'memoryStats', [], false);
   }
   /** The memory protocol and the current index, for a system prompt. */
   prompt() {

@@ -84,7 +84,7 @@ fn the_answer_has_the_agreed_shape() {
     assert_eq!(answer["stats"]["totalFiles"], 3);
     let top = &answer["results"][0];
     assert_eq!(top["path"], "/memories/architecture.md");
-    assert_eq!(top["lines"], "3-6");
+    assert_eq!(top["lines"], "3-5");
     assert!(
         top["text"]
             .as_str()

@@ -57,7 +57,7 @@ fn the_wassette_flavour_documents_every_function_as_the_wit_does() {
         .iter()
         .map(|(name, f)| (name.clone(), f["docs"].as_str().unwrap().to_owned()))
         .collect();
-    assert_eq!(funcs.len(), 12, "{:?}", funcs.keys());
+    assert_eq!(funcs.len(), 15, "{:?}", funcs.keys());
     // The same text `describe` gives the MCP tools, before unwrapping lines.
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let dir = tempfile::tempdir().unwrap();
@@ -65,8 +65,18 @@ fn the_wassette_flavour_documents_every_function_as_the_wit_does() {
         .unwrap()
         .describe()
         .unwrap();
-    let write = described.iter().find(|t| t.name == "memory_write").unwrap();
-    assert_eq!(flat(&funcs["memory-write"]), flat(&write.description));
+    for name in [
+        "memory_write",
+        "memory_search",
+        "memory_get",
+        "memory_stats",
+    ] {
+        let tool = described.iter().find(|t| t.name == name).unwrap();
+        assert_eq!(
+            flat(&funcs[&name.replace('_', "-")]),
+            flat(&tool.description)
+        );
+    }
     assert!(
         funcs["file-view"].starts_with("Show a directory listing or a file with line numbers.")
     );

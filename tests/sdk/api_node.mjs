@@ -45,6 +45,14 @@ check((await m.memoryUpdate('db', '16', '17')).includes('Postgres 17'), 'memoryU
 check((await m.memoryRead(['database'])).includes('Postgres 17'), 'memoryRead');
 check((await m.memoryView(true)).includes('/memories/db.md\n  name: Database'), 'memoryView');
 check((await m.prompt()).includes('[Database](db.md)'), 'prompt');
+const found = await m.memorySearch('postgres', 3);
+check(found.results.length === 1 && found.results[0].path === '/memories/db.md' && found.method === 'bm25', JSON.stringify(found));
+const [first, last] = found.results[0].lines.split('-').map(Number);
+check((await m.memoryGet('/memories/db.md', first, last)).text === found.results[0].text, 'memoryGet takes the hit\'s lines');
+check((await m.memoryStats()).totalFiles >= 2, 'memoryStats');
+await expectKind('invalid-path', m.memorySearch('postgres', 0));
+await expectKind('escape', m.memoryGet('/memories/../secret'));
+await expectKind('invalid-line', m.memoryGet('/memories/db.md', 999));
 check((await m.memoryDelete('db')).startsWith('Successfully deleted'), 'memoryDelete');
 const tools = await m.describe();
 check(tools[0].name === 'memory' && tools[0].inputSchema.type === 'object', 'describe');

@@ -61,6 +61,15 @@ with Memory(work / "a") as m:
     check("Postgres 17" in m.memory_read(["database"]), "memory_read")
     check("/memories/db.md\n  name: Database" in m.memory_view(True), "memory_view")
     check("[Database](db.md)" in m.prompt(), "prompt has the index")
+    found = m.memory_search("postgres", max_results=3)
+    check([r["path"] for r in found["results"]] == ["/memories/db.md"] and found["method"] == "bm25", found)
+    hit = found["results"][0]
+    first, last = map(int, hit["lines"].split("-"))
+    check(m.memory_get(hit["path"], first, last)["text"] == hit["text"], "memory_get takes the hit's lines")
+    check(m.memory_stats()["total_files"] >= 2, "memory_stats")
+    expect_error(errors.InvalidPath, m.memory_search, "postgres", 0)
+    expect_error(errors.Escape, m.memory_get, "/memories/../secret")
+    expect_error(errors.InvalidLine, m.memory_get, "/memories/db.md", 999)
     check(m.memory_delete("db").startswith("Successfully deleted"), "memory_delete")
     expect_error(errors.InvalidNote, m.memory_write, "x", "", "d", "project", "c")
     names = [t.name for t in m.describe()]

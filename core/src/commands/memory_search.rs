@@ -7,6 +7,7 @@ use crate::files::MAX_FILE_BYTES;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
+use crate::search::chunks;
 use crate::search::index::{Hit, SearchIndex};
 use crate::tools::{MAX_RESULTS_LIMIT, Source};
 
@@ -43,7 +44,10 @@ pub fn memory_search(
         };
         let mut results = Vec::new();
         for hit in &hits {
-            if let Some(text) = passage(io, hit).filter(|t| index.still_matches(query, t)) {
+            let Some((text, title)) = passage(io, hit) else {
+                continue;
+            };
+            if index.still_matches(query, &format!("{title}\n{text}")) {
                 results.push(SearchResult {
                     path: format!("/memories/{}", hit.path),
                     lines: format!("{}-{}", hit.first, hit.last),
@@ -73,9 +77,10 @@ pub fn memory_search(
     })
 }
 
-/// The hit's lines as the file holds them now, or `None` when the file no
-/// longer has them (it shrank or went since it was indexed).
-fn passage(io: &Io, hit: &Hit) -> Option<String> {
+/// The hit's lines as the file holds them now, with the note's title, or
+/// `None` when the file no longer has them (it shrank or went since it was
+/// indexed).
+fn passage(io: &Io, hit: &Hit) -> Option<(String, String)> {
     let file = io.fs.open(&hit.path, false).ok()?;
     let (bytes, _) = file.read_at(0, MAX_FILE_BYTES).ok()?;
     let text = String::from_utf8_lossy(&bytes);
@@ -87,7 +92,7 @@ fn passage(io: &Io, hit: &Hit) -> Option<String> {
     if lines.len() < (hit.last - hit.first + 1) as usize {
         return None;
     }
-    Some(lines.join("\n"))
+    Some((lines.join("\n"), chunks::title(&text)))
 }
 
 /// A passage cut to [`RESULT_CHARS`], marked when cut.

@@ -18,17 +18,39 @@ pub struct Chunk {
     pub text: String,
 }
 
-/// The chunks of `text`, in order. Blank-only passages make none.
+/// The chunks of `text`, in order. Blank-only passages make none; a note
+/// that is all frontmatter is one chunk of it, so its title can be found.
 pub fn chunks(text: &str) -> Vec<Chunk> {
     let lines: Vec<&str> = text.split('\n').collect();
     let body = frontmatter_end(&lines);
     let mut out = Vec::new();
+    if body > 0 && lines[body..].iter().all(|l| l.trim().is_empty()) {
+        windows(&lines, 0, body, &mut out);
+        return out;
+    }
     let mut start = body;
     for i in body..=lines.len() {
         let heading = i < lines.len() && i > start && lines[i].starts_with('#');
         if i == lines.len() || heading {
             windows(&lines, start, i, &mut out);
             start = i;
+        }
+    }
+    out
+}
+
+/// The note's `name` and `description` from its frontmatter, one per line:
+/// they are searched with every chunk of the note, as its title.
+pub fn title(text: &str) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let end = frontmatter_end(&lines);
+    let mut out = String::new();
+    for line in lines.iter().take(end.saturating_sub(1)).skip(1) {
+        for key in ["name:", "description:"] {
+            if let Some(value) = line.strip_prefix(key) {
+                out.push_str(value.trim());
+                out.push('\n');
+            }
         }
     }
     out
@@ -94,8 +116,13 @@ mod tests {
     }
 
     #[test]
-    fn blank_text_has_no_chunks() {
+    fn blank_text_has_no_chunks_and_a_bare_frontmatter_is_one() {
         assert!(chunks("\n\n   \n").is_empty());
-        assert!(chunks("---\nname: x\n---\n").is_empty());
+        assert_eq!(ranges("---\nname: x\n---\n"), [(1, 3)]);
+        assert_eq!(
+            title("---\nname: x\ndescription: y z\ntype: user\n---\n"),
+            "x\ny z\n"
+        );
+        assert_eq!(title("name: not frontmatter\n"), "");
     }
 }

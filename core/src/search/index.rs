@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::chunks::chunks;
+use super::chunks;
 use super::score;
 use super::terms::Analyzer;
 use crate::error::FsError;
@@ -85,9 +85,13 @@ impl SearchIndex {
         self.remove(path);
         let mut ids = Vec::new();
         let mut terms = Vec::new();
-        for chunk in chunks(text) {
+        let mut title = Vec::new();
+        self.analyzer.terms(&chunks::title(text), &mut title);
+        for chunk in chunks::chunks(text) {
             terms.clear();
             self.analyzer.terms(&chunk.text, &mut terms);
+            // The title belongs to every passage of the note.
+            terms.extend(title.iter().cloned());
             if terms.is_empty() {
                 continue;
             }
@@ -256,9 +260,17 @@ impl DerivedIndex for SearchIndex {
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
         match change {
             NoteChange::Put(entry) => {
-                let file = io.fs.open(&entry.path, false)?;
-                let (bytes, _) = file.read_at(0, MAX_FILE_BYTES)?;
-                self.put(&entry.path, entry.stamp, &String::from_utf8_lossy(&bytes));
+                // A note that cannot be read (no permission, gone meanwhile)
+                // or is not UTF-8 text has no passages; the catalog lists its
+                // problem, and the rest of the memory stays searchable.
+                let text = io
+                    .fs
+                    .open(&entry.path, false)
+                    .and_then(|file| file.read_at(0, MAX_FILE_BYTES))
+                    .ok()
+                    .and_then(|(bytes, _)| String::from_utf8(bytes).ok())
+                    .unwrap_or_default();
+                self.put(&entry.path, entry.stamp, &text);
             }
             NoteChange::Removed(path) => self.remove(path),
         }

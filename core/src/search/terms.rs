@@ -18,6 +18,11 @@ const STOP_WORDS: &[&str] = &[
     "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you", "your",
 ];
 
+/// Longer words (a base64 blob, a line of one repeated letter) are no
+/// search terms: nobody types them, and each would cost its length in the
+/// index.
+const MAX_WORD_BYTES: usize = 64;
+
 /// Turns text into terms, reusing one stemmer.
 pub struct Analyzer {
     stemmer: Stemmer,
@@ -39,6 +44,9 @@ impl Analyzer {
         let mut run = String::new();
         let mut run_end = 0;
         for (at, word) in text.unicode_word_indices() {
+            if word.len() > MAX_WORD_BYTES {
+                continue;
+            }
             let folded: String = word
                 .nfkd()
                 .filter(|c| !is_combining_mark(*c))
@@ -113,6 +121,14 @@ mod tests {
         let mut out = Vec::new();
         Analyzer::default().terms(text, &mut out);
         out
+    }
+
+    #[test]
+    fn overlong_words_are_no_terms() {
+        let a = Analyzer::default();
+        let mut out = Vec::new();
+        a.terms(&format!("keep {} this", "x".repeat(65)), &mut out);
+        assert_eq!(out, ["keep"]);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 `Memory` runs memcap's WebAssembly component (carried in this package) in
 wasmtime, granted one directory and nothing else: the six file commands of
 Claude's memory tool, the typed notes and the index, each as a method that
-returns the agent's text or raises the `tool-error` case as an exception.
+returns the agent's text or raises the `tool-error` case as an exception;
+search (`memory_search`, `memory_get`, `memory_stats`) returns dicts.
 `memcap.anthropic` has the drop-in memory tool for Anthropic's SDK.
 """
 
@@ -13,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from wasmtime.component import Record, Variant
+
 from . import errors
 from ._host import Host, Limits, Stopped
 from .errors import MemcapError, error_class
@@ -21,7 +24,7 @@ __all__ = ["Memory", "Limits", "ToolResult", "DataResult", "ToolDefinition", "Me
 __version__ = "0.1.0"
 
 # Commands that only read; any other `call` may write.
-_READS = frozenset({"view", "memory_read", "memory_view", "prompt"})
+_READS = frozenset({"view", "memory_read", "memory_view", "prompt", "memory_search", "memory_get", "memory_stats"})
 
 
 class ToolResult(NamedTuple):
@@ -119,6 +122,28 @@ class Memory:
     def memory_delete(self, filename: str) -> str:
         return self._typed("notes", "memory-delete", (filename,))
 
+    # --- search -----------------------------------------------------------
+
+    def memory_search(
+        self,
+        query: str,
+        max_results: Optional[int] = None,
+        min_score: Optional[float] = None,
+        source: Optional[str] = None,
+    ) -> Dict[str, Any]:
+        """The passages that best answer `query`: a dict with `results` (each
+        `path`, `lines`, `text`, `score`, `source`), `total_found`, `method`,
+        `degraded`, `total_files`, `total_chunks`."""
+        return self._record("memory-search", (query, max_results, min_score, source))
+
+    def memory_get(self, path: str, first: Optional[int] = None, last: Optional[int] = None) -> Dict[str, Any]:
+        """Lines `first`..`last` of a file: `path`, `lines`, `text`, `total_lines`, `more`."""
+        return self._record("memory-get", (path, first, last))
+
+    def memory_stats(self) -> Dict[str, Any]:
+        """How the search index stands: files, chunks, size, freshness."""
+        return self._record("memory-stats", ())
+
     def prompt(self) -> str:
         """The memory protocol and the current index, for a system prompt."""
         return self._typed("tool", "prompt", (), False)
@@ -165,6 +190,16 @@ class Memory:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def _record(self, name: str, args: tuple) -> Dict[str, Any]:
+        """A search function's record as a dict (snake_case keys)."""
+        try:
+            result = self._host.run("search", name, args, writes=False)
+        except Stopped as stopped:
+            _raise(stopped.kind, stopped.message)
+        if isinstance(result, Variant):
+            _raise(result.tag, result.payload)
+        return _plain(result)
+
     def _typed(self, interface: str, name: str, args: tuple, writes: bool = True) -> str:
         try:
             result = self._host.run(interface, name, args, writes=writes)
@@ -175,3 +210,12 @@ class Memory:
         # wasmtime-py lifts `err(case(message))` as the case's Variant.
         _raise(result.tag, result.payload)
         raise AssertionError("unreachable")
+
+
+def _plain(value: Any) -> Any:
+    """A lifted WIT value as plain Python: records become dicts."""
+    if isinstance(value, Record):
+        return {k.replace("-", "_"): _plain(v) for k, v in vars(value).items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
