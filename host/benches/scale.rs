@@ -7,21 +7,7 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
-use common::{median_ms, plant, time_ms};
-
-fn memcap(root: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_memcap"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
-}
+use common::{median_ms, memcap, plant, store_sizes, time_ms};
 
 struct Row {
     notes: usize,
@@ -77,12 +63,9 @@ fn measure(notes: usize) -> Row {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    let sizes = store_sizes();
+    if sizes.is_empty() {
         return;
-    }
-    let mut sizes = vec![1_000, 10_000];
-    if std::env::var_os("MEMCAP_BENCH_100K").is_some() {
-        sizes.push(100_000);
     }
     println!("One-shot CLI calls, milliseconds (median of one run)");
     println!(

@@ -9,9 +9,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{median_ms, time_ms};
+use common::{median_ms, memcap, store_sizes, time_ms};
 use memcap::Memory;
 
 /// A deterministic word of the vocabulary: syllables from the number.
@@ -71,17 +70,6 @@ fn plant(root: &Path, notes: usize) -> u64 {
         std::fs::write(dir.join(format!("note-{i:06}.md")), text).unwrap();
     }
     bytes
-}
-
-fn memcap(root: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_memcap"))
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
 }
 
 struct Row {
@@ -170,12 +158,9 @@ fn measure(notes: usize) -> Row {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    let sizes = store_sizes();
+    if sizes.is_empty() {
         return;
-    }
-    let mut sizes = vec![1_000, 10_000];
-    if std::env::var_os("MEMCAP_BENCH_100K").is_some() {
-        sizes.push(100_000);
     }
     println!("memory_search, milliseconds (median of one run)");
     println!(

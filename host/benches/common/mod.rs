@@ -41,3 +41,29 @@ pub fn plant(root: &Path, notes: usize) {
             .unwrap();
     }
 }
+
+/// One-shot `memcap --root ROOT ARGS…`: its stdout (it must succeed).
+pub fn memcap(root: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The store sizes a scale benchmark measures: 1,000 and 10,000 notes, and
+/// 100,000 with `MEMCAP_BENCH_100K=1`; none for `--list` (cargo test's
+/// listing of bench targets).
+pub fn store_sizes() -> Vec<usize> {
+    if std::env::args().any(|a| a == "--list") {
+        return Vec::new();
+    }
+    let mut sizes = vec![1_000, 10_000];
+    if std::env::var_os("MEMCAP_BENCH_100K").is_some() {
+        sizes.push(100_000);
+    }
+    sizes
+}
