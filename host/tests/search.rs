@@ -393,10 +393,11 @@ fn a_result_never_names_lines_a_file_no_longer_holds() {
         .map(|i| format!("line {i}{}\n", if i == 25 { " okapi" } else { "" }))
         .collect();
     write(&f, "a.md", &text);
-    // Stamps younger than two seconds are always checked again; past that,
-    // an in-place edit (the directory's stamp unchanged) waits for the
-    // catalog's sweep, so only the read-back keeps stale hits out.
-    std::thread::sleep(std::time::Duration::from_millis(2_600));
+    // Stamps younger than two seconds (whole seconds, so up to three) are
+    // always checked again; past that, an in-place edit (the directory's
+    // stamp unchanged) waits for the catalog's sweep, so only the read-back
+    // keeps stale hits out.
+    std::thread::sleep(std::time::Duration::from_millis(3_100));
     assert_eq!(found(&f, "okapi"), ["/memories/a.md"]);
     std::fs::OpenOptions::new()
         .write(true)
