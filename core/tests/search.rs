@@ -2,67 +2,44 @@
 //! aliases, and answers that follow every change. (The real `.wasm`
 //! through real hosts is `host/tests/`.)
 
-use std::cell::RefCell;
+mod common;
 
-use memcap_core::lines::ToolResult;
-use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
-use memcap_core::{Indexes, Io};
+use common::Store;
 use serde_json::{Value, json};
 
-struct Store {
-    fs: MemoryStorage,
-    env: FixedEnvironment,
-    indexes: RefCell<Indexes>,
+fn create(store: &Store, path: &str, text: &str) {
+    store.ok(json!({"command": "create", "path": path, "file_text": text}));
 }
 
-impl Store {
-    fn new() -> Self {
-        Self {
-            fs: MemoryStorage::new(),
-            env: FixedEnvironment::at(1_795_392_000),
-            indexes: RefCell::default(),
-        }
-    }
+fn search(store: &Store, input: Value) -> Value {
+    let mut input = input;
+    input["command"] = json!("memory_search");
+    serde_json::from_str(&store.ok(input)).expect("the answer is JSON")
+}
 
-    fn call(&self, input: Value) -> ToolResult {
-        let io = Io::new(&self.fs, &self.env, &self.indexes);
-        memcap_core::call(&io, &input.to_string())
-    }
-
-    fn create(&self, path: &str, text: &str) {
-        let done = self.call(json!({"command": "create", "path": path, "file_text": text}));
-        assert!(!done.is_error, "{}", done.content);
-    }
-
-    fn search(&self, input: Value) -> Value {
-        let mut input = input;
-        input["command"] = json!("memory_search");
-        let done = self.call(input.clone());
-        assert!(!done.is_error, "{input}: {}", done.content);
-        serde_json::from_str(&done.content).expect("the answer is JSON")
-    }
-
-    fn paths(&self, query: &str) -> Vec<String> {
-        self.search(json!({"query": query, "minScore": 0.0}))["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["path"].as_str().unwrap().to_owned())
-            .collect()
-    }
+fn paths(store: &Store, query: &str) -> Vec<String> {
+    search(store, json!({"query": query, "minScore": 0.0}))["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 fn sample() -> Store {
     let store = Store::new();
-    store.create(
+    create(
+        &store,
         "/memories/architecture.md",
         "# Architecture\n\n## Auth\nDecided to use JWT with 15-minute expiry.\nRefresh tokens rotate daily.\n\n## Storage\nPostgres 17 with one replica.\n",
     );
-    store.create(
+    create(
+        &store,
         "/memories/people/ana.md",
         "# Ana\nAna leads the payments team. Prefers tea.\n",
     );
-    store.create(
+    create(
+        &store,
         "/memories/trips.md",
         "# Trips\n- Lisbon in May\n- Kyoto in autumn: 東京から京都へ\n",
     );
@@ -72,7 +49,7 @@ fn sample() -> Store {
 #[test]
 fn the_answer_has_the_agreed_shape() {
     let store = sample();
-    let answer = store.search(json!({"query": "API authentication decisions JWT"}));
+    let answer = search(&store, json!({"query": "API authentication decisions JWT"}));
     assert_eq!(answer["query"], "API authentication decisions JWT");
     assert_eq!(answer["method"], "bm25");
     assert!(
@@ -104,22 +81,28 @@ fn the_answer_has_the_agreed_shape() {
 fn stems_case_accents_and_cjk_match() {
     let store = sample();
     assert_eq!(
-        store.paths("ROTATING refresh token")[0],
+        paths(&store, "ROTATING refresh token")[0],
         "/memories/architecture.md"
     );
-    assert_eq!(store.paths("payment")[0], "/memories/people/ana.md");
-    assert_eq!(store.paths("lisbôn")[0], "/memories/trips.md");
-    assert_eq!(store.paths("京都")[0], "/memories/trips.md");
-    assert!(store.paths("zebra").is_empty());
+    assert_eq!(paths(&store, "payment")[0], "/memories/people/ana.md");
+    assert_eq!(paths(&store, "lisbôn")[0], "/memories/trips.md");
+    assert_eq!(paths(&store, "京都")[0], "/memories/trips.md");
+    assert!(paths(&store, "zebra").is_empty());
 }
 
 #[test]
 fn bounds_and_aliases_are_taken_and_bad_values_say_what_to_send() {
     let store = sample();
-    let one = store.search(json!({"q": "postgres jwt ana", "limit": 1, "threshold": 0.0}));
+    let one = search(
+        &store,
+        json!({"q": "postgres jwt ana", "limit": 1, "threshold": 0.0}),
+    );
     assert_eq!(one["results"].as_array().unwrap().len(), 1);
     assert!(one["totalFound"].as_u64().unwrap() > 1);
-    let snake = store.search(json!({"query": "postgres", "max_results": 2, "min_score": 0.1}));
+    let snake = search(
+        &store,
+        json!({"query": "postgres", "max_results": 2, "min_score": 0.1}),
+    );
     assert_eq!(snake["results"][0]["path"], "/memories/architecture.md");
     for (input, words) in [
         (
@@ -160,12 +143,12 @@ fn bounds_and_aliases_are_taken_and_bad_values_say_what_to_send() {
 fn answers_follow_every_change_and_never_name_lines_gone() {
     let store = sample();
     store.call(json!({"command": "str_replace", "path": "/memories/architecture.md", "old_str": "Postgres 17", "new_str": "SQLite"}));
-    assert!(store.paths("postgres").is_empty());
-    assert_eq!(store.paths("sqlite")[0], "/memories/architecture.md");
+    assert!(paths(&store, "postgres").is_empty());
+    assert_eq!(paths(&store, "sqlite")[0], "/memories/architecture.md");
     store.call(json!({"command": "rename", "old_path": "/memories/trips.md", "new_path": "/memories/travel/trips.md"}));
-    assert_eq!(store.paths("lisbon"), ["/memories/travel/trips.md"]);
+    assert_eq!(paths(&store, "lisbon"), ["/memories/travel/trips.md"]);
     store.call(json!({"command": "delete", "path": "/memories/people"}));
-    assert!(store.paths("payments").is_empty());
+    assert!(paths(&store, "payments").is_empty());
     // Another program rewrites a note behind memcap's back: a shorter file
     // never yields lines it no longer has.
     use memcap_core::storage::Storage;
@@ -174,7 +157,7 @@ fn answers_follow_every_change_and_never_name_lines_gone() {
         .fs
         .write_new("architecture.md", b"# Architecture\n", false)
         .unwrap();
-    for r in store.search(json!({"query": "jwt refresh", "minScore": 0.0}))["results"]
+    for r in search(&store, json!({"query": "jwt refresh", "minScore": 0.0}))["results"]
         .as_array()
         .unwrap()
     {
