@@ -249,7 +249,8 @@ impl Page {
 pub struct SearchAnswer {
     pub query: String,
     pub results: Vec<SearchResult>,
-    /// Results at or above `minScore`, before `maxResults` cut them.
+    /// Results at or above `minScore` (counted up to 40), before
+    /// `maxResults` cut them.
     pub total_found: usize,
     /// `bm25`, or `hybrid` when vectors took part.
     pub method: &'static str,

@@ -121,12 +121,6 @@ macro_rules! search_functions {
                 WitSource::Chat => Source::Chat,
                 WitSource::Custom => Source::Custom,
             };
-            let wit_source = |s: Source| match s {
-                Source::All => WitSource::All,
-                Source::Memory => WitSource::Memory,
-                Source::Chat => WitSource::Chat,
-                Source::Custom => WitSource::Custom,
-            };
             let command = memcap_core::command::Command::search(
                 query,
                 max_results.unwrap_or(MAX_RESULTS_DEFAULT),
@@ -183,22 +177,12 @@ macro_rules! search_functions {
         }
 
         fn stats_answer() -> Result<WitStatsAnswer, WitError> {
-            use memcap_core::tools::Source;
             match $crate::execute(memcap_core::command::Command::MemoryStats) {
                 Ok(memcap_core::output::Output::Stats(a)) => Ok(WitStatsAnswer {
                     total_files: count(a.total_files),
                     total_chunks: a.total_chunks,
                     indexed_at: a.indexed_at,
-                    sources: a
-                        .sources
-                        .into_iter()
-                        .map(|s| match s {
-                            Source::All => WitSource::All,
-                            Source::Memory => WitSource::Memory,
-                            Source::Chat => WitSource::Chat,
-                            Source::Custom => WitSource::Custom,
-                        })
-                        .collect(),
+                    sources: a.sources.into_iter().map(wit_source).collect(),
                     index_bytes: a.index_bytes,
                     method: a.method.to_owned(),
                     vectors: a.vectors,
@@ -207,6 +191,16 @@ macro_rules! search_functions {
                 }),
                 Ok(_) => unreachable!("memory_stats answers with stats"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),
+            }
+        }
+
+        fn wit_source(source: memcap_core::tools::Source) -> WitSource {
+            use memcap_core::tools::Source;
+            match source {
+                Source::All => WitSource::All,
+                Source::Memory => WitSource::Memory,
+                Source::Chat => WitSource::Chat,
+                Source::Custom => WitSource::Custom,
             }
         }
 

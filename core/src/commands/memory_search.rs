@@ -2,6 +2,8 @@
 //! ranked by the search index (BM25 scaled to 0–1), each read back from its
 //! file before it is given, so no result names lines that no longer hold it.
 
+use std::collections::HashMap;
+
 use crate::error::Result;
 use crate::files::MAX_FILE_BYTES;
 use crate::io::Io;
@@ -42,23 +44,36 @@ pub fn memory_search(
             }
             Source::Chat | Source::Custom => Vec::new(),
         };
+        // Hits are read back in rank order only until enough are kept; the
+        // rest count as found unless one already read turned out stale.
+        let terms = index.query_terms(query);
+        let mut files = HashMap::new();
         let mut results = Vec::new();
+        let mut stale = 0;
         for hit in &hits {
-            let Some((text, title)) = passage(io, hit) else {
-                continue;
-            };
-            if index.still_matches(query, &format!("{title}\n{text}")) {
-                results.push(SearchResult {
+            if results.len() == max_results as usize {
+                break;
+            }
+            let file = files
+                .entry(hit.path.as_str())
+                .or_insert_with(|| read_note(io, &hit.path));
+            match file.as_ref().and_then(|(text, title)| {
+                let lines = lines_of(text, hit)?;
+                index
+                    .still_matches(&terms, &format!("{title}\n{lines}"))
+                    .then_some(lines)
+            }) {
+                Some(lines) => results.push(SearchResult {
                     path: format!("/memories/{}", hit.path),
                     lines: format!("{}-{}", hit.first, hit.last),
-                    text: shown(text),
+                    text: shown(lines),
                     score: (hit.score * 1000.0).round() / 1000.0,
                     source: Source::Memory,
-                });
+                }),
+                None => stale += 1,
             }
         }
-        let total_found = results.len();
-        results.truncate(max_results as usize);
+        let total_found = hits.len() - stale;
         Ok(Output::Search(SearchAnswer {
             query: query.to_owned(),
             results,
@@ -77,22 +92,26 @@ pub fn memory_search(
     })
 }
 
-/// The hit's lines as the file holds them now, with the note's title, or
-/// `None` when the file no longer has them (it shrank or went since it was
-/// indexed).
-fn passage(io: &Io, hit: &Hit) -> Option<(String, String)> {
-    let file = io.fs.open(&hit.path, false).ok()?;
+/// A note's text as the file holds it now, and its title; `None` when it
+/// cannot be read any more.
+fn read_note(io: &Io, path: &str) -> Option<(String, String)> {
+    let file = io.fs.open(path, false).ok()?;
     let (bytes, _) = file.read_at(0, MAX_FILE_BYTES).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8(bytes).ok()?;
+    let title = chunks::title(&text);
+    Some((text, title))
+}
+
+/// The hit's lines in `text`, or `None` when the file no longer has them
+/// (it shrank since it was indexed).
+fn lines_of(text: &str, hit: &Hit) -> Option<String> {
+    let wanted = (hit.last - hit.first + 1) as usize;
     let lines: Vec<&str> = text
         .split('\n')
         .skip(hit.first as usize - 1)
-        .take((hit.last - hit.first + 1) as usize)
+        .take(wanted)
         .collect();
-    if lines.len() < (hit.last - hit.first + 1) as usize {
-        return None;
-    }
-    Some((lines.join("\n"), chunks::title(&text)))
+    (lines.len() == wanted).then(|| lines.join("\n"))
 }
 
 /// A passage cut to [`RESULT_CHARS`], marked when cut.

@@ -200,13 +200,18 @@ impl SearchIndex {
         hits
     }
 
-    /// Whether `text` still holds a word of `query`: a hit whose lines
-    /// another program rewrote since they were indexed is dropped, not shown.
-    pub fn still_matches(&self, query: &str, text: &str) -> bool {
-        let wanted = self.analyzer.query(query);
+    /// The distinct terms of a query, as the index compares them.
+    pub fn query_terms(&self, query: &str) -> Vec<String> {
+        self.analyzer.query(query)
+    }
+
+    /// Whether `text` still holds one of the query's `terms`: a hit whose
+    /// lines another program rewrote since they were indexed is dropped,
+    /// not shown.
+    pub fn still_matches(&self, terms: &[String], text: &str) -> bool {
         let mut found = Vec::new();
         self.analyzer.terms(text, &mut found);
-        found.iter().any(|t| wanted.contains(t))
+        found.iter().any(|t| terms.contains(t))
     }
 
     fn term_id(&mut self, term: &str) -> u32 {
