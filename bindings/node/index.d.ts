@@ -90,6 +90,7 @@ export class Memory {
   memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source): Promise<SearchAnswer>;
   memoryGet(path: string, first?: number, last?: number): Promise<GetAnswer>;
   memoryStats(): Promise<StatsAnswer>;
+  recordTurn(session: string, role: 'user' | 'assistant' | 'system' | 'tool', text: string): Promise<string>;
   prompt(): Promise<string>;
   describe(): Promise<ToolDefinition[]>;
   call(input: string | Record<string, unknown>): Promise<ToolResult>;

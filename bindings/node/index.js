@@ -208,6 +208,10 @@ export class Memory {
   memoryStats() {
     return this.#export('search', 'memoryStats', [], false);
   }
+  /** Records one turn of conversation `session` in `/memories/chat/SESSION.md`, found by `memorySearch` as source `chat`; `role` is user, assistant, system or tool. */
+  recordTurn(session, role, text) {
+    return this.#export('history', 'recordTurn', [session, role, text], true);
+  }
   /** The memory protocol and the current index, for a system prompt. */
   prompt() {
     return this.#export('tool', 'prompt', [], false);

@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::commands::record_turn::Role;
 use crate::error::{Result, ToolError};
 use crate::notes::NoteType;
 use crate::tools::{self, MAX_RESULTS_DEFAULT, MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, Source};
@@ -80,6 +81,12 @@ pub enum Command {
     /// From the host: other programs changed these paths.
     Changed {
         paths: Vec<String>,
+    },
+    /// From the host: one turn of a conversation, for the `chat` source.
+    RecordTurn {
+        session: String,
+        role: Role,
+        text: String,
     },
 }
 
@@ -222,6 +229,19 @@ pub fn parse(input: &str) -> Result<Command> {
         "changed" => Command::Changed {
             paths: args.strings(command, "paths")?,
         },
+        "record_turn" => {
+            let role = text("role")?;
+            Command::RecordTurn {
+                session: text("session")?,
+                role: Role::parse(&role).ok_or_else(|| {
+                    invalid(format!(
+                        "\"role\" must be one of {}; got {role:?}.",
+                        Role::NAMES.join(", ")
+                    ))
+                })?,
+                text: text("text")?,
+            }
+        }
         other => {
             return Err(invalid(format!(
                 "Unknown command: {other}. Use one of {}.",

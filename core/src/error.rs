@@ -347,8 +347,8 @@ impl std::fmt::Display for ToolError {
                 FsError::TooLarge => write!(f, "Could not {doing} {path}: the file is too large"),
                 FsError::MountPoint => write!(
                     f,
-                    "Could not {doing} {path}: /memories/shared and the shared directories in it \
-                     are set up by the host; only the files inside a shared directory can change"
+                    "Could not {doing} {path}: /memories/shared, /memories/extra and the directories \
+                     in them are set up by the host; only the files inside a shared directory can change"
                 ),
                 FsError::CrossMount => write!(
                     f,

@@ -80,5 +80,10 @@ pub fn execute(io: &Io, command: Command) -> Result<Output> {
         Command::MemoryDelete { filename } => memory_delete::memory_delete(io, &filename),
         Command::Prompt => prompt::prompt(io),
         Command::Changed { paths } => changed::changed(io, &paths),
+        Command::RecordTurn {
+            session,
+            role,
+            text,
+        } => record_turn::record_turn(io, &session, role, &text),
     }
 }

@@ -19,14 +19,21 @@ pub const INDEX_FILE: &str = "MEMORY.md";
 /// The directory under the root where a host's shared directories appear,
 /// each as `shared/NAME` (`storage::mounts`).
 pub const SHARED: &str = "shared";
+/// The directory under the root where a host's extra (read-only) directories
+/// appear, each as `extra/NAME` (`storage::mounts`).
+pub const EXTRA: &str = "extra";
+/// The directory under the root holding the conversation history a host
+/// records, a file per session (`chat/SESSION.md`).
+pub const CHAT: &str = "chat";
 
 /// Whether a root-relative path is memcap's own: `.memcap` at the top, or
-/// in a shared directory (`shared/NAME/.memcap`), where that grant's writes
-/// are staged. Agents can neither see nor reach these.
+/// in a mounted directory (`shared/NAME/.memcap`, `extra/NAME/.memcap`),
+/// where that grant's writes are staged. Agents can neither see nor reach
+/// these.
 pub fn is_reserved<'a>(mut components: impl Iterator<Item = &'a str>) -> bool {
     match components.next() {
         Some(RESERVED) => true,
-        Some(SHARED) => components.nth(1) == Some(RESERVED),
+        Some(SHARED | EXTRA) => components.nth(1) == Some(RESERVED),
         _ => false,
     }
 }

@@ -108,6 +108,17 @@ pub enum Output {
         #[serde(flatten)]
         index: IndexUpkeep,
     },
+    /// `record_turn`: a turn appended to its session's file.
+    TurnRecorded {
+        path: String,
+        session: String,
+        /// Turns the session's file holds now.
+        turns: usize,
+        /// Oldest turns dropped to keep the file within its bound.
+        dropped: usize,
+        #[serde(flatten)]
+        index: IndexUpkeep,
+    },
 }
 
 /// What happened to the index after a change: the change stands either way.

@@ -79,6 +79,21 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn rfc3339(seconds: u64) -> String {
+    let seconds = i64::try_from(seconds).unwrap_or(i64::MAX);
+    match time::OffsetDateTime::from_unix_timestamp(seconds) {
+        Ok(t) => format!(
+            "{}T{:02}:{:02}:{:02}Z",
+            t.date(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        ),
+        Err(_) => "unknown".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{format_size, one_line, unsafe_char};

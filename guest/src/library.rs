@@ -1,5 +1,6 @@
 //! The exports of world `memcap`: one interface per capability (`files`,
-//! `notes`, `search`, `tool`), each function a command of the core.
+//! `notes`, `search`, `history`, `tool`), each function a command of the
+//! core.
 
 use memcap_core::command::Command;
 
@@ -11,6 +12,7 @@ wit_bindgen::generate!({
     world: "memcap",
 });
 
+use exports::memcap::memory::history::{self, Role as WitRole};
 use exports::memcap::memory::types::{
     DataResult as WitDataResult, GetAnswer as WitGetAnswer, NoteType as WitNoteType,
     SearchAnswer as WitSearchAnswer, SearchResult as WitSearchResult, Source as WitSource,
@@ -18,6 +20,7 @@ use exports::memcap::memory::types::{
     ToolResult as WitResult,
 };
 use exports::memcap::memory::{files, notes as note_tools, search, tool};
+use memcap_core::commands::record_turn::Role;
 
 struct Component;
 
@@ -126,6 +129,22 @@ impl search::Guest for Component {
 
     fn memory_stats() -> Result<WitStatsAnswer, WitError> {
         stats_answer()
+    }
+}
+
+impl history::Guest for Component {
+    fn record_turn(session: String, role: WitRole, text: String) -> Result<String, WitError> {
+        let role = match role {
+            WitRole::User => Role::User,
+            WitRole::Assistant => Role::Assistant,
+            WitRole::System => Role::System,
+            WitRole::Tool => Role::Tool,
+        };
+        exec(Command::RecordTurn {
+            session,
+            role,
+            text,
+        })
     }
 }
 

@@ -5,6 +5,7 @@ wasmtime::component::bindgen!({
     world: "memcap",
 });
 
+pub use exports::memcap::memory::history::Role;
 pub use exports::memcap::memory::types::NoteType;
 pub use exports::memcap::memory::types::ToolError as WitError;
 pub use exports::memcap::memory::types::ToolResult as WitResult;

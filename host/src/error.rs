@@ -111,4 +111,6 @@ pub enum OpenError {
     },
     #[error("the shared directory {} does not exist: create it first (with permissions for everyone who shares it)", path.display())]
     SharedMissing { path: std::path::PathBuf },
+    #[error("the extra directory {} does not exist: check the path given with --extra", path.display())]
+    ExtraMissing { path: std::path::PathBuf },
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use memcap::{Limits, Memory, NoteType, ToolError, ToolErrorKind};
+use memcap::{Limits, Memory, NoteType, Role, ToolError, ToolErrorKind};
 use memcap_core::lines::serve;
 
 #[derive(Parser)]
@@ -33,6 +33,11 @@ struct Cli {
     /// changes there. Repeat for several.
     #[arg(long, value_name = "NAME=DIR[:ro]", value_parser = parse_shared, global = true)]
     shared: Vec<SharedArg>,
+    /// Also grant DIR read-only, seen as /memories/extra/NAME: material to
+    /// search (source "custom") and read, never to change. Repeat for
+    /// several.
+    #[arg(long, value_name = "NAME=DIR", value_parser = parse_extra, global = true)]
+    extra: Vec<(String, PathBuf)>,
     /// Stop a call that runs longer than this many milliseconds.
     #[arg(long, env = "MEMCAP_CALL_TIMEOUT_MS", default_value_t = Limits::default().call_timeout.as_millis() as u64, global = true)]
     call_timeout_ms: u64,
@@ -66,6 +71,13 @@ fn parse_shared(arg: &str) -> Result<SharedArg, String> {
         dir: PathBuf::from(dir),
         read_only,
     })
+}
+
+fn parse_extra(arg: &str) -> Result<(String, PathBuf), String> {
+    match arg.split_once('=') {
+        Some((name, dir)) if !dir.is_empty() => Ok((name.to_owned(), PathBuf::from(dir))),
+        _ => Err(format!("expected NAME=DIR, got {arg:?}")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -181,6 +193,33 @@ enum Command {
     },
     /// Show how the search index stands (JSON).
     Stats,
+    /// Record one turn of a conversation in /memories/chat/SESSION.md, for
+    /// `search --source chat`; TEXT or, if omitted, stdin.
+    RecordTurn {
+        session: String,
+        #[arg(value_enum)]
+        role: RoleArg,
+        text: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RoleArg {
+    User,
+    Assistant,
+    System,
+    Tool,
+}
+
+impl From<RoleArg> for Role {
+    fn from(r: RoleArg) -> Self {
+        match r {
+            RoleArg::User => Role::User,
+            RoleArg::Assistant => Role::Assistant,
+            RoleArg::System => Role::System,
+            RoleArg::Tool => Role::Tool,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -249,6 +288,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     for shared in &cli.shared {
         builder = builder.shared(&shared.name, &shared.dir, shared.read_only);
     }
+    for (name, dir) in &cli.extra {
+        builder = builder.extra(name, dir);
+    }
     let memory = builder.open()?;
     let result: Result<String, ToolError> = match cli.command {
         Command::Call { json } => return serve_lines(&memory, json),
@@ -298,6 +340,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             serde_json::json!({"command": "memory_get", "path": path, "lines": lines}),
         ),
         Command::Stats => called(&memory, serde_json::json!({"command": "memory_stats"})),
+        Command::RecordTurn {
+            session,
+            role,
+            text,
+        } => memory.record_turn(&session, role.into(), &text_or_stdin(text)?),
     };
     match result {
         Ok(content) => {

@@ -6,7 +6,9 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use crate::bindings::{GetAnswer, Memcap, NoteType, SearchAnswer, Source, StatsAnswer, WitResult};
+use crate::bindings::{
+    GetAnswer, Memcap, NoteType, Role, SearchAnswer, Source, StatsAnswer, WitResult,
+};
 use crate::error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
 use crate::lock::{Held, StoreLock};
@@ -14,9 +16,9 @@ use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
 use crate::store::{self, EmptyDir, Found};
 
 /// The name the guest sees for its directory; shared directories are
-/// granted as `/memories/shared/NAME`.
+/// granted as `/memories/shared/NAME`, extra ones as `/memories/extra/NAME`.
 const GUEST_ROOT: &str = memcap_core::layout::ROOT;
-use memcap_core::layout::SHARED;
+use memcap_core::layout::{EXTRA, SHARED};
 
 /// A memory directory and the component that serves it.
 ///
@@ -34,8 +36,10 @@ pub struct Memory {
     instance: StoreLock<Served>,
 }
 
-/// A directory granted beside the root, seen as `/memories/shared/NAME`.
+/// A directory granted beside the root, seen as `/memories/shared/NAME` or
+/// `/memories/extra/NAME` (`place`).
 struct SharedDir {
+    place: &'static str,
     name: String,
     path: PathBuf,
     read_only: bool,
@@ -66,6 +70,7 @@ pub struct MemoryBuilder {
     root: PathBuf,
     namespace: Option<String>,
     shared: Vec<(String, PathBuf, bool)>,
+    extra: Vec<(String, PathBuf)>,
     limits: Limits,
     create_root: bool,
     private_umask: bool,
@@ -97,6 +102,18 @@ impl MemoryBuilder {
     ) -> Self {
         self.shared
             .push((name.into(), dir.as_ref().to_path_buf(), read_only));
+        self
+    }
+
+    /// Grants the existing directory `dir` read-only, seen by the agent as
+    /// `/memories/extra/NAME/...`: reference material (docs, a wiki, another
+    /// project's notes) that `memory_search` finds as the `custom` source
+    /// and `view` / `memory_get` read, and that nothing memcap runs can
+    /// change. It is its own preopen, granted read-only, so the guest could
+    /// not write it even if it tried. `name` follows the rules of
+    /// [`MemoryBuilder::namespace`].
+    pub fn extra(mut self, name: impl Into<String>, dir: impl AsRef<Path>) -> Self {
+        self.extra.push((name.into(), dir.as_ref().to_path_buf()));
         self
     }
 
@@ -145,11 +162,28 @@ impl MemoryBuilder {
         let mut locks = Vec::new();
         let mut shared = Vec::new();
         let mut shared_temps = Vec::new();
-        for (name, dir, read_only) in &self.shared {
-            crate::namespace::check("shared directory name", name)?;
-            if shared.iter().any(|s: &SharedDir| &s.name == name) {
+        let grants = self
+            .shared
+            .iter()
+            .map(|(name, dir, read_only)| (SHARED, name, dir, *read_only))
+            .chain(
+                self.extra
+                    .iter()
+                    .map(|(name, dir)| (EXTRA, name, dir, true)),
+            );
+        for (place, name, dir, read_only) in grants {
+            let what = if place == SHARED {
+                "shared directory name"
+            } else {
+                "extra directory name"
+            };
+            crate::namespace::check(what, name)?;
+            if shared
+                .iter()
+                .any(|s: &SharedDir| s.place == place && &s.name == name)
+            {
                 return Err(OpenError::BadName {
-                    what: "shared directory name",
+                    what,
                     name: name.clone(),
                     why: "is given twice",
                 });
@@ -158,13 +192,19 @@ impl MemoryBuilder {
                 path: dir.clone(),
                 cause,
             })?;
-            let prepared = store::open_shared(&path, *read_only)?;
+            let prepared = match store::open_shared(&path, read_only) {
+                Err(OpenError::SharedMissing { path }) if place == EXTRA => {
+                    return Err(OpenError::ExtraMissing { path });
+                }
+                other => other?,
+            };
             locks.extend(prepared.lock);
             shared_temps.extend(prepared.temp);
             shared.push(SharedDir {
+                place,
                 name: name.clone(),
                 path,
-                read_only: *read_only,
+                read_only,
             });
         }
         let found = match store::open(&root)? {
@@ -243,6 +283,7 @@ impl Memory {
             root: root.as_ref().to_path_buf(),
             namespace: None,
             shared: Vec::new(),
+            extra: Vec::new(),
             limits: Limits::default(),
             create_root: true,
             private_umask: false,
@@ -255,14 +296,16 @@ impl Memory {
     }
 
     /// Every directory the guest is granted, as the agent sees it and on
-    /// disk: `/memories` (the root), then each `/memories/shared/NAME`.
+    /// disk: `/memories` (the root), then each `/memories/shared/NAME` and
+    /// `/memories/extra/NAME`.
     pub fn grants(&self) -> Vec<(String, PathBuf)> {
         let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
-        grants.extend(
-            self.shared
-                .iter()
-                .map(|s| (format!("{GUEST_ROOT}/{SHARED}/{}", s.name), s.path.clone())),
-        );
+        grants.extend(self.shared.iter().map(|s| {
+            (
+                format!("{GUEST_ROOT}/{}/{}", s.place, s.name),
+                s.path.clone(),
+            )
+        }));
         grants
     }
 
@@ -454,6 +497,17 @@ impl Memory {
             b.memcap_memory_search().call_memory_stats(s)
         })?
         .map_err(ToolError::from)
+    }
+
+    /// Appends one turn of conversation `session` to
+    /// `/memories/chat/SESSION.md`, where `memory_search` finds it as the
+    /// `chat` source (WIT `history.record-turn`); bounded as the WIT docs
+    /// say. Returns what was recorded, in words.
+    pub fn record_turn(&self, session: &str, role: Role, text: &str) -> Result<String, ToolError> {
+        self.typed(session.len() + text.len(), true, |b, s| {
+            b.memcap_memory_history()
+                .call_record_turn(s, session, role, text)
+        })
     }
 
     /// The system-prompt text: the memory protocol and the index (WIT `prompt`).
@@ -679,7 +733,7 @@ impl Memory {
             };
             wasi.preopened_dir(
                 &shared.path,
-                format!("{GUEST_ROOT}/{SHARED}/{}", shared.name),
+                format!("{GUEST_ROOT}/{}/{}", shared.place, shared.name),
                 perms,
             )?;
         }

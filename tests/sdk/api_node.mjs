@@ -50,6 +50,10 @@ check(found.results.length === 1 && found.results[0].path === '/memories/db.md' 
 const [first, last] = found.results[0].lines.split('-').map(Number);
 check((await m.memoryGet('/memories/db.md', first, last)).text === found.results[0].text, 'memoryGet takes the hit\'s lines');
 check((await m.memoryStats()).totalFiles >= 2, 'memoryStats');
+check((await m.recordTurn('s1', 'user', 'Remember the blue teapot')) === 'Recorded turn 1 of session s1 in /memories/chat/s1.md', 'recordTurn');
+const chat = await m.memorySearch('teapot', undefined, undefined, 'chat');
+check(chat.results.length === 1 && chat.results[0].path === '/memories/chat/s1.md' && chat.results[0].source === 'chat', JSON.stringify(chat));
+await expectKind('invalid-path', m.recordTurn('../s', 'user', 'x'));
 await expectKind('invalid-path', m.memorySearch('postgres', 0));
 await expectKind('escape', m.memoryGet('/memories/../secret'));
 await expectKind('invalid-line', m.memoryGet('/memories/db.md', 999));

@@ -40,6 +40,15 @@ def check(condition, what):
     checks += 1
 
 
+(work / "docs").mkdir(parents=True)
+(work / "docs" / "guide.md").write_text("Deploy with the canary pipeline.\n")
+with Memory(work / "x", extra={"docs": work / "docs"}) as m:
+    custom = m.memory_search("canary", source="custom")
+    check([(r["path"], r["source"]) for r in custom["results"]] == [("/memories/extra/docs/guide.md", "custom")], custom)
+    check(m.memory_get("/memories/extra/docs/guide.md")["text"].startswith("Deploy"), "memory_get reads an extra directory")
+    expect_error(errors.MemcapError, m.create, "/memories/extra/docs/new.md", "x")
+    check(not (work / "docs" / "new.md").exists(), "an extra directory is read-only")
+
 with Memory(work / "a") as m:
     check(m.create("/memories/todo.md", "buy milk\n") == "File created successfully at: /memories/todo.md", "create")
     check(m.view("/memories/todo.md", (1, 1)).endswith("     1\tbuy milk"), "view range")
@@ -67,6 +76,10 @@ with Memory(work / "a") as m:
     first, last = map(int, hit["lines"].split("-"))
     check(m.memory_get(hit["path"], first, last)["text"] == hit["text"], "memory_get takes the hit's lines")
     check(m.memory_stats()["total_files"] >= 2, "memory_stats")
+    check(m.record_turn("s1", "user", "Remember the blue teapot") == "Recorded turn 1 of session s1 in /memories/chat/s1.md", "record_turn")
+    chat = m.memory_search("teapot", source="chat")
+    check([(r["path"], r["source"]) for r in chat["results"]] == [("/memories/chat/s1.md", "chat")], chat)
+    expect_error(errors.InvalidPath, m.record_turn, "../s", "user", "x")
     expect_error(errors.InvalidPath, m.memory_search, "postgres", 0)
     expect_error(errors.Escape, m.memory_get, "/memories/../secret")
     expect_error(errors.InvalidLine, m.memory_get, "/memories/db.md", 999)

@@ -11,6 +11,7 @@ use crate::notes::maintain;
 use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
 use crate::search::chunks;
 use crate::search::index::{Hit, SearchIndex};
+use crate::search::source::{source_of, wanted};
 use crate::tools::{MAX_RESULTS_LIMIT, Source};
 
 /// The most characters of a passage a result shows; `memory_get` reads on.
@@ -20,13 +21,13 @@ pub const RESULT_CHARS: usize = 1_200;
 const NO_VECTORS: &str = "Keyword search only (BM25): no embedding model is configured, so \
                           passages that say the same thing in other words may be missed.";
 
-/// Why `source: chat` finds nothing yet.
-const NO_CHAT: &str = "No conversation history is recorded in this memory, so there was nothing \
-                       to search: use source \"memory\" or \"all\".";
+/// Why `source: chat` finds nothing.
+const NO_CHAT: &str = "No conversation history is recorded in this memory (/memories/chat is \
+                       empty), so there was nothing to search: use source \"memory\" or \"all\".";
 
-/// Why `source: custom` finds nothing yet.
-const NO_CUSTOM: &str = "No extra directories are granted to this memory, so there was nothing \
-                         to search: use source \"memory\" or \"all\".";
+/// Why `source: custom` finds nothing.
+const NO_CUSTOM: &str = "No extra directories are granted to this memory, or they hold no \
+                         files, so there was nothing to search: use source \"memory\" or \"all\".";
 
 pub fn memory_search(
     io: &Io,
@@ -38,12 +39,8 @@ pub fn memory_search(
     maintain::fresh(io, |catalog, _| {
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
-        let hits = match source {
-            Source::All | Source::Memory => {
-                index.search(query, MAX_RESULTS_LIMIT as usize * 2, min_score)
-            }
-            Source::Chat | Source::Custom => Vec::new(),
-        };
+        let keep = |path: &str| wanted(source, source_of(io, path));
+        let hits = index.search(query, MAX_RESULTS_LIMIT as usize * 2, min_score, &keep);
         // Hits are read back in rank order only until enough are kept; the
         // rest count as found unless one already read turned out stale.
         let terms = index.query_terms(query);
@@ -68,7 +65,7 @@ pub fn memory_search(
                     lines: format!("{}-{}", hit.first, hit.last),
                     text: shown(lines),
                     score: (hit.score * 1000.0).round() / 1000.0,
-                    source: Source::Memory,
+                    source: source_of(io, &hit.path),
                 }),
                 None => stale += 1,
             }
@@ -79,11 +76,15 @@ pub fn memory_search(
             results,
             total_found,
             method: "bm25",
-            degraded: Some(match source {
-                Source::All | Source::Memory => NO_VECTORS.to_owned(),
-                Source::Chat => NO_CHAT.to_owned(),
-                Source::Custom => NO_CUSTOM.to_owned(),
-            }),
+            degraded: Some(
+                match source {
+                    // An empty source says so: a search of it can never answer.
+                    Source::Chat if !index.paths().any(keep) => NO_CHAT,
+                    Source::Custom if !index.paths().any(keep) => NO_CUSTOM,
+                    _ => NO_VECTORS,
+                }
+                .to_owned(),
+            ),
             stats: SearchStats {
                 total_files,
                 total_chunks,

@@ -1,5 +1,6 @@
 //! `memory_stats`: what the search index holds, its size on disk, when it
-//! last changed and how many notes were edited in place since it took them.
+//! last changed, which sources hold notes and how many notes were edited in
+//! place since it took them.
 
 use crate::error::Result;
 use crate::io::Io;
@@ -9,6 +10,8 @@ use crate::notes::derived::DerivedIndex;
 use crate::notes::maintain;
 use crate::output::{Output, StatsAnswer};
 use crate::search::index::SearchIndex;
+use crate::search::source::source_of;
+use crate::text::rfc3339;
 use crate::tools::Source;
 
 pub fn memory_stats(io: &Io) -> Result<Output> {
@@ -17,6 +20,15 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         let (files, chunks) = index.counts();
         Ok((files, chunks, index.stamps()))
     })?;
+    // The sources that hold something, memory always: it is where notes go.
+    let mut sources = vec![Source::Memory];
+    for path in held.keys() {
+        let source = source_of(io, path);
+        if !sources.contains(&source) {
+            sources.push(source);
+        }
+    }
+    sources.sort_by_key(|s| *s as u8);
     // One stat a note: fine for a status call, never done by a search.
     let changed_since_indexed = held
         .iter()
@@ -34,26 +46,11 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         total_files,
         total_chunks,
         indexed_at,
-        sources: vec![Source::Memory],
+        sources,
         index_bytes,
         method: "bm25",
         vectors: false,
         model: None,
         changed_since_indexed,
     }))
-}
-
-/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-fn rfc3339(seconds: u64) -> String {
-    let seconds = i64::try_from(seconds).unwrap_or(i64::MAX);
-    match time::OffsetDateTime::from_unix_timestamp(seconds) {
-        Ok(t) => format!(
-            "{}T{:02}:{:02}:{:02}Z",
-            t.date(),
-            t.hour(),
-            t.minute(),
-            t.second()
-        ),
-        Err(_) => "unknown".to_owned(),
-    }
 }

@@ -1,6 +1,6 @@
 //! The memory commands, one module each: the six file commands of Claude's
 //! memory tool, then the typed-note commands, the prompt and the host's
-//! report of changes made by other programs.
+//! report of changes made by other programs and of conversation turns.
 
 pub mod changed;
 pub mod create;
@@ -15,6 +15,7 @@ pub mod memory_update;
 pub mod memory_view;
 pub mod memory_write;
 pub mod prompt;
+pub mod record_turn;
 pub mod rename;
 pub mod str_replace;
 pub mod view;

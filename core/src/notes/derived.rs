@@ -126,10 +126,11 @@ impl Derived {
         Ok(())
     }
 
-    /// Every index's state, with where it will lie.
-    pub fn persist(&self) -> (Vec<Part>, Vec<u8>) {
+    /// Every index's state, with where it will lie (the states one after
+    /// another, in the order of the parts).
+    pub fn persist(&self) -> (Vec<Part>, Vec<Vec<u8>>) {
         let mut parts = Vec::new();
-        let mut bytes = Vec::new();
+        let mut states = Vec::new();
         for index in &self.indexes {
             let state = index.persist();
             parts.push(Part {
@@ -137,9 +138,9 @@ impl Derived {
                 version: index.version(),
                 len: state.len() as u64,
             });
-            bytes.extend_from_slice(&state);
+            states.push(state);
         }
-        (parts, bytes)
+        (parts, states)
     }
 
     /// Restores every index from its part of `bytes` (laid out as `parts`

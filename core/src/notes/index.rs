@@ -17,7 +17,8 @@ const DESCRIPTION_CHARS: usize = 150;
 /// The region for the notes in `catalog`, markers included, without a
 /// trailing newline, within `budget`. When not every note fits, the most
 /// recently changed ones are listed and a last line says how many are left
-/// out, of which types, and how to reach them.
+/// out, of which types, and how to reach them. Conversation history and
+/// extra directories are never listed: `memory_search` reaches them.
 pub fn render(catalog: &Catalog, budget: Budget) -> String {
     // Lines always present: markers and explanation.
     let fixed = [BEGIN, EXPLAIN, END];
@@ -30,7 +31,12 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
     // 100 notes as for 100,000.
     let mut shown: Vec<(&Entry, String)> = Vec::new();
     let mut has_heading = [false; NoteType::ALL.len()];
+    let mut unlisted = [0; NoteType::ALL.len()];
     for entry in catalog.most_recent() {
+        if !super::listed_in_index(&entry.path) {
+            unlisted[entry.meta.kind as usize] += 1;
+            continue;
+        }
         let line = entry_line(entry);
         let group = entry.meta.kind as usize;
         let (lines, bytes) = if has_heading[group] {
@@ -48,8 +54,15 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
     }
     shown.sort_by_cached_key(|(e, _)| (e.meta.kind, e.meta.name.to_lowercase(), e.path.clone()));
 
+    let mut left_out = catalog.count_by_type();
+    for (entry, _) in &shown {
+        left_out[entry.meta.kind as usize] -= 1;
+    }
+    for (count, skipped) in left_out.iter_mut().zip(unlisted) {
+        *count -= skipped;
+    }
     let mut out = format!("{BEGIN}\n{EXPLAIN}\n");
-    if catalog.is_empty() {
+    if shown.is_empty() && left_out.iter().sum::<usize>() == 0 && !catalog.incomplete() {
         out.push_str(NO_NOTES);
         out.push('\n');
     }
@@ -70,10 +83,6 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
              the next call goes on.\n",
             catalog.len()
         ));
-    }
-    let mut left_out = catalog.count_by_type();
-    for (entry, _) in &shown {
-        left_out[entry.meta.kind as usize] -= 1;
     }
     if left_out.iter().sum::<usize>() > 0 {
         out.push_str(&left_out_line(left_out));

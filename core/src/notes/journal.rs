@@ -199,11 +199,20 @@ impl Catalog {
             blocks: blocks.len() as u64,
             derived: parts,
         };
-        let mut bytes = serde_json::to_vec(&header).map_err(|_| FsError::Other)?;
+        let header = serde_json::to_vec(&header).map_err(|_| FsError::Other)?;
+        // One buffer of the exact size: at 100,000 notes the snapshot is tens
+        // of MB, and copies grown by doubling would not fit the guest's bound.
+        let size = header.len() + head.len() + blocks.len() + 2;
+        let mut bytes = Vec::with_capacity(size + derived.iter().map(Vec::len).sum::<usize>());
+        bytes.extend_from_slice(&header);
         bytes.push(b'\n');
         bytes.extend_from_slice(&head);
+        drop(head);
         bytes.extend_from_slice(&blocks);
-        bytes.extend_from_slice(&derived);
+        drop(blocks);
+        for state in derived {
+            bytes.extend_from_slice(&state);
+        }
         bytes.push(b'\n');
         files::put_private(io, JOURNAL, &bytes)?;
         self.generation = generation;

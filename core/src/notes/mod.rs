@@ -23,6 +23,16 @@ pub use note_type::NoteType;
 
 pub use crate::layout::INDEX_FILE;
 
+/// Whether MEMORY.md lists the note at `relative`: conversation history
+/// (`chat/`) and extra directories (`extra/`) are searched, not listed, so
+/// they never crowd out the agent's own notes.
+pub fn listed_in_index(relative: &str) -> bool {
+    !matches!(
+        relative.split('/').next(),
+        Some(crate::layout::CHAT | crate::layout::EXTRA)
+    )
+}
+
 /// Whether a root-relative file path is a note: every file except the index,
 /// hidden names (as `view` hides them, `.memcap` included), `node_modules`,
 /// and names with control or invisible characters (which memcap never

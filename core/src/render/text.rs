@@ -67,6 +67,22 @@ pub fn render(output: &Output) -> String {
         Output::Refreshed { paths, index } => {
             format!("Took in {paths} changed path(s)") + &upkeep(index)
         }
+        Output::TurnRecorded {
+            path,
+            session,
+            turns,
+            dropped,
+            index,
+        } => {
+            let mut out = format!("Recorded turn {turns} of session {session} in {path}");
+            if *dropped > 0 {
+                out.push_str(&format!(
+                    "; the {dropped} oldest turn(s) were dropped to keep the session within {} KiB",
+                    crate::commands::record_turn::MAX_SESSION_BYTES / 1024
+                ));
+            }
+            out + &upkeep(index)
+        }
         Output::Renamed { from, to, index } => {
             format!("Successfully renamed {from} to {to}") + &upkeep(index)
         }

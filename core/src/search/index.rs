@@ -143,10 +143,22 @@ impl SearchIndex {
         (self.state.notes.len(), self.state.live_chunks)
     }
 
-    /// The best `limit` passages for `query`, best first, at least
-    /// `min_score` each; a passage overlapping a better one of the same
-    /// note is left out, so the answers are distinct places.
-    pub fn search(&self, query: &str, limit: usize, min_score: f32) -> Vec<Hit> {
+    /// The paths of the notes it holds.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.state.notes.keys().map(String::as_str)
+    }
+
+    /// The best `limit` passages for `query` in the notes whose paths `keep`
+    /// accepts, best first, at least `min_score` each; a passage
+    /// overlapping a better one of the same note is left out, so the
+    /// answers are distinct places.
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        min_score: f32,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Vec<Hit> {
         let n = self.state.live_chunks;
         if n == 0 {
             return Vec::new();
@@ -182,6 +194,9 @@ impl SearchIndex {
             let entry = self.state.chunks[chunk as usize]
                 .as_ref()
                 .expect("scored chunks are live");
+            if !keep(&entry.note) {
+                continue;
+            }
             let overlaps = hits
                 .iter()
                 .any(|h| h.path == entry.note && h.first <= entry.last && entry.first <= h.last);
@@ -283,7 +298,12 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn persist(&self) -> Vec<u8> {
-        postcard::to_allocvec(&self.state).unwrap_or_default()
+        // Sized first: a vector grown by doubling would hold up to twice the
+        // state (tens of MB at 100,000 notes) inside the guest's memory bound.
+        let size =
+            postcard::serialize_with_flavor(&self.state, postcard::ser_flavors::Size::default())
+                .unwrap_or(0);
+        postcard::to_extend(&self.state, Vec::with_capacity(size)).unwrap_or_default()
     }
 
     fn restore(&mut self, bytes: &[u8]) -> bool {
@@ -350,7 +370,7 @@ mod tests {
             ("food.md", "# Food\nThe team likes pizza on Fridays."),
             ("db.md", "# Database\nPostgres 17, one primary."),
         ]);
-        let hits = index.search("API authentication decisions JWT", 5, 0.0);
+        let hits = index.search("API authentication decisions JWT", 5, 0.0, &|_| true);
         assert_eq!(hits[0].path, "api.md");
         assert_eq!((hits[0].first, hits[0].last), (1, 3));
         assert!(hits.iter().all(|h| h.path != "food.md"));
@@ -361,10 +381,10 @@ mod tests {
     fn a_changed_or_removed_note_answers_with_what_it_holds_now() {
         let mut index = index(&[("a.md", "postgres here"), ("b.md", "mysql there")]);
         index.put("a.md", stamp(1), "sqlite now");
-        assert!(index.search("postgres", 5, 0.0).is_empty());
-        assert_eq!(index.search("sqlite", 5, 0.0)[0].path, "a.md");
+        assert!(index.search("postgres", 5, 0.0, &|_| true).is_empty());
+        assert_eq!(index.search("sqlite", 5, 0.0, &|_| true)[0].path, "a.md");
         index.remove("b.md");
-        assert!(index.search("mysql", 5, 0.0).is_empty());
+        assert!(index.search("mysql", 5, 0.0, &|_| true).is_empty());
         assert_eq!(index.counts(), (1, 1));
     }
 
@@ -384,24 +404,24 @@ mod tests {
         assert!(index.state.chunks.len() < 200, "compacted");
         for i in 150..200 {
             assert_eq!(
-                index.search(&format!("topic{i}"), 1, 0.0)[0].path,
+                index.search(&format!("topic{i}"), 1, 0.0, &|_| true)[0].path,
                 format!("n{i}.md")
             );
         }
-        assert_eq!(index.search("shared", 100, 0.0).len(), 50);
+        assert_eq!(index.search("shared", 100, 0.0, &|_| true).len(), 50);
     }
 
     #[test]
     fn min_score_and_limit_bound_the_answer_and_the_state_round_trips() {
         let index = index(&[("a.md", "alpha beta"), ("b.md", "alpha"), ("c.md", "gamma")]);
-        let all = index.search("alpha beta", 10, 0.0);
+        let all = index.search("alpha beta", 10, 0.0, &|_| true);
         assert_eq!(all.len(), 2);
         assert!(all[0].score > all[1].score);
-        assert_eq!(index.search("alpha beta", 1, 0.0).len(), 1);
-        assert!(index.search("alpha beta", 10, 0.99).len() <= 1);
+        assert_eq!(index.search("alpha beta", 1, 0.0, &|_| true).len(), 1);
+        assert!(index.search("alpha beta", 10, 0.99, &|_| true).len() <= 1);
         let mut back = SearchIndex::default();
         assert!(back.restore(&index.persist()));
-        assert_eq!(back.search("alpha beta", 10, 0.0), all);
+        assert_eq!(back.search("alpha beta", 10, 0.0, &|_| true), all);
         assert!(!SearchIndex::default().restore(b"not an index"));
     }
 }

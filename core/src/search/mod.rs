@@ -1,5 +1,6 @@
 //! Full-text search over the notes: terms (`terms.rs`), chunks that follow
-//! the markdown (`chunks.rs`) and BM25 scores in 0–1 (`score.rs`).
+//! the markdown (`chunks.rs`), BM25 scores in 0–1 (`score.rs`) and the
+//! source each note belongs to (`source.rs`).
 //!
 //! Nothing here touches storage: the search index (a derived index) feeds
 //! these the notes' text and keeps what they return.
@@ -7,4 +8,5 @@
 pub mod chunks;
 pub mod index;
 pub mod score;
+pub mod source;
 pub mod terms;

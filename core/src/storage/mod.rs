@@ -113,6 +113,22 @@ pub trait Storage {
     fn holds_mount(&self, _path: &str) -> bool {
         false
     }
+
+    /// Which of the host's grants holds `path`.
+    fn grant(&self, _path: &str) -> Grant {
+        Grant::Root
+    }
+}
+
+/// The grants a path can be in: the memory root, or a directory mounted
+/// into it ([`mounts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grant {
+    Root,
+    /// `shared/NAME`: memory shared with other users.
+    Shared,
+    /// `extra/NAME`: read-only reference material.
+    Extra,
 }
 
 /// An open file.

@@ -1,23 +1,49 @@
-//! Shared directories mounted into the store: a [`Storage`] that serves
-//! `shared/NAME/...` from a directory the host granted separately (its own
-//! preopen, read-write or read-only) and everything else from the root.
+//! Directories mounted into the store: a [`Storage`] that serves
+//! `shared/NAME/...` and `extra/NAME/...` from directories the host granted
+//! separately (each its own preopen) and everything else from the root.
+//! Shared directories are memory several users keep (read-write or
+//! read-only); extra directories are reference material the agent may
+//! search and read but never change (the `custom` search source).
 //!
-//! `shared` itself is a directory of mount points that exists only here: its
-//! listing is the mounts, and neither it nor a mount point can be created,
-//! removed or renamed ([`FsError::MountPoint`]). Nothing moves between two
-//! grants ([`FsError::CrossMount`]): each is its own file system as far as
-//! the guest can tell. Writes into a mount are staged in that mount's own
+//! `shared` and `extra` are directories of mount points that exist only
+//! here, and only while they hold a mount: their listings are the mounts,
+//! and neither they nor a mount point can be created, removed or renamed
+//! ([`FsError::MountPoint`]). Nothing moves between two grants
+//! ([`FsError::CrossMount`]): each is its own file system as far as the
+//! guest can tell. Writes into a shared directory are staged in its own
 //! `.memcap/tmp`, so they are renamed into place within one grant.
 
-use super::{Dir, DirEntry, File, FsError, Kind, Meta, Stamp, Storage};
-use crate::layout::{SHARED, TEMP_DIR};
+use super::{Dir, DirEntry, File, FsError, Grant, Kind, Meta, Stamp, Storage};
+use crate::layout::{EXTRA, SHARED, TEMP_DIR};
 
-/// One shared directory: the name it has under `shared/` and its storage.
+/// Where a mount appears, directly under the root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// `shared/NAME`: memory shared with other users.
+    Shared,
+    /// `extra/NAME`: read-only reference material.
+    Extra,
+}
+
+impl Place {
+    const ALL: [Place; 2] = [Place::Shared, Place::Extra];
+
+    /// The directory under the root that holds this place's mounts.
+    pub fn dir(self) -> &'static str {
+        match self {
+            Place::Shared => SHARED,
+            Place::Extra => EXTRA,
+        }
+    }
+}
+
+/// One mounted directory: where it appears, its name there and its storage.
 pub struct Mount<'a> {
+    pub place: Place,
     pub name: &'a str,
     pub storage: &'a dyn Storage,
-    /// False for a read-only grant: every change is refused as
-    /// [`FsError::ReadOnly`] before it reaches the host.
+    /// False for a read-only grant (always for [`Place::Extra`]): every
+    /// change is refused as [`FsError::ReadOnly`] before it reaches the host.
     pub writable: bool,
 }
 
@@ -30,17 +56,34 @@ pub struct Mounted<'a> {
 /// Where a path lands.
 enum Target<'m, 'a> {
     Root,
-    /// `shared` itself, while there are mounts.
-    SharedDir,
-    /// `shared/NAME` (rest "") or a path inside it.
+    /// `shared` or `extra` itself, while it holds mounts.
+    PlaceDir(Place),
+    /// `PLACE/NAME` (rest "") or a path inside it.
     Mount(&'m Mount<'a>, String),
-    /// A name under `shared/` that is not a mount: `shared` holds only them.
+    /// A name under a place that is not a mount: a place holds only them.
     NoMount,
 }
 
 impl<'a> Mounted<'a> {
-    pub fn new(root: &'a dyn Storage, mounts: Vec<Mount<'a>>) -> Self {
+    pub fn new(root: &'a dyn Storage, mut mounts: Vec<Mount<'a>>) -> Self {
+        for mount in &mut mounts {
+            mount.writable &= mount.place == Place::Shared;
+        }
         Self { root, mounts }
+    }
+
+    /// Whether `place` holds a mount (and so stands for its mounts).
+    fn has(&self, place: Place) -> bool {
+        self.mounts.iter().any(|m| m.place == place)
+    }
+
+    /// The places with mounts.
+    fn places(&self) -> impl Iterator<Item = Place> + '_ {
+        Place::ALL.into_iter().filter(|p| self.has(*p))
+    }
+
+    fn place_named(&self, name: &str) -> Option<Place> {
+        self.places().find(|p| p.dir() == name)
     }
 
     fn target(&self, path: &str) -> Target<'_, 'a> {
@@ -48,25 +91,29 @@ impl<'a> Mounted<'a> {
             return Target::Root;
         }
         let mut parts = path.split('/').filter(|p| !p.is_empty() && *p != ".");
-        if parts.next() != Some(SHARED) {
+        let Some(place) = parts.next().and_then(|first| self.place_named(first)) else {
             return Target::Root;
-        }
-        let Some(name) = parts.next() else {
-            return Target::SharedDir;
         };
-        match self.mounts.iter().find(|m| m.name == name) {
+        let Some(name) = parts.next() else {
+            return Target::PlaceDir(place);
+        };
+        match self
+            .mounts
+            .iter()
+            .find(|m| m.place == place && m.name == name)
+        {
             Some(mount) => Target::Mount(mount, parts.collect::<Vec<_>>().join("/")),
             None => Target::NoMount,
         }
     }
 
     /// The storage a change at `path` goes to, and the path there; refuses
-    /// a mount point, `shared` and a read-only grant.
+    /// a mount point, a place and a read-only grant.
     fn writable(&self, path: &str) -> Result<(&dyn Storage, String), FsError> {
         match self.target(path) {
             Target::Root => Ok((self.root, path.to_owned())),
-            Target::SharedDir => Err(FsError::MountPoint),
-            // `shared` holds the mounts and nothing else.
+            Target::PlaceDir(_) => Err(FsError::MountPoint),
+            // A place holds the mounts and nothing else.
             Target::NoMount => Err(FsError::MountPoint),
             Target::Mount(_, rest) if rest.is_empty() => Err(FsError::MountPoint),
             Target::Mount(m, _) if !m.writable => Err(FsError::ReadOnly),
@@ -84,73 +131,80 @@ impl<'a> Mounted<'a> {
         Ok((a, from, to))
     }
 
-    /// `shared` never changes while an instance lives: one fixed stamp.
-    const SHARED_META: Meta = Meta {
+    /// A place never changes while an instance lives: one fixed stamp.
+    const PLACE_META: Meta = Meta {
         kind: Kind::Dir,
         size: 0,
         modified: Some((0, 0)),
         changed: Some((0, 0)),
     };
 
-    fn shared_listing(&self) -> Vec<DirEntry> {
+    fn listing(&self, place: Place) -> Vec<DirEntry> {
         self.mounts
             .iter()
+            .filter(|m| m.place == place)
             .map(|m| DirEntry {
                 name: m.name.to_owned(),
                 kind: Kind::Dir,
             })
             .collect()
     }
+
+    /// The root's own names, with each place that holds mounts standing for
+    /// them whatever the root holds under that name.
+    fn with_places(&self, mut entries: Vec<DirEntry>) -> Vec<DirEntry> {
+        entries.retain(|e| self.place_named(&e.name).is_none());
+        entries.extend(self.places().map(|p| DirEntry {
+            name: p.dir().to_owned(),
+            kind: Kind::Dir,
+        }));
+        entries
+    }
 }
 
-/// The listing of `shared`, as an open directory.
-struct SharedDir<'m, 'a> {
+/// The listing of a place, as an open directory.
+struct PlaceDir<'m, 'a> {
     mounted: &'m Mounted<'a>,
+    place: Place,
 }
 
-impl Dir for SharedDir<'_, '_> {
+impl Dir for PlaceDir<'_, '_> {
     fn list(&self) -> Result<Vec<DirEntry>, FsError> {
-        Ok(self.mounted.shared_listing())
+        Ok(self.mounted.listing(self.place))
     }
     fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError> {
-        self.mounted.stat(&format!("{SHARED}/{name}"), follow)
+        self.mounted
+            .stat(&format!("{}/{name}", self.place.dir()), follow)
     }
     fn open(&self, name: &str) -> Result<Box<dyn File>, FsError> {
-        self.mounted.open(&format!("{SHARED}/{name}"), false)
+        self.mounted
+            .open(&format!("{}/{name}", self.place.dir()), false)
     }
 }
 
-/// The root opened as a directory: its own names, with `shared` standing
-/// for the mounts whatever the root holds under that name.
-struct RootDir<'m> {
+/// The root opened as a directory: its own names, with the places standing
+/// for their mounts.
+struct RootDir<'m, 'a> {
+    mounted: &'m Mounted<'a>,
     inner: Box<dyn Dir + 'm>,
 }
 
-impl Dir for RootDir<'_> {
+impl Dir for RootDir<'_, '_> {
     fn list(&self) -> Result<Vec<DirEntry>, FsError> {
-        Ok(with_shared(self.inner.list()?))
+        Ok(self.mounted.with_places(self.inner.list()?))
     }
     fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError> {
-        if name == SHARED {
-            return Ok(Mounted::SHARED_META);
+        if self.mounted.place_named(name).is_some() {
+            return Ok(Mounted::PLACE_META);
         }
         self.inner.stat(name, follow)
     }
     fn open(&self, name: &str) -> Result<Box<dyn File>, FsError> {
-        if name == SHARED {
+        if self.mounted.place_named(name).is_some() {
             return Err(FsError::IsDirectory);
         }
         self.inner.open(name)
     }
-}
-
-fn with_shared(mut entries: Vec<DirEntry>) -> Vec<DirEntry> {
-    entries.retain(|e| e.name != SHARED);
-    entries.push(DirEntry {
-        name: SHARED.to_owned(),
-        kind: Kind::Dir,
-    });
-    entries
 }
 
 fn is_root(path: &str) -> bool {
@@ -161,7 +215,7 @@ impl Storage for Mounted<'_> {
     fn stat(&self, path: &str, follow: bool) -> Result<Meta, FsError> {
         match self.target(path) {
             Target::Root => self.root.stat(path, follow),
-            Target::SharedDir => Ok(Self::SHARED_META),
+            Target::PlaceDir(_) => Ok(Self::PLACE_META),
             Target::Mount(m, rest) => m.storage.stat(&rest, follow),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -170,7 +224,7 @@ impl Storage for Mounted<'_> {
     fn stamp(&self, path: &str) -> Result<Stamp, FsError> {
         match self.target(path) {
             Target::Root => self.root.stamp(path),
-            Target::SharedDir => Err(FsError::IsDirectory),
+            Target::PlaceDir(_) => Err(FsError::IsDirectory),
             Target::Mount(m, rest) => m.storage.stamp(&rest),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -179,7 +233,7 @@ impl Storage for Mounted<'_> {
     fn open(&self, path: &str, follow: bool) -> Result<Box<dyn File>, FsError> {
         match self.target(path) {
             Target::Root => self.root.open(path, follow),
-            Target::SharedDir => Err(FsError::IsDirectory),
+            Target::PlaceDir(_) => Err(FsError::IsDirectory),
             Target::Mount(m, rest) => m.storage.open(&rest, follow),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -188,10 +242,10 @@ impl Storage for Mounted<'_> {
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
         match self.target(dir) {
             Target::Root if is_root(dir) && !self.mounts.is_empty() => {
-                Ok(with_shared(self.root.list(dir)?))
+                Ok(self.with_places(self.root.list(dir)?))
             }
             Target::Root => self.root.list(dir),
-            Target::SharedDir => Ok(self.shared_listing()),
+            Target::PlaceDir(place) => Ok(self.listing(place)),
             Target::Mount(m, rest) => m.storage.list(&rest),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -200,10 +254,14 @@ impl Storage for Mounted<'_> {
     fn open_dir(&self, dir: &str) -> Result<Box<dyn Dir + '_>, FsError> {
         match self.target(dir) {
             Target::Root if is_root(dir) && !self.mounts.is_empty() => Ok(Box::new(RootDir {
+                mounted: self,
                 inner: self.root.open_dir(dir)?,
             })),
             Target::Root => self.root.open_dir(dir),
-            Target::SharedDir => Ok(Box::new(SharedDir { mounted: self })),
+            Target::PlaceDir(place) => Ok(Box::new(PlaceDir {
+                mounted: self,
+                place,
+            })),
             Target::Mount(m, rest) => m.storage.open_dir(&rest),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -248,7 +306,7 @@ impl Storage for Mounted<'_> {
         match self.target(dir) {
             Target::Root => self.root.sync_dir(dir),
             // Nothing on disk to sync.
-            Target::SharedDir => Ok(()),
+            Target::PlaceDir(_) => Ok(()),
             Target::Mount(m, rest) => m.storage.sync_dir(&rest),
             Target::NoMount => Err(FsError::NotFound),
         }
@@ -257,15 +315,23 @@ impl Storage for Mounted<'_> {
     fn holds_mount(&self, path: &str) -> bool {
         match self.target(path) {
             Target::Root => is_root(path) && !self.mounts.is_empty(),
-            Target::SharedDir => true,
+            Target::PlaceDir(_) => true,
             Target::Mount(_, rest) => rest.is_empty(),
             Target::NoMount => false,
         }
     }
 
+    fn grant(&self, path: &str) -> Grant {
+        match self.target(path) {
+            Target::Mount(m, _) if m.place == Place::Extra => Grant::Extra,
+            Target::Mount(..) => Grant::Shared,
+            _ => Grant::Root,
+        }
+    }
+
     fn staging_dir(&self, target: &str) -> String {
         match self.target(target) {
-            Target::Mount(m, _) => format!("{SHARED}/{}/{TEMP_DIR}", m.name),
+            Target::Mount(m, _) => format!("{}/{}/{TEMP_DIR}", m.place.dir(), m.name),
             _ => TEMP_DIR.to_owned(),
         }
     }

@@ -10,8 +10,8 @@ mod storage;
 use std::cell::{OnceCell, RefCell};
 
 use memcap_core::error::{Result, ToolError};
-use memcap_core::layout::{ROOT, SHARED};
-use memcap_core::storage::mounts::{Mount, Mounted};
+use memcap_core::layout::ROOT;
+use memcap_core::storage::mounts::{Mount, Mounted, Place};
 use memcap_core::{Indexes, Io};
 use wasip2::filesystem::preopens::get_directories;
 use wasip2::filesystem::types::{Descriptor, DescriptorFlags};
@@ -55,7 +55,8 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
         let mounts = instance
             .shared
             .iter()
-            .map(|(name, storage, writable)| Mount {
+            .map(|(place, name, storage, writable)| Mount {
+                place: *place,
                 name,
                 storage,
                 writable: *writable,
@@ -66,14 +67,16 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
     })
 }
 
-/// Shared directories: name, storage, and whether the grant is writable.
-type Shared = Vec<(String, WasiStorage, bool)>;
+/// Mounted directories: place, name, storage, and whether the grant is
+/// writable.
+type Shared = Vec<(Place, String, WasiStorage, bool)>;
 
 /// The root is the only preopen, or the one named `/memories` when the host
 /// granted several. Hosts name it differently (Wassette uses the host path,
 /// `wasmtime run --dir H::G` uses G), so the name is not relied on otherwise.
 /// Beside it, each preopen named `/memories/shared/NAME` is a shared
-/// directory; other preopens are ignored.
+/// directory and each named `/memories/extra/NAME` an extra (read-only)
+/// one; other preopens are ignored.
 fn find_root() -> Result<(Descriptor, Shared)> {
     let mut dirs = get_directories();
     let index = match dirs.len() {
@@ -85,18 +88,22 @@ fn find_root() -> Result<(Descriptor, Shared)> {
             .ok_or(ToolError::NoRootAmongSeveral)?,
     };
     let root = dirs.swap_remove(index).0;
-    let prefix = format!("{ROOT}/{SHARED}/");
     let shared = dirs
         .into_iter()
         .filter_map(|(dir, name)| {
-            let name = name.strip_prefix(&prefix)?;
+            let (place, name) = [Place::Shared, Place::Extra]
+                .into_iter()
+                .find_map(|place| {
+                    let rest = name.strip_prefix(ROOT)?.strip_prefix('/')?;
+                    Some((place, rest.strip_prefix(place.dir())?.strip_prefix('/')?))
+                })?;
             if name.is_empty() || name.contains('/') || name.starts_with('.') {
                 return None;
             }
             let writable = dir
                 .get_flags()
                 .is_ok_and(|f| f.contains(DescriptorFlags::MUTATE_DIRECTORY));
-            Some((name.to_owned(), WasiStorage { root: dir }, writable))
+            Some((place, name.to_owned(), WasiStorage { root: dir }, writable))
         })
         .collect();
     Ok((root, shared))

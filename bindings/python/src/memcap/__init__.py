@@ -69,10 +69,18 @@ class Memory:
 
     `root` is the directory itself (created, mode 0700, if missing). Calls
     are serialised across threads and processes; each runs within `limits`.
+    `extra` maps names to directories granted read-only, seen as
+    `/memories/extra/NAME` and searched as source `custom`.
     """
 
-    def __init__(self, root: Union[str, Path], *, limits: Limits = Limits()) -> None:
-        self._host = Host(Path(root), limits)
+    def __init__(
+        self,
+        root: Union[str, Path],
+        *,
+        limits: Limits = Limits(),
+        extra: Optional[Dict[str, Union[str, Path]]] = None,
+    ) -> None:
+        self._host = Host(Path(root), limits, {n: Path(p) for n, p in (extra or {}).items()})
 
     @property
     def root(self) -> Path:
@@ -143,6 +151,12 @@ class Memory:
     def memory_stats(self) -> Dict[str, Any]:
         """How the search index stands: files, chunks, size, freshness."""
         return self._record("memory-stats", ())
+
+    def record_turn(self, session: str, role: str, text: str) -> str:
+        """Records one turn of conversation `session` in
+        `/memories/chat/SESSION.md`, found by `memory_search` as source
+        `chat`; `role` is user, assistant, system or tool."""
+        return self._typed("history", "record-turn", (session, role, text))
 
     def prompt(self) -> str:
         """The memory protocol and the current index, for a system prompt."""

@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Optional
+import re
+from typing import Any, Dict, Optional
 
 from wasmtime import Config, Engine, Store as WasmStore, WasiConfig
 from wasmtime import Trap, TrapCode, WasmtimeError
@@ -103,12 +104,21 @@ def secure_mkdir(path: Path) -> None:
         os.chmod(directory, 0o700)
 
 
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
 class Host:
     """One memory root served by the component."""
 
-    def __init__(self, root: Path, limits: Limits = Limits()) -> None:
+    def __init__(self, root: Path, limits: Limits = Limits(), extra: Optional[Dict[str, Path]] = None) -> None:
         self.root = Path(root)
         self.limits = limits
+        self.extra = {name: Path(path) for name, path in (extra or {}).items()}
+        for name, path in self.extra.items():
+            if not _NAME.fullmatch(name) or name.startswith("."):
+                raise ValueError(f"extra directory name {name!r}: use 1 to 64 letters, digits, '-', '_' or '.', not starting with '.'")
+            if not path.is_dir():
+                raise FileNotFoundError(f"the extra directory {path} does not exist")
         self._runtime = _Runtime.get()
         self._mutex = threading.Lock()
         self._warm: Optional[tuple] = None
@@ -158,6 +168,10 @@ class Host:
             ("MEMCAP_MAX_BYTES", str(self.limits.max_store_bytes)),
         ]
         wasi.preopen_dir(str(self.root), GUEST_ROOT)
+        # Extra directories are granted read-only: the guest cannot change
+        # them whatever it does.
+        for name, path in self.extra.items():
+            wasi.preopen_dir(str(path), f"{GUEST_ROOT}/extra/{name}", fs_mutable=False)
         store.set_wasi(wasi)
         store.set_limits(memory_size=self.limits.memory_mib << 20)
         # Epoch interruption is on: without a deadline the first tick stops it.
