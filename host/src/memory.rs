@@ -18,7 +18,7 @@ use crate::store::{self, EmptyDir, Found};
 /// The name the guest sees for its directory; shared directories are
 /// granted as `/memories/shared/NAME`, extra ones as `/memories/extra/NAME`.
 const GUEST_ROOT: &str = memcap_core::layout::ROOT;
-use memcap_core::layout::{EXTRA, SHARED};
+use memcap_core::storage::mounts::Place;
 
 /// A memory directory and the component that serves it.
 ///
@@ -39,7 +39,7 @@ pub struct Memory {
 /// A directory granted beside the root, seen as `/memories/shared/NAME` or
 /// `/memories/extra/NAME` (`place`).
 struct SharedDir {
-    place: &'static str,
+    place: Place,
     name: String,
     path: PathBuf,
     read_only: bool,
@@ -165,17 +165,16 @@ impl MemoryBuilder {
         let grants = self
             .shared
             .iter()
-            .map(|(name, dir, read_only)| (SHARED, name, dir, *read_only))
+            .map(|(name, dir, read_only)| (Place::Shared, name, dir, *read_only))
             .chain(
                 self.extra
                     .iter()
-                    .map(|(name, dir)| (EXTRA, name, dir, true)),
+                    .map(|(name, dir)| (Place::Extra, name, dir, true)),
             );
         for (place, name, dir, read_only) in grants {
-            let what = if place == SHARED {
-                "shared directory name"
-            } else {
-                "extra directory name"
+            let what = match place {
+                Place::Shared => "shared directory name",
+                Place::Extra => "extra directory name",
             };
             crate::namespace::check(what, name)?;
             if shared
@@ -193,7 +192,7 @@ impl MemoryBuilder {
                 cause,
             })?;
             let prepared = match store::open_shared(&path, read_only) {
-                Err(OpenError::SharedMissing { path }) if place == EXTRA => {
+                Err(OpenError::SharedMissing { path }) if place == Place::Extra => {
                     return Err(OpenError::ExtraMissing { path });
                 }
                 other => other?,
@@ -302,7 +301,7 @@ impl Memory {
         let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
         grants.extend(self.shared.iter().map(|s| {
             (
-                format!("{GUEST_ROOT}/{}/{}", s.place, s.name),
+                format!("{GUEST_ROOT}/{}/{}", s.place.dir(), s.name),
                 s.path.clone(),
             )
         }));
@@ -733,7 +732,7 @@ impl Memory {
             };
             wasi.preopened_dir(
                 &shared.path,
-                format!("{GUEST_ROOT}/{}/{}", shared.place, shared.name),
+                format!("{GUEST_ROOT}/{}/{}", shared.place.dir(), shared.name),
                 perms,
             )?;
         }

@@ -11,7 +11,7 @@ use crate::notes::maintain;
 use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
 use crate::search::chunks;
 use crate::search::index::{Hit, SearchIndex};
-use crate::search::source::{source_of, wanted};
+use crate::search::source::source_of;
 use crate::tools::{MAX_RESULTS_LIMIT, Source};
 
 /// The most characters of a passage a result shows; `memory_get` reads on.
@@ -39,7 +39,7 @@ pub fn memory_search(
     maintain::fresh(io, |catalog, _| {
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
-        let keep = |path: &str| wanted(source, source_of(io, path));
+        let keep = |path: &str| source == Source::All || source_of(io, path) == source;
         let hits = index.search(query, MAX_RESULTS_LIMIT as usize * 2, min_score, &keep);
         // Hits are read back in rank order only until enough are kept; the
         // rest count as found unless one already read turned out stale.

@@ -9,6 +9,7 @@ pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, split,
 };
+use crate::io::Io;
 use crate::text::one_line;
 
 /// Characters of a description shown in the index.
@@ -19,7 +20,7 @@ const DESCRIPTION_CHARS: usize = 150;
 /// recently changed ones are listed and a last line says how many are left
 /// out, of which types, and how to reach them. Conversation history and
 /// extra directories are never listed: `memory_search` reaches them.
-pub fn render(catalog: &Catalog, budget: Budget) -> String {
+pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
     // Lines always present: markers and explanation.
     let fixed = [BEGIN, EXPLAIN, END];
     // Room is kept for the "left out" and "still reading" lines.
@@ -33,7 +34,7 @@ pub fn render(catalog: &Catalog, budget: Budget) -> String {
     let mut has_heading = [false; NoteType::ALL.len()];
     let mut unlisted = [0; NoteType::ALL.len()];
     for entry in catalog.most_recent() {
-        if !super::listed_in_index(&entry.path) {
+        if !super::listed_in_index(io, &entry.path) {
             unlisted[entry.meta.kind as usize] += 1;
             continue;
         }

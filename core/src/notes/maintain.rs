@@ -86,7 +86,7 @@ fn fresh_with<T>(io: &Io, all: bool, mut f: impl FnMut(&Catalog, &str) -> Result
         let text = written.unwrap_or_else(|e| {
             format!(
                 "{}\n\nNote: {} could not be updated: {}\n",
-                index::render(catalog, PROMPT_BUDGET),
+                index::render(io, catalog, PROMPT_BUDGET),
                 index_path().display(),
                 e
             )
@@ -140,7 +140,7 @@ fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
         let old = existing.as_ref().map_or(&[][..], |(bytes, _)| bytes);
         let parts = index::split(&index::clean(old));
         let around = format!("{}{}", parts.before, parts.after);
-        let region = index::render(catalog, PROMPT_BUDGET.after(&around));
+        let region = index::render(io, catalog, PROMPT_BUDGET.after(&around));
         let new = index::compose(&parts, &region);
         if existing.is_some() && new.as_bytes() == old {
             return Ok(new);

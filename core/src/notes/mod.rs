@@ -23,14 +23,11 @@ pub use note_type::NoteType;
 
 pub use crate::layout::INDEX_FILE;
 
-/// Whether MEMORY.md lists the note at `relative`: conversation history
-/// (`chat/`) and extra directories (`extra/`) are searched, not listed, so
-/// they never crowd out the agent's own notes.
-pub fn listed_in_index(relative: &str) -> bool {
-    !matches!(
-        relative.split('/').next(),
-        Some(crate::layout::CHAT | crate::layout::EXTRA)
-    )
+/// Whether MEMORY.md lists the note at `relative`: only the agent's own
+/// notes (source `memory`); conversation history and extra directories are
+/// searched, not listed, so they never crowd out the agent's notes.
+pub fn listed_in_index(io: &crate::io::Io, relative: &str) -> bool {
+    crate::search::source::source_of(io, relative) == crate::tools::Source::Memory
 }
 
 /// Whether a root-relative file path is a note: every file except the index,

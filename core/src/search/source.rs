@@ -16,8 +16,3 @@ pub fn source_of(io: &Io, path: &str) -> Source {
         Grant::Root => Source::Memory,
     }
 }
-
-/// Whether a note of source `source` is wanted by a search of `wanted`.
-pub fn wanted(wanted: Source, source: Source) -> bool {
-    wanted == Source::All || wanted == source
-}
