@@ -49,12 +49,13 @@ build: toolchain
 package: build
     {{venv}}/bin/pip wheel --quiet --no-deps -w dist ./bindings/python
     rm -rf bindings/node/component
+    cp embed/MODEL-LICENSE bindings/node/MODEL-LICENSE
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
     cd bindings/node && npm pack --silent --pack-destination ../../dist
 
 # Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK (through `call` and through `memcap mcp`), the MCP suite, a short fuzz pass.
 test: setup build fuzz-ci
-    cargo test --release -p memcap-core
+    cargo test --release -p memcap-core -p memcap-embed
     MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
     {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out
@@ -66,7 +67,7 @@ test: setup build fuzz-ci
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain
     cargo fmt --all -- --check
-    cargo clippy --release -p memcap-host -p memcap-core --all-targets -- -D warnings
+    cargo clippy --release -p memcap-host -p memcap-core -p memcap-embed --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --lib --features tools-world -- -D warnings
 

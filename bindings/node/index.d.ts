@@ -73,7 +73,8 @@ export interface StatsAnswer {
 
 /** A memory directory served to memcap's component as `/memories`. */
 export class Memory {
-  constructor(root: string, limits?: Limits);
+  /** `vectors: false`: searches are keywords only (BM25), and say so. */
+  constructor(root: string, limits?: Limits, options?: { vectors?: boolean });
   readonly root: string;
   open(): Promise<unknown>;
   view(path: string, viewRange?: [number, number]): Promise<string>;

@@ -40,12 +40,13 @@ function coreModules() {
   };
 }
 
-function importsFor(root, limits) {
+function importsFor(root, limits, vectors) {
   const fs = filesystem.createFilesystem({ preopens: { '/memories': root } });
   const environment = {
     getEnvironment: () => [
       ['MEMCAP_MAX_FILES', String(limits.maxStoreFiles)],
       ['MEMCAP_MAX_BYTES', String(limits.maxStoreBytes)],
+      ...(vectors ? [] : [['MEMCAP_VECTORS', 'off']]),
     ],
     getArguments: () => [],
     initialCwd: () => undefined,
@@ -107,12 +108,14 @@ export const DEFAULT_LIMITS = Object.freeze({ maxStoreFiles: 200000, maxStoreByt
 export class Memory {
   #root;
   #limits;
+  #vectors;
   #instance = null;
   #opening = null;
 
-  constructor(root, limits = DEFAULT_LIMITS) {
+  constructor(root, limits = DEFAULT_LIMITS, { vectors = true } = {}) {
     this.#root = resolve(root);
     this.#limits = { ...DEFAULT_LIMITS, ...limits };
+    this.#vectors = vectors;
   }
 
   get root() {
@@ -133,7 +136,7 @@ export class Memory {
           { cause },
         );
       }
-      return instantiate(coreModules(), importsFor(this.#root, this.#limits));
+      return instantiate(coreModules(), importsFor(this.#root, this.#limits, this.#vectors));
     })();
     try {
       this.#instance = await this.#opening;

@@ -59,7 +59,7 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
     fn persist(&self) -> Vec<u8> {
         serde_json::to_vec(&self.0).unwrap()
     }
-    fn restore(&mut self, bytes: &[u8]) -> bool {
+    fn restore(&mut self, _io: &Io, bytes: &[u8]) -> bool {
         serde_json::from_slice(bytes).map(|w| self.0 = w).is_ok()
     }
     fn stamps(&self) -> BTreeMap<String, FileStamp> {
@@ -216,8 +216,8 @@ fn a_damaged_part_costs_a_rebuild_never_a_wrong_answer() {
             fn persist(&self) -> Vec<u8> {
                 b"{not json".to_vec()
             }
-            fn restore(&mut self, bytes: &[u8]) -> bool {
-                self.0.restore(bytes)
+            fn restore(&mut self, io: &Io, bytes: &[u8]) -> bool {
+                self.0.restore(io, bytes)
             }
             fn stamps(&self) -> BTreeMap<String, FileStamp> {
                 self.0.stamps()

@@ -6,6 +6,7 @@
 //! the two sets of exports, and `wasi/` is the adapter that gives the core its
 //! storage.
 
+mod embedder;
 mod wasi;
 
 #[cfg(not(feature = "tools-world"))]

@@ -41,6 +41,10 @@ struct Cli {
     /// Stop a call that runs longer than this many milliseconds.
     #[arg(long, env = "MEMCAP_CALL_TIMEOUT_MS", default_value_t = Limits::default().call_timeout.as_millis() as u64, global = true)]
     call_timeout_ms: u64,
+    /// Keywords only (BM25): searches leave out the embedding model and say
+    /// so. The index is rebuilt once when this changes.
+    #[arg(long, global = true)]
+    no_vectors: bool,
     /// The most memory one call may use, in MiB.
     #[arg(long, env = "MEMCAP_MEMORY_MIB", default_value_t = (Limits::default().memory_bytes >> 20) as u64, global = true)]
     memory_mib: u64,
@@ -281,6 +285,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         .create_root(serving)
         // The CLI is memcap alone: its umask can make every file private.
         .private_umask(true)
+        .vectors(!cli.no_vectors)
         .limits(limits);
     if let Some(namespace) = &cli.namespace {
         builder = builder.namespace(namespace);

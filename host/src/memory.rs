@@ -32,6 +32,8 @@ pub struct Memory {
     /// The directories granted beside the root.
     shared: Vec<SharedDir>,
     limits: Limits,
+    /// Whether searches use the compiled-in embedding model.
+    vectors: bool,
     runtime: &'static Runtime,
     instance: StoreLock<Served>,
 }
@@ -72,6 +74,7 @@ pub struct MemoryBuilder {
     shared: Vec<(String, PathBuf, bool)>,
     extra: Vec<(String, PathBuf)>,
     limits: Limits,
+    vectors: bool,
     create_root: bool,
     private_umask: bool,
 }
@@ -120,6 +123,15 @@ impl MemoryBuilder {
     /// Replaces the default [`Limits`].
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Whether searches are hybrid, with the embedding model compiled into
+    /// the component (on by default), or keywords only (BM25) with `false`:
+    /// the guest is told `MEMCAP_VECTORS=off`, says so in every search
+    /// answer, and its index keeps no vectors (switching rebuilds it once).
+    pub fn vectors(mut self, on: bool) -> Self {
+        self.vectors = on;
         self
     }
 
@@ -237,6 +249,7 @@ impl MemoryBuilder {
             shared,
             root,
             limits: self.limits,
+            vectors: self.vectors,
             runtime: runtime::get()?,
             instance: StoreLock::new(locks.into_iter().chain(lock).collect(), served),
         };
@@ -284,6 +297,7 @@ impl Memory {
             shared: Vec::new(),
             extra: Vec::new(),
             limits: Limits::default(),
+            vectors: true,
             create_root: true,
             private_umask: false,
         }
@@ -715,8 +729,8 @@ impl Memory {
             None => (self.root.as_path(), FsPerms::ReadWrite),
         };
         let mut wasi = WasiCtxBuilder::new();
-        // No args, stdio or network, and no environment but the quota: the
-        // one directory is all it gets.
+        // No args, stdio or network, and no environment but the quota (and
+        // vectors off, when asked): the one directory is all it gets.
         wasi.allow_blocking_current_thread(true)
             .allow_tcp(false)
             .allow_udp(false)
@@ -724,6 +738,9 @@ impl Memory {
             .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
             .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string())
             .preopened_dir(dir, GUEST_ROOT, perms)?;
+        if !self.vectors {
+            wasi.env("MEMCAP_VECTORS", "off");
+        }
         for shared in &self.shared {
             let perms = if shared.read_only {
                 FsPerms::ReadOnly

@@ -74,7 +74,8 @@ fn ranking_finds_terms_stems_case_accents_and_cjk() {
 
 #[test]
 fn a_passage_with_every_word_ranks_above_one_with_some() {
-    let f = Fixture::new();
+    // Keywords only: the scores are BM25's, scaled by the fixed formula.
+    let f = Fixture::with_vectors(false);
     write(&f, "a.md", "The deploy key rotates monthly.\n");
     write(&f, "b.md", "Deploy on Fridays is forbidden.\n");
     write(&f, "c.md", "The key to the office is at the desk.\n");
@@ -93,7 +94,12 @@ fn a_passage_with_every_word_ranks_above_one_with_some() {
     assert!(scores[1] < scores[0] && scores[2] < scores[0], "{scores:?}");
     assert_eq!(answer["totalFound"], 3);
     assert_eq!(answer["method"], "bm25");
-    assert!(answer["degraded"].as_str().unwrap().contains("BM25"));
+    assert!(
+        answer["degraded"]
+            .as_str()
+            .unwrap()
+            .contains("MEMCAP_VECTORS=off")
+    );
     assert_eq!(answer["stats"], json!({"totalFiles": 3, "totalChunks": 3}));
     // The default threshold (0.35) keeps only passages that carry enough
     // of the query; every score shown is at least the one asked for.
@@ -235,7 +241,8 @@ fn the_typed_functions_answer_records() {
     assert_eq!(answer.results.len(), 1);
     assert_eq!(answer.results[0].path, "/memories/db.md");
     assert_eq!(answer.results[0].lines, "1-2");
-    assert_eq!(answer.method, "bm25");
+    assert_eq!(answer.method, "hybrid");
+    assert!(answer.degraded.is_none());
     assert_eq!((answer.total_files, answer.total_chunks), (1, 1));
 
     let e = f
@@ -266,7 +273,9 @@ fn the_typed_functions_answer_records() {
     let stats = f.memory.memory_stats().unwrap();
     assert_eq!((stats.total_files, stats.total_chunks), (1, 1));
     assert_eq!(stats.sources, [Source::Memory]);
-    assert!(!stats.vectors && stats.model.is_none());
+    assert!(stats.vectors);
+    assert_eq!(stats.method, "hybrid");
+    assert_eq!(stats.model.as_deref(), Some("potion-base-2M"));
     assert!(stats.index_bytes > 0);
     assert!(stats.indexed_at.unwrap().ends_with('Z'));
 }
@@ -428,6 +437,91 @@ fn a_result_never_names_lines_a_file_no_longer_holds() {
     assert_eq!(found(&f, "zzzzz"), ["/memories/a.md"]);
     let stats = call(&f, json!({"command": "memory_stats"}));
     assert_eq!(stats["changedSinceIndexed"], 0, "{stats}");
+}
+
+/// A note that says "car commute" in other words, and one about nothing
+/// like it.
+fn commute_and_cake(f: &Fixture) {
+    write(
+        f,
+        "commute.md",
+        "# Getting to work\nI bought a new automobile to drive to the office.\n",
+    );
+    write(
+        f,
+        "baking.md",
+        "# Baking\nThe chocolate cake recipe needs three eggs.\n",
+    );
+}
+
+const PARAPHRASE: &str = "car commute";
+
+#[test]
+fn vectors_find_a_passage_that_says_it_in_other_words() {
+    let f = Fixture::new();
+    commute_and_cake(&f);
+    let query = json!({"command": "memory_search", "query": PARAPHRASE, "minScore": 0});
+    // Neither note holds a word of the query: only the vectors find it.
+    let answer = call(&f, query.clone());
+    assert_eq!(answer["method"], "hybrid");
+    assert!(answer["degraded"].is_null(), "{answer}");
+    assert_eq!(answer["results"][0]["path"], "/memories/commute.md");
+    // A passage found by its vector alone scores at most the vector's
+    // weight (0.3), so the default threshold (0.35) leaves it out.
+    let score = answer["results"][0]["score"].as_f64().unwrap();
+    assert!(score > 0.1 && score <= 0.3, "{answer}");
+    assert!(found(&f, PARAPHRASE).is_empty());
+    // Words and meaning both: above the threshold, first.
+    assert_eq!(found(&f, "automobile office"), ["/memories/commute.md"]);
+
+    // Vectors off: keywords only, and the answer says why.
+    let off = Memory::builder(f.root()).vectors(false).open().unwrap();
+    let answer: Value = serde_json::from_str(&off.call(&query.to_string()).content).unwrap();
+    assert_eq!(answer["method"], "bm25");
+    assert!(
+        answer["degraded"]
+            .as_str()
+            .unwrap()
+            .contains("MEMCAP_VECTORS=off"),
+        "{answer}"
+    );
+    assert!(answer["results"].as_array().unwrap().is_empty(), "{answer}");
+    let stats = off.memory_stats().unwrap();
+    assert!(!stats.vectors && stats.model.is_none() && stats.method == "bm25");
+    drop(off);
+    // On again in a new process: its index (saved without vectors) is
+    // rebuilt with them, and the paraphrase is found again.
+    let on = Memory::builder(f.root()).open().unwrap();
+    let answer = on.memory_search(PARAPHRASE, None, Some(0.0), None).unwrap();
+    assert_eq!(answer.method, "hybrid");
+    assert_eq!(answer.results[0].path, "/memories/commute.md");
+}
+
+#[test]
+fn a_passage_found_by_its_vector_is_read_back_too() {
+    let f = Fixture::new();
+    commute_and_cake(&f);
+    // Past the whole-second trust window, as in the test above: an
+    // in-place edit now waits for the catalog's sweep.
+    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    let search = || {
+        f.memory
+            .memory_search(PARAPHRASE, None, Some(0.0), None)
+            .unwrap()
+            .results
+            .into_iter()
+            .map(|r| r.path)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(search()[0], "/memories/commute.md");
+    // Another program rewrites it in place to say something else: its
+    // indexed vector still matches, the lines read back no longer do.
+    std::fs::write(
+        f.root().join("commute.md"),
+        "# Knitting\nThe wool scarf pattern uses a purl stitch.\n",
+    )
+    .unwrap();
+    assert!(!search().contains(&"/memories/commute.md".to_owned()));
 }
 
 #[test]

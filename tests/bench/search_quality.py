@@ -5,10 +5,11 @@ A corpus is a directory of stores, each `NAME/docs/*.md` plus
 [doc stems], "evidence": [{"doc", "line"}]}); see shared/bench's README.
 Every store is written into a fresh memory through `memcap call` with
 `create`, as an agent would, and every query is asked through
-`memory_search` (maxResults 20, minScore 0). Printed: doc recall@5, MRR and
-evidence-line recall@5, overall and per category, with the method the
-answers report. Questions of category `adversarial` (no answer in the
-store) are left out.
+`memory_search` (maxResults 20, minScore 0), twice: keywords only
+(`memcap --no-vectors`) and hybrid (the default, with the compiled-in
+embedding model). Printed for each: doc recall@5, MRR and evidence-line
+recall@5, overall and per category, with the method the answers report.
+Questions of category `adversarial` (no answer in the store) are left out.
 
     python tests/bench/search_quality.py CORPUS --memcap target/release/memcap
 """
@@ -26,9 +27,9 @@ from pathlib import Path
 class Memory:
     """One `memcap call` process on a fresh root: a tool input per line."""
 
-    def __init__(self, memcap: str, root: Path):
+    def __init__(self, memcap: str, root: Path, flags: list):
         self.proc = subprocess.Popen(
-            [memcap, "--root", str(root), "call"],
+            [memcap, "--root", str(root), *flags, "call"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -58,10 +59,10 @@ def stores(corpus: Path):
     return found
 
 
-def run_store(memcap: str, store: Path, totals: dict, by_category: dict) -> str:
+def run_store(memcap: str, flags: list, store: Path, totals: dict, by_category: dict) -> str:
     methods = set()
     with tempfile.TemporaryDirectory() as tmp:
-        memory = Memory(memcap, Path(tmp) / "memories")
+        memory = Memory(memcap, Path(tmp) / "memories", flags)
         for doc in sorted((store / "docs").glob("*.md")):
             memory.call({
                 "command": "create",
@@ -119,19 +120,21 @@ def main():
     args = parser.parse_args()
     if not os.access(args.memcap, os.X_OK):
         sys.exit(f"{args.memcap} is not an executable memcap: build it first (just build)")
-    totals = collections.Counter()
-    by_category = collections.defaultdict(collections.Counter)
-    methods = set()
-    for store in stores(args.corpus):
-        methods.add(run_store(args.memcap, store, totals, by_category))
-    if not totals["n"]:
-        sys.exit("no question to ask (all adversarial?)")
-    print(f"corpus {args.corpus} · method {'/'.join(sorted(methods))} · top 5")
-    print("| questions | n | doc recall@5 | MRR | evidence-line recall@5 |")
-    print("|---|---|---|---|---|")
-    print(row("all", totals))
-    for category in sorted(by_category):
-        print(row(category, by_category[category]))
+    for name, flags in (("BM25 only", ["--no-vectors"]), ("hybrid", [])):
+        totals = collections.Counter()
+        by_category = collections.defaultdict(collections.Counter)
+        methods = set()
+        for store in stores(args.corpus):
+            methods.add(run_store(args.memcap, flags, store, totals, by_category))
+        if not totals["n"]:
+            sys.exit("no question to ask (all adversarial?)")
+        print(f"{name}: corpus {args.corpus} · answers' method {'/'.join(sorted(methods))} · top 5")
+        print("| questions | n | doc recall@5 | MRR | evidence-line recall@5 |")
+        print("|---|---|---|---|---|")
+        print(row("all", totals))
+        for category in sorted(by_category):
+            print(row(category, by_category[category]))
+        print()
 
 
 if __name__ == "__main__":

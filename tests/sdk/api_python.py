@@ -71,7 +71,7 @@ with Memory(work / "a") as m:
     check("/memories/db.md\n  name: Database" in m.memory_view(True), "memory_view")
     check("[Database](db.md)" in m.prompt(), "prompt has the index")
     found = m.memory_search("postgres", max_results=3)
-    check([r["path"] for r in found["results"]] == ["/memories/db.md"] and found["method"] == "bm25", found)
+    check([r["path"] for r in found["results"]] == ["/memories/db.md"] and found["method"] == "hybrid", found)
     hit = found["results"][0]
     first, last = map(int, hit["lines"].split("-"))
     check(m.memory_get(hit["path"], first, last)["text"] == hit["text"], "memory_get takes the hit's lines")
@@ -79,6 +79,9 @@ with Memory(work / "a") as m:
     check(m.record_turn("s1", "user", "Remember the blue teapot") == "Recorded turn 1 of session s1 in /memories/chat/s1.md", "record_turn")
     chat = m.memory_search("teapot", source="chat")
     check([(r["path"], r["source"]) for r in chat["results"]] == [("/memories/chat/s1.md", "chat")], chat)
+    m.create("/memories/commute.md", "I bought a new automobile to drive to the office.\n")
+    near = m.memory_search("car commute", min_score=0)
+    check(near["results"][0]["path"] == "/memories/commute.md" and near["degraded"] is None, near)
     expect_error(errors.InvalidPath, m.record_turn, "../s", "user", "x")
     expect_error(errors.InvalidPath, m.memory_search, "postgres", 0)
     expect_error(errors.Escape, m.memory_get, "/memories/../secret")
@@ -94,6 +97,11 @@ with Memory(work / "a") as m:
     check(m.call_json({"command": "view", "path": "/memories/lists/todo.md"})["lines"][:2] == ["# Todo", "buy oat milk"], "call_json")
     data = m.call_with_data({"command": "delete", "path": "/memories/nope"})
     check(data.is_error and data.data["error"]["kind"] == "not-found", data)
+
+# Vectors off: keywords only, and the answer says so.
+with Memory(work / "a", vectors=False) as keywords:
+    off = keywords.memory_search("car commute", min_score=0)
+    check(off["method"] == "bm25" and "MEMCAP_VECTORS=off" in off["degraded"] and not off["results"], off)
 
 # Two stores in one process never see each other.
 with Memory(work / "b") as b, Memory(work / "c") as c:

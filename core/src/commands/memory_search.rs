@@ -1,5 +1,6 @@
 //! `memory_search`: the passages of the notes that best answer a query,
-//! ranked by the search index (BM25 scaled to 0–1), each read back from its
+//! ranked by the search index (BM25 scaled to 0–1, fused with the vectors'
+//! cosine when the environment has an embedder), each read back from its
 //! file before it is given, so no result names lines that no longer hold it.
 
 use std::collections::HashMap;
@@ -10,6 +11,7 @@ use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
 use crate::search::chunks;
+use crate::search::embedder::{self, Embedder};
 use crate::search::index::{Hit, SearchIndex};
 use crate::search::source::source_of;
 use crate::tools::{MAX_RESULTS_LIMIT, Source};
@@ -17,9 +19,14 @@ use crate::tools::{MAX_RESULTS_LIMIT, Source};
 /// The most characters of a passage a result shows; `memory_get` reads on.
 pub const RESULT_CHARS: usize = 1_200;
 
-/// Why the answer is less than it could be, while memcap has no embedder.
-const NO_VECTORS: &str = "Keyword search only (BM25): no embedding model is configured, so \
-                          passages that say the same thing in other words may be missed.";
+/// Why the answer is less than it could be, when the host turned vectors off.
+const NO_VECTORS: &str = "Keyword search only (BM25): vectors are turned off for this memory \
+                          (MEMCAP_VECTORS=off), so passages that say the same thing in other \
+                          words may be missed.";
+
+/// How far a passage found by its vector alone may have drifted since it
+/// was indexed (its cosine with the query, read back now) and still be given.
+const DRIFT: f32 = 0.05;
 
 /// Why `source: chat` finds nothing.
 const NO_CHAT: &str = "No conversation history is recorded in this memory (/memories/chat is \
@@ -40,7 +47,18 @@ pub fn memory_search(
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
         let keep = |path: &str| source == Source::All || source_of(io, path) == source;
-        let hits = index.search(query, MAX_RESULTS_LIMIT as usize * 2, min_score, &keep);
+        let embedder = io
+            .env
+            .embedder()
+            .filter(|e| index.has_vectors_of(e.model()));
+        let query_vector = embedder.map(|e| e.embed(query));
+        let hits = index.search(
+            query,
+            query_vector.as_deref(),
+            MAX_RESULTS_LIMIT as usize * 2,
+            min_score,
+            &keep,
+        );
         // Hits are read back in rank order only until enough are kept; the
         // rest count as found unless one already read turned out stale.
         let terms = index.query_terms(query);
@@ -56,9 +74,12 @@ pub fn memory_search(
                 .or_insert_with(|| read_note(io, &hit.path));
             match file.as_ref().and_then(|(text, title)| {
                 let lines = lines_of(text, hit)?;
-                index
-                    .still_matches(&terms, &format!("{title}\n{lines}"))
-                    .then_some(lines)
+                let holds = if hit.keywords {
+                    index.still_matches(&terms, &format!("{title}\n{lines}"))
+                } else {
+                    still_close(embedder?, query_vector.as_deref()?, &lines, hit)
+                };
+                holds.then_some(lines)
             }) {
                 Some(lines) => results.push(SearchResult {
                     path: format!("/memories/{}", hit.path),
@@ -75,16 +96,15 @@ pub fn memory_search(
             query: query.to_owned(),
             results,
             total_found,
-            method: "bm25",
-            degraded: Some(
-                match source {
-                    // An empty source says so: a search of it can never answer.
-                    Source::Chat if !index.paths().any(keep) => NO_CHAT,
-                    Source::Custom if !index.paths().any(keep) => NO_CUSTOM,
-                    _ => NO_VECTORS,
-                }
-                .to_owned(),
-            ),
+            method: if embedder.is_some() { "hybrid" } else { "bm25" },
+            degraded: match source {
+                // An empty source says so: a search of it can never answer.
+                Source::Chat if !index.paths().any(keep) => Some(NO_CHAT),
+                Source::Custom if !index.paths().any(keep) => Some(NO_CUSTOM),
+                _ if embedder.is_none() => Some(NO_VECTORS),
+                _ => None,
+            }
+            .map(str::to_owned),
             stats: SearchStats {
                 total_files,
                 total_chunks,
@@ -113,6 +133,14 @@ fn lines_of(text: &str, hit: &Hit) -> Option<String> {
         .take(wanted)
         .collect();
     (lines.len() == wanted).then(|| lines.join("\n"))
+}
+
+/// Whether a passage its vector alone found still says what it said when
+/// it was indexed: its lines as they are now, embedded, are as close to the
+/// query (within [`DRIFT`]).
+fn still_close(embedder: &dyn Embedder, query: &[f32], lines: &str, hit: &Hit) -> bool {
+    let now = embedder::quantize(&embedder.embed(lines));
+    embedder::cosine(query, &now) >= hit.cosine - DRIFT
 }
 
 /// A passage cut to [`RESULT_CHARS`], marked when cut.

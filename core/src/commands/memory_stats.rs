@@ -20,6 +20,7 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         let (files, chunks) = index.counts();
         Ok((files, chunks, index.stamps()))
     })?;
+    let model = io.env.embedder().map(|e| e.model().to_owned());
     // The sources that hold something, memory always: it is where notes go.
     let mut sources = vec![Source::Memory];
     for path in held.keys() {
@@ -48,9 +49,9 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         indexed_at,
         sources,
         index_bytes,
-        method: "bm25",
-        vectors: false,
-        model: None,
+        method: if model.is_some() { "hybrid" } else { "bm25" },
+        vectors: model.is_some(),
+        model,
         changed_since_indexed,
     }))
 }

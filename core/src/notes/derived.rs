@@ -42,8 +42,9 @@ pub trait DerivedIndex {
     fn persist(&self) -> Vec<u8>;
 
     /// Its state back from bytes [`DerivedIndex::persist`] wrote at this
-    /// version; `false` when they do not decode (it is then rebuilt).
-    fn restore(&mut self, bytes: &[u8]) -> bool;
+    /// version; `false` when they do not decode or do not suit this
+    /// instance's environment (it is then rebuilt).
+    fn restore(&mut self, io: &Io, bytes: &[u8]) -> bool;
 
     /// Every note it holds, with the stamp of the note it took:
     /// [`verify`] compares these with the catalog.
@@ -147,7 +148,7 @@ impl Derived {
     /// say). An index with no part of its name and version, or one that
     /// would not decode, is cleared; then this returns false, and
     /// [`Derived::verify_all`] rebuilds it.
-    pub fn restore(&mut self, parts: &[Part], bytes: &[u8]) -> bool {
+    pub fn restore(&mut self, io: &Io, parts: &[Part], bytes: &[u8]) -> bool {
         let mut offsets = BTreeMap::new();
         let mut at = 0usize;
         for part in parts {
@@ -160,7 +161,7 @@ impl Derived {
             let restored = offsets
                 .get(&(index.name(), index.version()))
                 .and_then(|range| bytes.get(range.clone()))
-                .is_some_and(|state| index.restore(state));
+                .is_some_and(|state| index.restore(io, state));
             if !restored {
                 index.clear();
                 all = false;

@@ -101,7 +101,7 @@ impl Catalog {
         let blocks = head.take_blocks(file, head_end as u64, header.blocks)?;
         let mut catalog = Self::from_snapshot(head, blocks, registry)?;
         catalog.generation = header.generation;
-        let restored = catalog.derived.restore(&header.derived, &derived);
+        let restored = catalog.derived.restore(io, &header.derived, &derived);
         catalog.apply(io, &tail[1..], end + 1).ok()?;
         if !restored {
             // A part of another version, or damaged: that index (cleared)

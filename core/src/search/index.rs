@@ -1,5 +1,6 @@
-//! The search index: every note's chunks with their term counts, and a
-//! posting list per term, kept as a derived index of the catalog.
+//! The search index: every note's chunks with their term counts and, when
+//! the environment has an embedder, their vectors; a posting list per
+//! term. Kept as a derived index of the catalog.
 //!
 //! A change costs what the changed note costs: its chunks are added, or
 //! marked gone (their postings are skipped until a compaction, which runs
@@ -12,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use super::chunks;
+use super::embedder::{self, Embedder};
 use super::score;
 use super::terms::Analyzer;
 use crate::error::FsError;
@@ -31,6 +33,8 @@ struct ChunkEntry {
     len: u32,
     /// (term id, count) for each distinct term.
     terms: Vec<(u32, u32)>,
+    /// The chunk's unit vector, quantized; empty without an embedder.
+    vector: Vec<i8>,
 }
 
 /// The index's whole state (what the snapshot holds).
@@ -48,6 +52,8 @@ struct State {
     df: Vec<u32>,
     live_chunks: u32,
     live_terms_total: u64,
+    /// The model the vectors come from (`None`: no vectors).
+    model: Option<String>,
 }
 
 /// One search hit: a passage of a note and its 0–1 score.
@@ -57,6 +63,10 @@ pub struct Hit {
     pub first: u32,
     pub last: u32,
     pub score: f32,
+    /// Whether the passage holds a query term (else only its vector found it).
+    pub keywords: bool,
+    /// The cosine of the query's vector and the passage's (0 without vectors).
+    pub cosine: f32,
 }
 
 /// The search index.
@@ -80,9 +90,17 @@ impl SearchIndex {
             .expect("the search index is registered")
     }
 
-    /// Indexes `text` as the note at `path` (replacing what it held).
-    pub fn put(&mut self, path: &str, stamp: FileStamp, text: &str) {
+    /// Indexes `text` as the note at `path` (replacing what it held), with
+    /// each chunk's vector when there is an `embedder`.
+    pub fn put(
+        &mut self,
+        path: &str,
+        stamp: FileStamp,
+        text: &str,
+        embedder: Option<&dyn Embedder>,
+    ) {
         self.remove(path);
+        self.state.model = embedder.map(|e| e.model().to_owned());
         let mut ids = Vec::new();
         let mut terms = Vec::new();
         let mut title = Vec::new();
@@ -112,6 +130,9 @@ impl SearchIndex {
                 last: chunk.last,
                 len: terms.len() as u32,
                 terms: counts.into_iter().collect(),
+                vector: embedder
+                    .map(|e| embedder::quantize(&e.embed(&chunk.text)))
+                    .unwrap_or_default(),
             }));
             ids.push(id);
         }
@@ -148,13 +169,20 @@ impl SearchIndex {
         self.state.notes.keys().map(String::as_str)
     }
 
+    /// Whether its chunks carry vectors of `model`.
+    pub fn has_vectors_of(&self, model: &str) -> bool {
+        self.state.model.as_deref() == Some(model)
+    }
+
     /// The best `limit` passages for `query` in the notes whose paths `keep`
     /// accepts, best first, at least `min_score` each; a passage
     /// overlapping a better one of the same note is left out, so the
-    /// answers are distinct places.
+    /// answers are distinct places. With the query's unit vector the scores
+    /// are hybrid ([`score::fused`]) and every chunk is a candidate.
     pub fn search(
         &self,
         query: &str,
+        query_vector: Option<&[f32]>,
         limit: usize,
         min_score: f32,
         keep: &dyn Fn(&str) -> bool,
@@ -182,15 +210,36 @@ impl SearchIndex {
                 }
             }
         }
-        let mut ranked: Vec<(f32, u32)> = sums
-            .into_iter()
-            .map(|(chunk, sum)| (score::scaled(sum, query_idf), chunk))
-            .filter(|(s, _)| *s >= min_score && *s > 0.0)
-            .collect();
+        // (score, chunk, text score, cosine)
+        let mut ranked: Vec<(f32, u32, f32, f32)> = match query_vector {
+            None => sums
+                .into_iter()
+                .map(|(chunk, sum)| {
+                    let text = score::scaled(sum, query_idf);
+                    (text, chunk, text, 0.0)
+                })
+                .collect(),
+            Some(query_vector) => self
+                .state
+                .chunks
+                .iter()
+                .enumerate()
+                .filter_map(|(id, entry)| {
+                    let entry = entry.as_ref()?;
+                    let id = id as u32;
+                    let text = sums
+                        .get(&id)
+                        .map_or(0.0, |sum| score::scaled(*sum, query_idf));
+                    let cosine = embedder::cosine(query_vector, &entry.vector);
+                    Some((score::fused(text, cosine), id, text, cosine))
+                })
+                .collect(),
+        };
+        ranked.retain(|(s, ..)| *s >= min_score && *s > 0.0);
         // Ties by chunk id, so equal scores come out in one order every time.
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut hits: Vec<Hit> = Vec::new();
-        for (s, chunk) in ranked {
+        for (s, chunk, text, cosine) in ranked {
             let entry = self.state.chunks[chunk as usize]
                 .as_ref()
                 .expect("scored chunks are live");
@@ -206,6 +255,8 @@ impl SearchIndex {
                     first: entry.first,
                     last: entry.last,
                     score: s,
+                    keywords: text > 0.0,
+                    cosine,
                 });
                 if hits.len() == limit {
                     break;
@@ -241,6 +292,28 @@ impl SearchIndex {
         id
     }
 
+    /// Its state back from `bytes`, unless they do not decode or their
+    /// vectors are not of `model` (another model's, or none, or some where
+    /// vectors are now off, cannot be compared with this instance's).
+    fn restore_state(&mut self, bytes: &[u8], model: Option<&str>) -> bool {
+        match postcard::from_bytes::<State>(bytes) {
+            Ok(state)
+                if state.postings.len() == state.term_names.len()
+                    && (state.live_chunks == 0 || state.model.as_deref() == model) =>
+            {
+                self.ids = state
+                    .term_names
+                    .iter()
+                    .enumerate()
+                    .map(|(id, t)| (t.clone(), id as u32))
+                    .collect();
+                self.state = state;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Renumbers the live chunks and drops the postings of gone ones.
     fn compact(&mut self) {
         let old = std::mem::take(&mut self.state.chunks);
@@ -274,7 +347,7 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn version(&self) -> u32 {
-        1
+        2
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
@@ -290,7 +363,7 @@ impl DerivedIndex for SearchIndex {
                     .ok()
                     .and_then(|(bytes, _)| String::from_utf8(bytes).ok())
                     .unwrap_or_default();
-                self.put(&entry.path, entry.stamp, &text);
+                self.put(&entry.path, entry.stamp, &text, io.env.embedder());
             }
             NoteChange::Removed(path) => self.remove(path),
         }
@@ -306,20 +379,8 @@ impl DerivedIndex for SearchIndex {
         postcard::to_extend(&self.state, Vec::with_capacity(size)).unwrap_or_default()
     }
 
-    fn restore(&mut self, bytes: &[u8]) -> bool {
-        match postcard::from_bytes::<State>(bytes) {
-            Ok(state) if state.postings.len() == state.term_names.len() => {
-                self.ids = state
-                    .term_names
-                    .iter()
-                    .enumerate()
-                    .map(|(id, t)| (t.clone(), id as u32))
-                    .collect();
-                self.state = state;
-                true
-            }
-            _ => false,
-        }
+    fn restore(&mut self, io: &Io, bytes: &[u8]) -> bool {
+        self.restore_state(bytes, io.env.embedder().map(|e| e.model()))
     }
 
     fn stamps(&self) -> BTreeMap<String, FileStamp> {
@@ -355,7 +416,7 @@ mod tests {
     fn index(notes: &[(&str, &str)]) -> SearchIndex {
         let mut index = SearchIndex::default();
         for (path, text) in notes {
-            index.put(path, stamp(text.len() as u64), text);
+            index.put(path, stamp(text.len() as u64), text, None);
         }
         index
     }
@@ -370,7 +431,7 @@ mod tests {
             ("food.md", "# Food\nThe team likes pizza on Fridays."),
             ("db.md", "# Database\nPostgres 17, one primary."),
         ]);
-        let hits = index.search("API authentication decisions JWT", 5, 0.0, &|_| true);
+        let hits = index.search("API authentication decisions JWT", None, 5, 0.0, &|_| true);
         assert_eq!(hits[0].path, "api.md");
         assert_eq!((hits[0].first, hits[0].last), (1, 3));
         assert!(hits.iter().all(|h| h.path != "food.md"));
@@ -380,11 +441,14 @@ mod tests {
     #[test]
     fn a_changed_or_removed_note_answers_with_what_it_holds_now() {
         let mut index = index(&[("a.md", "postgres here"), ("b.md", "mysql there")]);
-        index.put("a.md", stamp(1), "sqlite now");
-        assert!(index.search("postgres", 5, 0.0, &|_| true).is_empty());
-        assert_eq!(index.search("sqlite", 5, 0.0, &|_| true)[0].path, "a.md");
+        index.put("a.md", stamp(1), "sqlite now", None);
+        assert!(index.search("postgres", None, 5, 0.0, &|_| true).is_empty());
+        assert_eq!(
+            index.search("sqlite", None, 5, 0.0, &|_| true)[0].path,
+            "a.md"
+        );
         index.remove("b.md");
-        assert!(index.search("mysql", 5, 0.0, &|_| true).is_empty());
+        assert!(index.search("mysql", None, 5, 0.0, &|_| true).is_empty());
         assert_eq!(index.counts(), (1, 1));
     }
 
@@ -396,6 +460,7 @@ mod tests {
                 &format!("n{i}.md"),
                 stamp(i),
                 &format!("topic{i} shared words"),
+                None,
             );
         }
         for i in 0..150 {
@@ -404,24 +469,25 @@ mod tests {
         assert!(index.state.chunks.len() < 200, "compacted");
         for i in 150..200 {
             assert_eq!(
-                index.search(&format!("topic{i}"), 1, 0.0, &|_| true)[0].path,
+                index.search(&format!("topic{i}"), None, 1, 0.0, &|_| true)[0].path,
                 format!("n{i}.md")
             );
         }
-        assert_eq!(index.search("shared", 100, 0.0, &|_| true).len(), 50);
+        assert_eq!(index.search("shared", None, 100, 0.0, &|_| true).len(), 50);
     }
 
     #[test]
     fn min_score_and_limit_bound_the_answer_and_the_state_round_trips() {
         let index = index(&[("a.md", "alpha beta"), ("b.md", "alpha"), ("c.md", "gamma")]);
-        let all = index.search("alpha beta", 10, 0.0, &|_| true);
+        let all = index.search("alpha beta", None, 10, 0.0, &|_| true);
         assert_eq!(all.len(), 2);
         assert!(all[0].score > all[1].score);
-        assert_eq!(index.search("alpha beta", 1, 0.0, &|_| true).len(), 1);
-        assert!(index.search("alpha beta", 10, 0.99, &|_| true).len() <= 1);
+        assert_eq!(index.search("alpha beta", None, 1, 0.0, &|_| true).len(), 1);
+        assert!(index.search("alpha beta", None, 10, 0.99, &|_| true).len() <= 1);
         let mut back = SearchIndex::default();
-        assert!(back.restore(&index.persist()));
-        assert_eq!(back.search("alpha beta", 10, 0.0, &|_| true), all);
-        assert!(!SearchIndex::default().restore(b"not an index"));
+        assert!(back.restore_state(&index.persist(), None));
+        assert!(!back.restore_state(&index.persist(), Some("a model")));
+        assert_eq!(back.search("alpha beta", None, 10, 0.0, &|_| true), all);
+        assert!(!SearchIndex::default().restore_state(b"not an index", None));
     }
 }

@@ -1,11 +1,13 @@
 //! Full-text search over the notes: terms (`terms.rs`), chunks that follow
-//! the markdown (`chunks.rs`), BM25 scores in 0–1 (`score.rs`) and the
-//! source each note belongs to (`source.rs`).
+//! the markdown (`chunks.rs`), BM25 scores in 0–1 (`score.rs`), vectors
+//! from the embedder port fused with them (`embedder.rs`) and the source
+//! each note belongs to (`source.rs`).
 //!
 //! Nothing here touches storage: the search index (a derived index) feeds
 //! these the notes' text and keeps what they return.
 
 pub mod chunks;
+pub mod embedder;
 pub mod index;
 pub mod score;
 pub mod source;

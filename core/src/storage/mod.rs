@@ -167,4 +167,9 @@ pub trait Environment {
     fn random_u64(&self) -> u64;
     /// A setting the host passed (`MEMCAP_MAX_FILES`, `MEMCAP_MAX_BYTES`).
     fn var(&self, name: &str) -> Option<String>;
+    /// The text embedding model, when the adapter has one and the host has
+    /// not turned vectors off: searches are then hybrid.
+    fn embedder(&self) -> Option<&dyn crate::search::embedder::Embedder> {
+        None
+    }
 }

@@ -1,9 +1,15 @@
-//! The environment port over WASI 0.2: clocks, randomness, and the
-//! settings the host passed as environment variables.
+//! The environment port over WASI 0.2: clocks, randomness, the settings
+//! the host passed as environment variables, and the embedder.
 
+use memcap_core::search::embedder::Embedder;
 use memcap_core::storage::Environment;
 
-pub struct WasiEnvironment;
+use crate::embedder::CompiledModel;
+
+pub struct WasiEnvironment {
+    /// The compiled-in model, unless the host set `MEMCAP_VECTORS=off`.
+    pub model: Option<CompiledModel>,
+}
 
 impl Environment for WasiEnvironment {
     fn now_seconds(&self) -> u64 {
@@ -20,5 +26,9 @@ impl Environment for WasiEnvironment {
 
     fn var(&self, name: &str) -> Option<String> {
         std::env::var(name).ok()
+    }
+
+    fn embedder(&self) -> Option<&dyn Embedder> {
+        self.model.as_ref().map(|m| m as &dyn Embedder)
     }
 }

@@ -16,6 +16,7 @@ use memcap_core::{Indexes, Io};
 use wasip2::filesystem::preopens::get_directories;
 use wasip2::filesystem::types::{Descriptor, DescriptorFlags};
 
+use crate::embedder::CompiledModel;
 use environment::WasiEnvironment;
 use storage::WasiStorage;
 
@@ -24,6 +25,7 @@ use storage::WasiStorage;
 /// per call, Wassette and `wasmtime run --invoke`, lose only time by it).
 struct Instance {
     storage: WasiStorage,
+    environment: WasiEnvironment,
     shared: Shared,
     indexes: RefCell<Indexes>,
 }
@@ -39,6 +41,9 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
             let (root, shared) = find_root()?;
             let instance = Instance {
                 storage: WasiStorage { root },
+                environment: WasiEnvironment {
+                    model: CompiledModel::unless_off(std::env::var("MEMCAP_VECTORS").ok()),
+                },
                 shared,
                 indexes: RefCell::default(),
             };
@@ -48,7 +53,7 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
         if instance.shared.is_empty() {
             return f(&Io::new(
                 &instance.storage,
-                &WasiEnvironment,
+                &instance.environment,
                 &instance.indexes,
             ));
         }
@@ -63,7 +68,7 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
             })
             .collect();
         let mounted = Mounted::new(&instance.storage, mounts);
-        f(&Io::new(&mounted, &WasiEnvironment, &instance.indexes))
+        f(&Io::new(&mounted, &instance.environment, &instance.indexes))
     })
 }
 

@@ -17,10 +17,17 @@ impl Fixture {
     /// A fresh, empty memory directory, opened as the CLI opens it: with
     /// the umask made private (`tests/umask.rs` checks the library default).
     pub fn new() -> Self {
+        Self::with_vectors(true)
+    }
+
+    /// Likewise, with searches hybrid (`true`, the default) or keywords
+    /// only.
+    pub fn with_vectors(on: bool) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("memories")).unwrap();
         let memory = Memory::builder(dir.path().join("memories"))
             .private_umask(true)
+            .vectors(on)
             .open()
             .unwrap();
         Self { dir, memory }

@@ -70,7 +70,9 @@ class Memory:
     `root` is the directory itself (created, mode 0700, if missing). Calls
     are serialised across threads and processes; each runs within `limits`.
     `extra` maps names to directories granted read-only, seen as
-    `/memories/extra/NAME` and searched as source `custom`.
+    `/memories/extra/NAME` and searched as source `custom`. `vectors=False`
+    makes searches keywords only (BM25), without the compiled-in embedding
+    model; the answers say so.
     """
 
     def __init__(
@@ -79,8 +81,9 @@ class Memory:
         *,
         limits: Limits = Limits(),
         extra: Optional[Dict[str, Union[str, Path]]] = None,
+        vectors: bool = True,
     ) -> None:
-        self._host = Host(Path(root), limits, {n: Path(p) for n, p in (extra or {}).items()})
+        self._host = Host(Path(root), limits, {n: Path(p) for n, p in (extra or {}).items()}, vectors)
 
     @property
     def root(self) -> Path:
@@ -142,6 +145,8 @@ class Memory:
         """The passages that best answer `query`: a dict with `results` (each
         `path`, `lines`, `text`, `score`, `source`), `total_found`, `method`,
         `degraded`, `total_files`, `total_chunks`."""
+        # A whole number is a fine threshold (0, 1): the WIT type is f32.
+        min_score = None if min_score is None else float(min_score)
         return self._record("memory-search", (query, max_results, min_score, source))
 
     def memory_get(self, path: str, first: Optional[int] = None, last: Optional[int] = None) -> Dict[str, Any]:

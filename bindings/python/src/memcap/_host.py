@@ -1,7 +1,7 @@
 """Runs memcap.wasm in wasmtime's Python host, granted one directory.
 
 The component gets exactly one preopened directory, the memory root, seen as
-`/memories`: no other file, no network, no environment but the store quota.
+`/memories`: no other file, no network, no environment but the store quota (and vectors off, when asked).
 One warm instance serves the calls of one `Store`; a call that traps or runs
 past its time or memory bound is reported as an error and the next call gets
 a fresh instance. Calls are serialised across threads (a lock) and processes
@@ -110,9 +110,12 @@ _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 class Host:
     """One memory root served by the component."""
 
-    def __init__(self, root: Path, limits: Limits = Limits(), extra: Optional[Dict[str, Path]] = None) -> None:
+    def __init__(
+        self, root: Path, limits: Limits = Limits(), extra: Optional[Dict[str, Path]] = None, vectors: bool = True
+    ) -> None:
         self.root = Path(root)
         self.limits = limits
+        self.vectors = vectors
         self.extra = {name: Path(path) for name, path in (extra or {}).items()}
         for name, path in self.extra.items():
             if not _NAME.fullmatch(name) or name.startswith("."):
@@ -166,7 +169,7 @@ class Host:
         wasi.env = [
             ("MEMCAP_MAX_FILES", str(self.limits.max_store_files)),
             ("MEMCAP_MAX_BYTES", str(self.limits.max_store_bytes)),
-        ]
+        ] + ([] if self.vectors else [("MEMCAP_VECTORS", "off")])
         wasi.preopen_dir(str(self.root), GUEST_ROOT)
         # Extra directories are granted read-only: the guest cannot change
         # them whatever it does.

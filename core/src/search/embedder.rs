@@ -1,0 +1,51 @@
+//! The embedder port: text to a unit vector, for the vector half of a
+//! hybrid search. The adapter hands one in through the environment
+//! ([`crate::storage::Environment::embedder`]); without one, search is
+//! keywords only and says so.
+
+/// A text embedding model.
+pub trait Embedder {
+    /// The model's name: an index whose vectors another model made is
+    /// rebuilt, never compared.
+    fn model(&self) -> &str;
+
+    /// `text` as a unit vector (all zeros when the model knows none of its
+    /// words). Every vector of one model has the same length.
+    fn embed(&self, text: &str) -> Vec<f32>;
+}
+
+/// A unit vector as the index keeps it: each value times 127, rounded.
+pub fn quantize(vector: &[f32]) -> Vec<i8> {
+    vector
+        .iter()
+        .map(|v| (v.clamp(-1.0, 1.0) * 127.0).round() as i8)
+        .collect()
+}
+
+/// The cosine of a query's unit vector and a kept one (0 when either is
+/// empty or they differ in length).
+pub fn cosine(query: &[f32], kept: &[i8]) -> f32 {
+    if query.len() != kept.len() {
+        return 0.0;
+    }
+    query
+        .iter()
+        .zip(kept)
+        .map(|(q, &k)| q * f32::from(k))
+        .sum::<f32>()
+        / 127.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_vector_keeps_its_cosine() {
+        let a = [0.6f32, 0.8, 0.0];
+        let b = [0.0f32, 0.6, 0.8];
+        assert!((cosine(&a, &quantize(&a)) - 1.0).abs() < 0.01);
+        assert!((cosine(&a, &quantize(&b)) - 0.48).abs() < 0.01);
+        assert_eq!(cosine(&a, &[]), 0.0);
+    }
+}

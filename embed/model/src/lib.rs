@@ -1,0 +1,1 @@
+//! Never built: this package only names the crate that carries the model (see Cargo.toml).
