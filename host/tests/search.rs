@@ -459,8 +459,12 @@ const PARAPHRASE: &str = "car commute";
 #[test]
 fn vectors_find_a_passage_that_says_it_in_other_words() {
     let f = Fixture::new();
-    commute_and_cake(&f);
     let query = json!({"command": "memory_search", "query": PARAPHRASE, "minScore": 0});
+    // An empty memory is hybrid too: nothing to find, nothing degraded.
+    let empty = call(&f, query.clone());
+    assert_eq!(empty["method"], "hybrid");
+    assert!(empty["degraded"].is_null(), "{empty}");
+    commute_and_cake(&f);
     // Neither note holds a word of the query: only the vectors find it.
     let answer = call(&f, query.clone());
     assert_eq!(answer["method"], "hybrid");

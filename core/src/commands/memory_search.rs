@@ -47,10 +47,9 @@ pub fn memory_search(
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
         let keep = |path: &str| source == Source::All || source_of(io, path) == source;
-        let embedder = io
-            .env
-            .embedder()
-            .filter(|e| index.has_vectors_of(e.model()));
+        // The index holds this embedder's vectors: one saved with another
+        // model's, or none, was rebuilt when it was loaded.
+        let embedder = io.env.embedder();
         let query_vector = embedder.map(|e| e.embed(query));
         let hits = index.search(
             query,

@@ -169,11 +169,6 @@ impl SearchIndex {
         self.state.notes.keys().map(String::as_str)
     }
 
-    /// Whether its chunks carry vectors of `model`.
-    pub fn has_vectors_of(&self, model: &str) -> bool {
-        self.state.model.as_deref() == Some(model)
-    }
-
     /// The best `limit` passages for `query` in the notes whose paths `keep`
     /// accepts, best first, at least `min_score` each; a passage
     /// overlapping a better one of the same note is left out, so the
