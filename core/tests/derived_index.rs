@@ -4,6 +4,7 @@
 //! through its part of the snapshot, and is rebuilt when that part is of
 //! another version.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -56,11 +57,11 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
         }
         Ok(())
     }
-    fn persist(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.0).unwrap()
+    fn persist(&mut self) -> Cow<'_, [u8]> {
+        Cow::Owned(serde_json::to_vec(&self.0).unwrap())
     }
-    fn restore(&mut self, _io: &Io, bytes: &[u8]) -> bool {
-        serde_json::from_slice(bytes).map(|w| self.0 = w).is_ok()
+    fn restore(&mut self, _io: &Io, bytes: Vec<u8>) -> bool {
+        serde_json::from_slice(&bytes).map(|w| self.0 = w).is_ok()
     }
     fn stamps(&self) -> BTreeMap<String, FileStamp> {
         self.0
@@ -119,8 +120,12 @@ impl<'a> Instance<'a> {
         let io = self.io();
         catalog::with(&io, |io, catalog| {
             catalog.refresh(io)?;
-            let bytes = catalog.derived("words").expect("registered").persist();
-            let words: Words = serde_json::from_slice(&bytes).unwrap();
+            let index = catalog.derived("words").expect("registered").as_any();
+            let words = index
+                .downcast_ref::<WordIndex<1>>()
+                .map(|w| &w.0)
+                .or_else(|| index.downcast_ref::<WordIndex<2>>().map(|w| &w.0))
+                .expect("a word index");
             Ok(words
                 .notes
                 .iter()
@@ -213,10 +218,10 @@ fn a_damaged_part_costs_a_rebuild_never_a_wrong_answer() {
             fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
                 self.0.apply(io, change)
             }
-            fn persist(&self) -> Vec<u8> {
-                b"{not json".to_vec()
+            fn persist(&mut self) -> Cow<'_, [u8]> {
+                Cow::Borrowed(b"{not json")
             }
-            fn restore(&mut self, io: &Io, bytes: &[u8]) -> bool {
+            fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool {
                 self.0.restore(io, bytes)
             }
             fn stamps(&self) -> BTreeMap<String, FileStamp> {

@@ -5,6 +5,8 @@
 //! (potion-base-2M by MinishLab, MIT, unless `MEMCAP_MODEL_DIR` names
 //! another; see MODEL-LICENSE).
 
+use std::cell::RefCell;
+
 mod tokens;
 
 mod model {
@@ -26,6 +28,7 @@ pub const MAX_TOKENS: usize = 512;
 /// The compiled-in model.
 pub struct StaticModel {
     vocab: fst::Map<&'static [u8]>,
+    splits: RefCell<tokens::Splits>,
 }
 
 impl StaticModel {
@@ -33,6 +36,7 @@ impl StaticModel {
     pub fn load() -> Self {
         Self {
             vocab: fst::Map::new(VOCAB).expect("the vocabulary FST built by build.rs"),
+            splits: RefCell::default(),
         }
     }
 
@@ -42,17 +46,19 @@ impl StaticModel {
     pub fn embed(&self, text: &str) -> Vec<f32> {
         let mut sum = vec![0f32; DIMS];
         let mut count = 0;
-        tokens::wordpiece(&self.vocab, text, &mut |id| {
-            if Some(id) == model::UNK || count == MAX_TOKENS {
-                return;
-            }
-            let row = id as usize;
-            let scale = f32::from_le_bytes(SCALES[row * 4..row * 4 + 4].try_into().unwrap());
-            for (s, &q) in sum.iter_mut().zip(&ROW_DATA[row * DIMS..(row + 1) * DIMS]) {
-                *s += f32::from(q as i8) * scale;
-            }
-            count += 1;
-        });
+        self.splits
+            .borrow_mut()
+            .wordpiece(&self.vocab, text, &mut |id| {
+                if Some(id) == model::UNK || count == MAX_TOKENS {
+                    return;
+                }
+                let row = id as usize;
+                let scale = f32::from_le_bytes(SCALES[row * 4..row * 4 + 4].try_into().unwrap());
+                for (s, &q) in sum.iter_mut().zip(&ROW_DATA[row * DIMS..(row + 1) * DIMS]) {
+                    *s += f32::from(q as i8) * scale;
+                }
+                count += 1;
+            });
         let norm = sum.iter().map(|v| v * v).sum::<f32>().sqrt();
         if norm > 0.0 {
             sum.iter_mut().for_each(|v| *v /= norm);

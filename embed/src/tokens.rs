@@ -3,29 +3,56 @@
 //! and strip accents, split on whitespace and punctuation, then the longest
 //! vocabulary pieces (`##` inside a word); a word with no split is unknown.
 
+use std::collections::HashMap;
+
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::model::{LOWERCASE, MAX_WORD_CHARS, UNK};
 
-/// Calls `emit` with the id of each token of `text`, in order.
-pub fn wordpiece(vocab: &fst::Map<&[u8]>, text: &str, emit: &mut dyn FnMut(u32)) {
-    let mut clean = String::with_capacity(text.len());
-    normalize(text, &mut clean);
-    let mut piece = String::new();
-    let mut word_start = 0;
-    for (at, c) in clean.char_indices() {
-        let punctuation = is_punctuation(c);
-        if c == ' ' || punctuation {
-            pieces(vocab, &clean[word_start..at], &mut piece, emit);
-            let next = at + c.len_utf8();
-            if punctuation {
-                pieces(vocab, &clean[at..next], &mut piece, emit);
+/// Words already split: text repeats its words, so most cost one lookup.
+#[derive(Default)]
+pub struct Splits {
+    words: HashMap<Box<str>, Box<[u32]>>,
+}
+
+/// Words [`Splits`] keeps before it starts over (a few MB at most).
+const MAX_SPLITS: usize = 20_000;
+
+impl Splits {
+    /// Calls `emit` with the id of each token of `text`, in order.
+    pub fn wordpiece(&mut self, vocab: &fst::Map<&[u8]>, text: &str, emit: &mut dyn FnMut(u32)) {
+        let mut clean = String::with_capacity(text.len());
+        normalize(text, &mut clean);
+        let mut word_start = 0;
+        for (at, c) in clean.char_indices() {
+            let punctuation = is_punctuation(c);
+            if c == ' ' || punctuation {
+                self.word(vocab, &clean[word_start..at], emit);
+                let next = at + c.len_utf8();
+                if punctuation {
+                    self.word(vocab, &clean[at..next], emit);
+                }
+                word_start = next;
             }
-            word_start = next;
         }
+        self.word(vocab, &clean[word_start..], emit);
     }
-    pieces(vocab, &clean[word_start..], &mut piece, emit);
+
+    fn word(&mut self, vocab: &fst::Map<&[u8]>, word: &str, emit: &mut dyn FnMut(u32)) {
+        if word.is_empty() {
+            return;
+        }
+        if let Some(ids) = self.words.get(word) {
+            return ids.iter().copied().for_each(emit);
+        }
+        let ids = pieces(vocab.as_fst(), word);
+        ids.iter().copied().for_each(emit);
+        if self.words.len() == MAX_SPLITS {
+            self.words.clear();
+        }
+        self.words.insert(word.into(), ids.into());
+    }
 }
 
 /// The BertNormalizer's text, into `out`: control characters dropped,
@@ -70,46 +97,51 @@ fn fold(c: char, out: &mut String) {
     }
 }
 
-/// The longest-match-first WordPiece split of one word.
-fn pieces(vocab: &fst::Map<&[u8]>, word: &str, piece: &mut String, emit: &mut dyn FnMut(u32)) {
-    if word.is_empty() {
-        return;
-    }
-    let unknown = |emit: &mut dyn FnMut(u32)| {
-        if let Some(unk) = UNK {
-            emit(unk);
-        }
-    };
+/// The longest-match-first WordPiece split of one word (not empty): its
+/// pieces' ids, or the unknown token's when it has no split.
+fn pieces(vocab: &fst::raw::Fst<&[u8]>, word: &str) -> Vec<u32> {
+    let unknown = || UNK.into_iter().collect();
     if word.chars().count() > MAX_WORD_CHARS {
-        return unknown(emit);
+        return unknown();
     }
     let mut ids = Vec::new();
     let mut start = 0;
     while start < word.len() {
-        let mut end = word.len();
-        let found = loop {
-            piece.clear();
-            if start > 0 {
-                piece.push_str("##");
-            }
-            piece.push_str(&word[start..end]);
-            if let Some(id) = vocab.get(piece.as_bytes()) {
-                break Some(id as u32);
-            }
-            match word[start..end].char_indices().last() {
-                Some((last, _)) if last > 0 => end = start + last,
-                _ => break None,
-            }
-        };
-        match found {
-            Some(id) => {
+        let prefix: &[u8] = if start > 0 { b"##" } else { b"" };
+        match longest(vocab, prefix, &word.as_bytes()[start..]) {
+            Some((id, len)) => {
                 ids.push(id);
-                start = end;
+                start += len;
             }
-            None => return unknown(emit),
+            None => return unknown(),
         }
     }
-    ids.into_iter().for_each(emit);
+    ids
+}
+
+/// The id and length of the longest vocabulary entry `prefix` + a start of
+/// `rest`, in one walk down the FST (a lookup per candidate length would
+/// cost the word's length squared). Entries are UTF-8, so every match ends
+/// on a character boundary.
+fn longest(vocab: &fst::raw::Fst<&[u8]>, prefix: &[u8], rest: &[u8]) -> Option<(u32, usize)> {
+    let mut node = vocab.root();
+    let mut out = fst::raw::Output::zero();
+    for &b in prefix {
+        let t = node.transition(node.find_input(b)?);
+        out = out.cat(t.out);
+        node = vocab.node(t.addr);
+    }
+    let mut best = None;
+    for (at, &b) in rest.iter().enumerate() {
+        let Some(i) = node.find_input(b) else { break };
+        let t = node.transition(i);
+        out = out.cat(t.out);
+        node = vocab.node(t.addr);
+        if node.is_final() {
+            best = Some((out.cat(node.final_output()).value() as u32, at + 1));
+        }
+    }
+    best
 }
 
 /// BERT's punctuation: ASCII symbols and every Unicode punctuation class.

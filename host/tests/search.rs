@@ -456,6 +456,16 @@ fn commute_and_cake(f: &Fixture) {
 
 const PARAPHRASE: &str = "car commute";
 
+/// The generation of the journal's snapshot: a new one each time it is
+/// rewritten.
+fn generation(f: &Fixture) -> u64 {
+    // The header is the first line; binary snapshot bytes follow it.
+    let journal = std::fs::read(f.root().join(".memcap/notes.jsonl")).unwrap();
+    let end = journal.iter().position(|&b| b == b'\n').unwrap();
+    let header: Value = serde_json::from_slice(&journal[..end]).unwrap();
+    header["generation"].as_u64().unwrap()
+}
+
 #[test]
 fn vectors_find_a_passage_that_says_it_in_other_words() {
     let f = Fixture::new();
@@ -478,9 +488,21 @@ fn vectors_find_a_passage_that_says_it_in_other_words() {
     // Words and meaning both: above the threshold, first.
     assert_eq!(found(&f, "automobile office"), ["/memories/commute.md"]);
 
-    // Vectors off: keywords only, and the answer says why.
+    // Vectors off: keywords only, and the answer says why. An index saved
+    // with vectors (the journal rebuilt from the files, so its snapshot
+    // holds them) is rebuilt without them and saved (a new snapshot, under
+    // a new generation), so a second process does not rebuild it again.
+    std::fs::remove_file(f.root().join(".memcap/notes.jsonl")).unwrap();
+    assert_eq!(found(&f, "automobile office"), ["/memories/commute.md"]);
+    let before = generation(&f);
     let off = Memory::builder(f.root()).vectors(false).open().unwrap();
     let answer: Value = serde_json::from_str(&off.call(&query.to_string()).content).unwrap();
+    let rebuilt = generation(&f);
+    assert_ne!(rebuilt, before);
+    let again = Memory::builder(f.root()).vectors(false).open().unwrap();
+    again.memory_search(PARAPHRASE, None, None, None).unwrap();
+    assert_eq!(generation(&f), rebuilt);
+    drop(again);
     assert_eq!(answer["method"], "bm25");
     assert!(
         answer["degraded"]

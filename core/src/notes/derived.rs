@@ -10,6 +10,7 @@
 //! catalog, never a wrong answer. Adding an index is one implementation of
 //! [`DerivedIndex`] and one line in [`registry`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::entry::{Entry, FileStamp};
@@ -38,13 +39,15 @@ pub trait DerivedIndex {
     /// the cost should be proportional to the note, not to the store.
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError>;
 
-    /// Its whole state, for the journal's snapshot.
-    fn persist(&self) -> Vec<u8>;
+    /// Its whole state, for the journal's snapshot. An index may answer
+    /// from what it saved from then on (hence `&mut`), as the search index
+    /// does, so it can hand out its own bytes.
+    fn persist(&mut self) -> Cow<'_, [u8]>;
 
     /// Its state back from bytes [`DerivedIndex::persist`] wrote at this
     /// version; `false` when they do not decode or do not suit this
     /// instance's environment (it is then rebuilt).
-    fn restore(&mut self, io: &Io, bytes: &[u8]) -> bool;
+    fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool;
 
     /// Every note it holds, with the stamp of the note it took:
     /// [`verify`] compares these with the catalog.
@@ -129,14 +132,15 @@ impl Derived {
 
     /// Every index's state, with where it will lie (the states one after
     /// another, in the order of the parts).
-    pub fn persist(&self) -> (Vec<Part>, Vec<Vec<u8>>) {
+    pub fn persist(&mut self) -> (Vec<Part>, Vec<Cow<'_, [u8]>>) {
         let mut parts = Vec::new();
         let mut states = Vec::new();
-        for index in &self.indexes {
+        for index in &mut self.indexes {
+            let (name, version) = (index.name(), index.version());
             let state = index.persist();
             parts.push(Part {
-                name: index.name().to_owned(),
-                version: index.version(),
+                name: name.to_owned(),
+                version,
                 len: state.len() as u64,
             });
             states.push(state);
@@ -148,19 +152,30 @@ impl Derived {
     /// say). An index with no part of its name and version, or one that
     /// would not decode, is cleared; then this returns false, and
     /// [`Derived::verify_all`] rebuilds it.
-    pub fn restore(&mut self, io: &Io, parts: &[Part], bytes: &[u8]) -> bool {
-        let mut offsets = BTreeMap::new();
+    pub fn restore(&mut self, io: &Io, parts: &[Part], mut bytes: Vec<u8>) -> bool {
+        // Each part taken off the end as its own buffer, so the first (the
+        // only one, with one index) is the read buffer itself, not a copy.
+        let mut states = BTreeMap::new();
+        let mut starts = Vec::new();
         let mut at = 0usize;
         for part in parts {
-            let end = at.saturating_add(usize::try_from(part.len).unwrap_or(usize::MAX));
-            offsets.insert((part.name.as_str(), part.version), at..end);
-            at = end;
+            starts.push(at);
+            at = at.saturating_add(usize::try_from(part.len).unwrap_or(usize::MAX));
+        }
+        if at != bytes.len() {
+            starts.clear();
+        }
+        for (part, &start) in parts.iter().zip(&starts).rev() {
+            let state = match start {
+                0 => std::mem::take(&mut bytes),
+                _ => bytes.split_off(start),
+            };
+            states.insert((part.name.as_str(), part.version), state);
         }
         let mut all = true;
         for index in &mut self.indexes {
-            let restored = offsets
-                .get(&(index.name(), index.version()))
-                .and_then(|range| bytes.get(range.clone()))
+            let restored = states
+                .remove(&(index.name(), index.version()))
                 .is_some_and(|state| index.restore(io, state));
             if !restored {
                 index.clear();

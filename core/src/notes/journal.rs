@@ -101,12 +101,15 @@ impl Catalog {
         let blocks = head.take_blocks(file, head_end as u64, header.blocks)?;
         let mut catalog = Self::from_snapshot(head, blocks, registry)?;
         catalog.generation = header.generation;
-        let restored = catalog.derived.restore(io, &header.derived, &derived);
+        let restored = catalog.derived.restore(io, &header.derived, derived);
         catalog.apply(io, &tail[1..], end + 1).ok()?;
         if !restored {
-            // A part of another version, or damaged: that index (cleared)
-            // is built again from every note.
+            // A part of another version, or damaged, or of another model:
+            // that index (cleared) is built again from every note, and saved,
+            // so the next call does not build it again. Not written (a
+            // read-only store): this instance still has it.
             catalog.verify_derived(io).ok()?;
+            let _ = catalog.compact(io);
         }
         Some(catalog)
     }
@@ -203,7 +206,8 @@ impl Catalog {
         // One buffer of the exact size: at 100,000 notes the snapshot is tens
         // of MB, and copies grown by doubling would not fit the guest's bound.
         let size = header.len() + head.len() + blocks.len() + 2;
-        let mut bytes = Vec::with_capacity(size + derived.iter().map(Vec::len).sum::<usize>());
+        let mut bytes =
+            Vec::with_capacity(size + derived.iter().map(|state| state.len()).sum::<usize>());
         bytes.extend_from_slice(&header);
         bytes.push(b'\n');
         bytes.extend_from_slice(&head);

@@ -2,18 +2,24 @@
 //! the environment has an embedder, their vectors; a posting list per
 //! term. Kept as a derived index of the catalog.
 //!
-//! A change costs what the changed note costs: its chunks are added, or
-//! marked gone (their postings are skipped until a compaction, which runs
-//! when a quarter of the chunks are gone). The index holds no text: a hit
-//! names a path and lines, and the search reads them back from the file,
-//! so it never answers with text the file no longer holds.
+//! It is two layers. The saved form (`frozen.rs`), as the journal's
+//! snapshot holds it, answers in place: a new process decodes only the
+//! note list and the query's posting lists. What changed since (this
+//! call's or replayed from the journal) is added on top: chunks of a
+//! changed or removed note are marked gone, new ones kept in memory. A
+//! change costs what the changed note costs; saving merges both layers
+//! into a new saved form, which the index then answers from.
+//!
+//! The index holds no text: a hit names a path and lines, and the search
+//! reads them back from the file, so it never answers with text the file
+//! no longer holds.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-
-use serde::{Deserialize, Serialize};
 
 use super::chunks;
 use super::embedder::{self, Embedder};
+use super::frozen::{Frozen, SavedChunk, Writer};
 use super::score;
 use super::terms::Analyzer;
 use crate::error::FsError;
@@ -23,37 +29,47 @@ use crate::notes::catalog::Catalog;
 use crate::notes::derived::{DerivedIndex, NoteChange};
 use crate::notes::entry::FileStamp;
 
-/// A chunk of a note, as the index keeps it.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-struct ChunkEntry {
+/// A chunk added since the saved form.
+#[derive(Clone, Debug, PartialEq)]
+struct Added {
     note: String,
     first: u32,
     last: u32,
     /// Terms in the chunk (repeats counted).
     len: u32,
-    /// (term id, count) for each distinct term.
-    terms: Vec<(u32, u32)>,
     /// The chunk's unit vector, quantized; empty without an embedder.
     vector: Vec<i8>,
 }
 
-/// The index's whole state (what the snapshot holds).
-#[derive(Serialize, Deserialize, Default, Debug, PartialEq)]
-struct State {
-    /// Each note's stamp and chunk ids.
-    notes: BTreeMap<String, (FileStamp, Vec<u32>)>,
-    /// By chunk id; `None` once its note changed or went.
-    chunks: Vec<Option<ChunkEntry>>,
-    /// Term text by id.
-    term_names: Vec<String>,
-    /// By term id: (chunk id, count), gone chunks included until compaction.
+/// The terms of the added chunks.
+#[derive(Default)]
+struct AddedTerms {
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+    /// By term id: (chunk id, count), gone chunks included until saved.
     postings: Vec<Vec<(u32, u32)>>,
-    /// By term id: how many live chunks hold the term.
-    df: Vec<u32>,
-    live_chunks: u32,
-    live_terms_total: u64,
-    /// The model the vectors come from (`None`: no vectors).
-    model: Option<String>,
+}
+
+impl AddedTerms {
+    fn id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.ids.get(term) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(term.to_owned());
+        self.postings.push(Vec::new());
+        self.ids.insert(term.to_owned(), id);
+        id
+    }
+}
+
+/// A live chunk, whichever layer holds it.
+struct ChunkRef<'a> {
+    note: &'a str,
+    first: u32,
+    last: u32,
+    len: u32,
+    vector: &'a [i8],
 }
 
 /// One search hit: a passage of a note and its 0–1 score.
@@ -72,10 +88,23 @@ pub struct Hit {
 /// The search index.
 #[derive(Default)]
 pub struct SearchIndex {
-    state: State,
+    /// The saved form: chunk ids below its chunk count are its chunks.
+    saved: Frozen,
+    /// By saved chunk id: whether its note changed or went since.
+    gone: Vec<bool>,
+    /// Chunks added since, by id minus the saved chunk count; `None` once
+    /// their note changed again or went.
+    added: Vec<Option<Added>>,
+    added_terms: AddedTerms,
+    /// Each note's stamp and chunk ids.
+    notes: BTreeMap<String, (FileStamp, Vec<u32>)>,
+    live_chunks: u32,
+    live_terms_total: u64,
+    /// The model the vectors come from (`None`: no vectors).
+    model: Option<String>,
+    /// Whether anything changed since the saved form.
+    changed: bool,
     analyzer: Analyzer,
-    /// Term text → id, rebuilt from `term_names` on restore.
-    ids: HashMap<String, u32>,
 }
 
 /// Its name among the derived indexes (and in the journal).
@@ -100,7 +129,8 @@ impl SearchIndex {
         embedder: Option<&dyn Embedder>,
     ) {
         self.remove(path);
-        self.state.model = embedder.map(|e| e.model().to_owned());
+        self.changed = true;
+        self.model = embedder.map(|e| e.model().to_owned());
         let mut ids = Vec::new();
         let mut terms = Vec::new();
         let mut title = Vec::new();
@@ -113,60 +143,104 @@ impl SearchIndex {
             if terms.is_empty() {
                 continue;
             }
-            let id = self.state.chunks.len() as u32;
+            let id = self.saved.chunks() + self.added.len() as u32;
             let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
             for term in &terms {
-                *counts.entry(self.term_id(term)).or_default() += 1;
+                *counts.entry(self.added_terms.id(term)).or_default() += 1;
             }
             for (&term, &count) in &counts {
-                self.state.postings[term as usize].push((id, count));
-                self.state.df[term as usize] += 1;
+                self.added_terms.postings[term as usize].push((id, count));
             }
-            self.state.live_chunks += 1;
-            self.state.live_terms_total += terms.len() as u64;
-            self.state.chunks.push(Some(ChunkEntry {
+            self.live_chunks += 1;
+            self.live_terms_total += terms.len() as u64;
+            self.added.push(Some(Added {
                 note: path.to_owned(),
                 first: chunk.first,
                 last: chunk.last,
                 len: terms.len() as u32,
-                terms: counts.into_iter().collect(),
                 vector: embedder
                     .map(|e| embedder::quantize(&e.embed(&chunk.text)))
                     .unwrap_or_default(),
             }));
             ids.push(id);
         }
-        self.state.notes.insert(path.to_owned(), (stamp, ids));
+        self.notes.insert(path.to_owned(), (stamp, ids));
     }
 
     /// Forgets the note at `path`.
     pub fn remove(&mut self, path: &str) {
-        let Some((_, ids)) = self.state.notes.remove(path) else {
+        let Some((_, ids)) = self.notes.remove(path) else {
             return;
         };
+        self.changed = true;
+        let saved = self.saved.chunks();
         for id in ids {
-            if let Some(chunk) = self.state.chunks[id as usize].take() {
-                for (term, _) in chunk.terms {
-                    self.state.df[term as usize] -= 1;
-                }
-                self.state.live_chunks -= 1;
-                self.state.live_terms_total -= u64::from(chunk.len);
+            let len = if id < saved {
+                let gone = std::mem::replace(&mut self.gone[id as usize], true);
+                (!gone).then(|| self.saved.chunk(id).len)
+            } else {
+                self.added[(id - saved) as usize].take().map(|c| c.len)
+            };
+            if let Some(len) = len {
+                self.live_chunks -= 1;
+                self.live_terms_total -= u64::from(len);
             }
-        }
-        let gone = self.state.chunks.len() as u32 - self.state.live_chunks;
-        if gone > 64 && gone > self.state.chunks.len() as u32 / 4 {
-            self.compact();
         }
     }
 
     /// How many notes and chunks it holds.
     pub fn counts(&self) -> (usize, u32) {
-        (self.state.notes.len(), self.state.live_chunks)
+        (self.notes.len(), self.live_chunks)
     }
 
     /// The paths of the notes it holds.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.state.notes.keys().map(String::as_str)
+        self.notes.keys().map(String::as_str)
+    }
+
+    /// Chunk `id`, unless its note changed or went.
+    fn chunk(&self, id: u32) -> Option<ChunkRef<'_>> {
+        let saved = self.saved.chunks();
+        if id < saved {
+            if self.gone[id as usize] {
+                return None;
+            }
+            let chunk = self.saved.chunk(id);
+            Some(ChunkRef {
+                note: &self.saved.notes()[chunk.note as usize].0,
+                first: chunk.first,
+                last: chunk.last,
+                len: chunk.len,
+                vector: self.saved.vector(id),
+            })
+        } else {
+            let chunk = self.added.get((id - saved) as usize)?.as_ref()?;
+            Some(ChunkRef {
+                note: &chunk.note,
+                first: chunk.first,
+                last: chunk.last,
+                len: chunk.len,
+                vector: &chunk.vector,
+            })
+        }
+    }
+
+    /// The live chunks holding `term`, with its count in each.
+    fn postings(&self, term: &str) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        if let Some(index) = self.saved.term(term) {
+            self.saved.postings(index, &mut out);
+            out.retain(|&(id, _)| !self.gone[id as usize]);
+        }
+        if let Some(&id) = self.added_terms.ids.get(term) {
+            let saved = self.saved.chunks();
+            out.extend(
+                self.added_terms.postings[id as usize]
+                    .iter()
+                    .filter(|(chunk, _)| self.added[(chunk - saved) as usize].is_some()),
+            );
+        }
+        out
     }
 
     /// The best `limit` passages for `query` in the notes whose paths `keep`
@@ -182,27 +256,27 @@ impl SearchIndex {
         min_score: f32,
         keep: &dyn Fn(&str) -> bool,
     ) -> Vec<Hit> {
-        let n = self.state.live_chunks;
+        let n = self.live_chunks;
         if n == 0 {
             return Vec::new();
         }
-        let avg_len = self.state.live_terms_total as f32 / n as f32;
-        let query_terms = self.analyzer.query(query);
-        let terms: Vec<(u32, f32)> = query_terms
-            .iter()
-            .filter_map(|t| self.ids.get(t).copied())
-            .map(|id| (id, score::idf(n, self.state.df[id as usize])))
-            .collect();
+        let avg_len = self.live_terms_total as f32 / n as f32;
         // Terms found nowhere in the store tell no passage from another:
         // they are left out of the query's weight.
-        let query_idf: f32 = terms.iter().map(|(_, idf)| idf).sum();
+        let terms: Vec<(f32, Vec<(u32, u32)>)> = self
+            .analyzer
+            .query(query)
+            .iter()
+            .map(|t| self.postings(t))
+            .filter(|postings| !postings.is_empty())
+            .map(|postings| (score::idf(n, postings.len() as u32), postings))
+            .collect();
+        let query_idf: f32 = terms.iter().map(|(idf, _)| idf).sum();
         let mut sums: HashMap<u32, f32> = HashMap::new();
-        for &(term, idf) in &terms {
-            for &(chunk, count) in &self.state.postings[term as usize] {
-                if let Some(entry) = &self.state.chunks[chunk as usize] {
-                    *sums.entry(chunk).or_default() +=
-                        idf * score::weight(count, entry.len, avg_len);
-                }
+        for (idf, postings) in &terms {
+            for &(id, count) in postings {
+                let len = self.chunk(id).map_or(0, |c| c.len);
+                *sums.entry(id).or_default() += idf * score::weight(count, len, avg_len);
             }
         }
         // (score, chunk, text score, cosine)
@@ -214,41 +288,37 @@ impl SearchIndex {
                     (text, chunk, text, 0.0)
                 })
                 .collect(),
-            Some(query_vector) => self
-                .state
-                .chunks
-                .iter()
-                .enumerate()
-                .filter_map(|(id, entry)| {
-                    let entry = entry.as_ref()?;
-                    let id = id as u32;
-                    let text = sums
-                        .get(&id)
-                        .map_or(0.0, |sum| score::scaled(*sum, query_idf));
-                    let cosine = embedder::cosine(query_vector, &entry.vector);
-                    Some((score::fused(text, cosine), id, text, cosine))
-                })
-                .collect(),
+            Some(query_vector) => {
+                let all = self.saved.chunks() + self.added.len() as u32;
+                (0..all)
+                    .filter_map(|id| {
+                        let chunk = self.chunk(id)?;
+                        let text = sums
+                            .get(&id)
+                            .map_or(0.0, |sum| score::scaled(*sum, query_idf));
+                        let cosine = embedder::cosine(query_vector, chunk.vector);
+                        Some((score::fused(text, cosine), id, text, cosine))
+                    })
+                    .collect()
+            }
         };
         ranked.retain(|(s, ..)| *s >= min_score && *s > 0.0);
         // Ties by chunk id, so equal scores come out in one order every time.
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut hits: Vec<Hit> = Vec::new();
-        for (s, chunk, text, cosine) in ranked {
-            let entry = self.state.chunks[chunk as usize]
-                .as_ref()
-                .expect("scored chunks are live");
-            if !keep(&entry.note) {
+        for (s, id, text, cosine) in ranked {
+            let chunk = self.chunk(id).expect("scored chunks are live");
+            if !keep(chunk.note) {
                 continue;
             }
             let overlaps = hits
                 .iter()
-                .any(|h| h.path == entry.note && h.first <= entry.last && entry.first <= h.last);
+                .any(|h| h.path == chunk.note && h.first <= chunk.last && chunk.first <= h.last);
             if !overlaps {
                 hits.push(Hit {
-                    path: entry.note.clone(),
-                    first: entry.first,
-                    last: entry.last,
+                    path: chunk.note.to_owned(),
+                    first: chunk.first,
+                    last: chunk.last,
                     score: s,
                     keywords: text > 0.0,
                     cosine,
@@ -275,63 +345,110 @@ impl SearchIndex {
         found.iter().any(|t| terms.contains(t))
     }
 
-    fn term_id(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.ids.get(term) {
-            return id;
+    /// Answers from `saved` from now on, with nothing added since.
+    fn adopt(&mut self, saved: Frozen) {
+        // By note index first: the notes are in path order, so the map is
+        // built from a sorted sequence, with no lookup per chunk.
+        let mut ids = vec![Vec::new(); saved.notes().len()];
+        for id in 0..saved.chunks() {
+            ids[saved.chunk(id).note as usize].push(id);
         }
-        let id = self.state.term_names.len() as u32;
-        self.state.term_names.push(term.to_owned());
-        self.state.postings.push(Vec::new());
-        self.state.df.push(0);
-        self.ids.insert(term.to_owned(), id);
-        id
+        self.notes = saved
+            .notes()
+            .iter()
+            .zip(ids)
+            .map(|((path, stamp), ids)| (path.clone(), (*stamp, ids)))
+            .collect();
+        self.gone = vec![false; saved.chunks() as usize];
+        self.added = Vec::new();
+        self.added_terms = AddedTerms::default();
+        self.live_chunks = saved.chunks();
+        self.live_terms_total = saved.terms_total();
+        self.model = saved.model().map(str::to_owned);
+        self.changed = false;
+        self.saved = saved;
     }
 
-    /// Its state back from `bytes`, unless they do not decode or their
+    /// Both layers as one saved form: the live chunks renumbered in path
+    /// order, gone ones and terms in no live chunk left out.
+    fn merged(&self) -> Vec<u8> {
+        let saved = self.saved.chunks();
+        let dims = (0..saved + self.added.len() as u32)
+            .find_map(|id| self.chunk(id))
+            .map_or(0, |c| c.vector.len());
+        let mut writer = Writer::new(self.model.clone(), dims);
+        let mut renumbered = vec![u32::MAX; (saved as usize) + self.added.len()];
+        for (path, (stamp, ids)) in &self.notes {
+            let note = writer.note(path, *stamp);
+            for &id in ids {
+                if let Some(chunk) = self.chunk(id) {
+                    let saved_chunk = SavedChunk {
+                        note,
+                        first: chunk.first,
+                        last: chunk.last,
+                        len: chunk.len,
+                    };
+                    renumbered[id as usize] = writer.chunk(saved_chunk, chunk.vector);
+                }
+            }
+        }
+        // The saved terms and the added ones, merged in byte order.
+        let mut added: Vec<u32> = (0..self.added_terms.names.len() as u32).collect();
+        added.sort_unstable_by(|a, b| {
+            self.added_terms.names[*a as usize].cmp(&self.added_terms.names[*b as usize])
+        });
+        let mut added = added.into_iter().peekable();
+        let mut postings = Vec::new();
+        let added_name = |id: u32| self.added_terms.names[id as usize].as_bytes();
+        let write_added = |writer: &mut Writer, id: u32, postings: &mut Vec<(u32, u32)>| {
+            for &(chunk, count) in &self.added_terms.postings[id as usize] {
+                postings.push((renumbered[chunk as usize], count));
+            }
+            postings.retain(|&(chunk, _)| chunk != u32::MAX);
+            postings.sort_unstable();
+            writer.term(added_name(id), postings);
+            postings.clear();
+        };
+        self.saved.each_term(&mut |term, index| {
+            while let Some(&id) = added.peek()
+                && added_name(id) < term
+            {
+                write_added(&mut writer, id, &mut postings);
+                added.next();
+            }
+            self.saved.postings(index, &mut postings);
+            for (chunk, _) in &mut postings {
+                *chunk = renumbered[*chunk as usize];
+            }
+            match added.peek() {
+                Some(&id) if added_name(id) == term => {
+                    write_added(&mut writer, id, &mut postings);
+                    added.next();
+                }
+                _ => {
+                    postings.retain(|&(chunk, _)| chunk != u32::MAX);
+                    postings.sort_unstable();
+                    writer.term(term, &postings);
+                    postings.clear();
+                }
+            }
+        });
+        for id in added {
+            write_added(&mut writer, id, &mut postings);
+        }
+        writer.finish()
+    }
+
+    /// Its state back from `bytes`, unless they do not parse or their
     /// vectors are not of `model` (another model's, or none, or some where
     /// vectors are now off, cannot be compared with this instance's).
-    fn restore_state(&mut self, bytes: &[u8], model: Option<&str>) -> bool {
-        match postcard::from_bytes::<State>(bytes) {
-            Ok(state)
-                if state.postings.len() == state.term_names.len()
-                    && (state.live_chunks == 0 || state.model.as_deref() == model) =>
-            {
-                self.ids = state
-                    .term_names
-                    .iter()
-                    .enumerate()
-                    .map(|(id, t)| (t.clone(), id as u32))
-                    .collect();
-                self.state = state;
+    fn restore_state(&mut self, bytes: Vec<u8>, model: Option<&str>) -> bool {
+        match Frozen::parse(bytes) {
+            Some(saved) if saved.chunks() == 0 || saved.model() == model => {
+                self.adopt(saved);
                 true
             }
             _ => false,
-        }
-    }
-
-    /// Renumbers the live chunks and drops the postings of gone ones.
-    fn compact(&mut self) {
-        let old = std::mem::take(&mut self.state.chunks);
-        let mut renumber = HashMap::new();
-        for (id, chunk) in old.into_iter().enumerate() {
-            if let Some(chunk) = chunk {
-                renumber.insert(id as u32, self.state.chunks.len() as u32);
-                self.state.chunks.push(Some(chunk));
-            }
-        }
-        for list in &mut self.state.postings {
-            list.retain_mut(|(chunk, _)| match renumber.get(chunk) {
-                Some(&new) => {
-                    *chunk = new;
-                    true
-                }
-                None => false,
-            });
-        }
-        for (_, ids) in self.state.notes.values_mut() {
-            for id in ids {
-                *id = renumber[id];
-            }
         }
     }
 }
@@ -342,7 +459,7 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn version(&self) -> u32 {
-        2
+        3
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
@@ -365,30 +482,31 @@ impl DerivedIndex for SearchIndex {
         Ok(())
     }
 
-    fn persist(&self) -> Vec<u8> {
-        // Sized first: a vector grown by doubling would hold up to twice the
-        // state (tens of MB at 100,000 notes) inside the guest's memory bound.
-        let size =
-            postcard::serialize_with_flavor(&self.state, postcard::ser_flavors::Size::default())
-                .unwrap_or(0);
-        postcard::to_extend(&self.state, Vec::with_capacity(size)).unwrap_or_default()
+    fn persist(&mut self) -> Cow<'_, [u8]> {
+        if self.changed {
+            let saved = Frozen::parse(self.merged()).expect("a merged form parses");
+            self.adopt(saved);
+        }
+        Cow::Borrowed(self.saved.bytes())
     }
 
-    fn restore(&mut self, io: &Io, bytes: &[u8]) -> bool {
+    fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool {
         self.restore_state(bytes, io.env.embedder().map(|e| e.model()))
     }
 
     fn stamps(&self) -> BTreeMap<String, FileStamp> {
-        self.state
-            .notes
+        self.notes
             .iter()
             .map(|(path, (stamp, _))| (path.clone(), *stamp))
             .collect()
     }
 
     fn clear(&mut self) {
-        self.state = State::default();
-        self.ids.clear();
+        let analyzer = std::mem::take(&mut self.analyzer);
+        *self = Self {
+            analyzer,
+            ..Self::default()
+        };
     }
 
     fn as_any(&self) -> &dyn std::any::Any {
@@ -448,7 +566,7 @@ mod tests {
     }
 
     #[test]
-    fn compaction_keeps_every_live_answer() {
+    fn saving_merges_the_layers_and_keeps_every_live_answer() {
         let mut index = SearchIndex::default();
         for i in 0..200 {
             index.put(
@@ -458,31 +576,57 @@ mod tests {
                 None,
             );
         }
+        // Equal scores are ordered by chunk id, which saving renumbers.
+        let all = |index: &SearchIndex| {
+            let mut hits = index.search("shared", None, 300, 0.0, &|_| true);
+            hits.sort_by(|a, b| a.path.cmp(&b.path));
+            hits
+        };
+        index.persist();
+        assert_eq!((index.saved.chunks(), index.added.len()), (200, 0));
+        // Saved chunks go, added ones come and go, then all is saved again.
         for i in 0..150 {
             index.remove(&format!("n{i}.md"));
         }
-        assert!(index.state.chunks.len() < 200, "compacted");
-        for i in 150..200 {
+        index.put("n199.md", stamp(1), "topic199 changed words", None);
+        index.put("new.md", stamp(1), "topicnew shared", None);
+        index.put("new.md", stamp(2), "topicnew shared again", None);
+        let before = all(&index);
+        assert_eq!(before.len(), 50);
+        assert!(index.search("topic3", None, 5, 0.0, &|_| true).is_empty());
+        index.persist();
+        assert_eq!((index.saved.chunks(), index.added.len()), (51, 0));
+        assert_eq!(all(&index), before);
+        for i in 150..199 {
             assert_eq!(
                 index.search(&format!("topic{i}"), None, 1, 0.0, &|_| true)[0].path,
                 format!("n{i}.md")
             );
         }
-        assert_eq!(index.search("shared", None, 100, 0.0, &|_| true).len(), 50);
+        assert_eq!(
+            index.search("again", None, 5, 0.0, &|_| true)[0].path,
+            "new.md"
+        );
+        assert_eq!(index.counts(), (51, 51));
+        // The saved form restored elsewhere answers the same.
+        let mut back = SearchIndex::default();
+        assert!(back.restore_state(index.persist().into_owned(), None));
+        assert_eq!(all(&back), before);
+        assert_eq!(back.stamps(), index.stamps());
     }
 
     #[test]
     fn min_score_and_limit_bound_the_answer_and_the_state_round_trips() {
-        let index = index(&[("a.md", "alpha beta"), ("b.md", "alpha"), ("c.md", "gamma")]);
+        let mut index = index(&[("a.md", "alpha beta"), ("b.md", "alpha"), ("c.md", "gamma")]);
         let all = index.search("alpha beta", None, 10, 0.0, &|_| true);
         assert_eq!(all.len(), 2);
         assert!(all[0].score > all[1].score);
         assert_eq!(index.search("alpha beta", None, 1, 0.0, &|_| true).len(), 1);
         assert!(index.search("alpha beta", None, 10, 0.99, &|_| true).len() <= 1);
         let mut back = SearchIndex::default();
-        assert!(back.restore_state(&index.persist(), None));
-        assert!(!back.restore_state(&index.persist(), Some("a model")));
+        assert!(back.restore_state(index.persist().into_owned(), None));
+        assert!(!back.restore_state(index.persist().into_owned(), Some("a model")));
         assert_eq!(back.search("alpha beta", None, 10, 0.0, &|_| true), all);
-        assert!(!SearchIndex::default().restore_state(b"not an index", None));
+        assert!(!SearchIndex::default().restore_state(b"not an index".to_vec(), None));
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod chunks;
 pub mod embedder;
+pub mod frozen;
 pub mod index;
 pub mod score;
 pub mod source;

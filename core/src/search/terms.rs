@@ -3,6 +3,9 @@
 //! runs of CJK characters, which have no spaces between words, become
 //! overlapping character pairs.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
@@ -23,15 +26,21 @@ const STOP_WORDS: &[&str] = &[
 /// index.
 const MAX_WORD_BYTES: usize = 64;
 
-/// Turns text into terms, reusing one stemmer.
+/// Words whose stems [`Analyzer`] keeps before it starts over.
+const MAX_STEMS: usize = 20_000;
+
+/// Turns text into terms, reusing one stemmer and the stems of words it
+/// has seen (text repeats its words: a rebuild stems each one once).
 pub struct Analyzer {
     stemmer: Stemmer,
+    stems: RefCell<HashMap<String, String>>,
 }
 
 impl Default for Analyzer {
     fn default() -> Self {
         Self {
             stemmer: Stemmer::create(Algorithm::English),
+            stems: RefCell::default(),
         }
     }
 }
@@ -47,13 +56,17 @@ impl Analyzer {
             if word.len() > MAX_WORD_BYTES {
                 continue;
             }
-            let folded: String = word
-                .nfkd()
-                .filter(|c| !is_combining_mark(*c))
-                // Recomposed: NFKD splits Hangul syllables into jamo.
-                .nfc()
-                .flat_map(char::to_lowercase)
-                .collect();
+            let folded: String = if word.is_ascii() {
+                // The same as below, without the per-character tables.
+                word.to_ascii_lowercase()
+            } else {
+                word.nfkd()
+                    .filter(|c| !is_combining_mark(*c))
+                    // Recomposed: NFKD splits Hangul syllables into jamo.
+                    .nfc()
+                    .flat_map(char::to_lowercase)
+                    .collect()
+            };
             if folded.chars().any(is_cjk) {
                 if at != run_end {
                     cjk_pairs(&run, out);
@@ -66,10 +79,23 @@ impl Analyzer {
             cjk_pairs(&run, out);
             run.clear();
             if !STOP_WORDS.contains(&folded.as_str()) {
-                out.push(self.stemmer.stem(&folded).into_owned());
+                out.push(self.stem(folded));
             }
         }
         cjk_pairs(&run, out);
+    }
+
+    fn stem(&self, word: String) -> String {
+        let mut stems = self.stems.borrow_mut();
+        if let Some(stem) = stems.get(&word) {
+            return stem.clone();
+        }
+        let stem = self.stemmer.stem(&word).into_owned();
+        if stems.len() == MAX_STEMS {
+            stems.clear();
+        }
+        stems.insert(word, stem.clone());
+        stem
     }
 
     /// The distinct terms of a query, in order.

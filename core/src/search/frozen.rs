@@ -1,0 +1,496 @@
+//! The search index's saved form, read in place: a new process answers a
+//! search from these bytes as they were read, decoding only the note list
+//! and the posting lists of the query's terms (decoding the whole index
+//! would cost more than the search at 10,000 notes).
+//!
+//! Layout: a little-endian `u32`, the length of the [`Meta`] (postcard)
+//! that follows it; then the sections the meta sizes, in this order:
+//! - notes: postcard `Vec<(String, FileStamp)>`, in path order;
+//! - chunks: 16 bytes each, grouped by note in the notes' order: note
+//!   index, first line, last line, term count (little-endian `u32`s);
+//! - vectors: `dims` int8 values per chunk (none without a model);
+//! - posting offsets: `terms + 1` little-endian `u32`s into the postings;
+//! - postings: per term, in the vocabulary's order, each chunk holding it
+//!   as the LEB128 gap from the previous chunk id, then its LEB128 count;
+//! - vocabulary offsets: `terms + 1` little-endian `u32`s into the words;
+//! - words: the terms' bytes one after another, in byte order, so a term
+//!   is found by binary search (and the index by its place).
+//!
+//! Nothing read from the bytes is trusted to be in range: a damaged form
+//! fails [`Frozen::parse`] (the index is then rebuilt) or, for a posting
+//! list only read at search time, ends that list early.
+
+use serde::{Deserialize, Serialize};
+
+use crate::notes::entry::FileStamp;
+
+/// The sizes of the sections, and what holds for all of them.
+#[derive(Serialize, Deserialize, Default, Debug)]
+struct Meta {
+    /// The model the vectors come from (`None`: no vectors).
+    model: Option<String>,
+    dims: u32,
+    chunks: u32,
+    terms: u32,
+    /// Terms in all chunks, repeats counted (for the average length).
+    terms_total: u64,
+    notes_len: u64,
+    postings_len: u64,
+    words_len: u64,
+}
+
+const CHUNK_BYTES: usize = 16;
+
+/// A chunk as the saved form keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SavedChunk {
+    /// Its note's index in [`Frozen::notes`].
+    pub note: u32,
+    pub first: u32,
+    pub last: u32,
+    /// Terms in the chunk (repeats counted).
+    pub len: u32,
+}
+
+/// A saved index, answering from its bytes.
+pub struct Frozen {
+    bytes: Vec<u8>,
+    meta: Meta,
+    notes: Vec<(String, FileStamp)>,
+    /// The vectors section as the int8 values it holds (a copy: 64 bytes a
+    /// chunk, and no reinterpreting cast).
+    vectors: Vec<i8>,
+    chunks_at: usize,
+    offsets_at: usize,
+    postings_at: usize,
+    vocabulary_at: usize,
+    words_at: usize,
+}
+
+impl Default for Frozen {
+    /// The saved form of an empty index.
+    fn default() -> Self {
+        Self::parse(Writer::new(None, 0).finish()).expect("an empty form parses")
+    }
+}
+
+impl Frozen {
+    /// Reads `bytes` as a saved index: `None` unless every section is where
+    /// the meta says and the note list, chunk table, offsets and vocabulary
+    /// are consistent.
+    pub fn parse(bytes: Vec<u8>) -> Option<Self> {
+        let meta_len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+        let meta: Meta = postcard::from_bytes(bytes.get(4..4usize.checked_add(meta_len)?)?).ok()?;
+        let chunks = meta.chunks as usize;
+        let mut at = 4 + meta_len;
+        let mut section = |len: usize| {
+            let start = at;
+            at = at.checked_add(len)?;
+            Some(start)
+        };
+        let notes_at = section(usize::try_from(meta.notes_len).ok()?)?;
+        let chunks_at = section(chunks.checked_mul(CHUNK_BYTES)?)?;
+        let vectors_at = section(chunks.checked_mul(meta.dims as usize)?)?;
+        let offsets_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
+        let postings_at = section(usize::try_from(meta.postings_len).ok()?)?;
+        let vocabulary_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
+        let words_at = section(usize::try_from(meta.words_len).ok()?)?;
+        if at != bytes.len() {
+            return None;
+        }
+        let notes = postcard::from_bytes(&bytes[notes_at..chunks_at]).ok()?;
+        let vectors = bytes[vectors_at..offsets_at]
+            .iter()
+            .map(|&b| b as i8)
+            .collect();
+        let frozen = Self {
+            bytes,
+            meta,
+            notes,
+            vectors,
+            chunks_at,
+            offsets_at,
+            postings_at,
+            vocabulary_at,
+            words_at,
+        };
+        frozen.consistent().then_some(frozen)
+    }
+
+    /// Chunks grouped by existing notes, lines in order, both offset tables
+    /// rising to their section's end, and the words in byte order.
+    fn consistent(&self) -> bool {
+        let mut note = 0;
+        for id in 0..self.meta.chunks {
+            let chunk = self.chunk(id);
+            if chunk.note < note
+                || chunk.note as usize >= self.notes.len()
+                || chunk.first > chunk.last
+            {
+                return false;
+            }
+            note = chunk.note;
+        }
+        let rising = |table: usize, end: u64| {
+            let mut offset = 0;
+            for term in 0..=self.meta.terms as usize {
+                let next = self.u32_at(table + 4 * term);
+                if next < offset {
+                    return false;
+                }
+                offset = next;
+            }
+            u64::from(offset) == end
+        };
+        rising(self.offsets_at, self.meta.postings_len)
+            && rising(self.vocabulary_at, self.meta.words_len)
+            && (1..self.meta.terms).all(|i| self.word(i - 1) < self.word(i))
+    }
+
+    /// The bytes, as they are saved.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    pub fn model(&self) -> Option<&str> {
+        self.meta.model.as_deref()
+    }
+
+    pub fn chunks(&self) -> u32 {
+        self.meta.chunks
+    }
+
+    pub fn terms_total(&self) -> u64 {
+        self.meta.terms_total
+    }
+
+    /// Every note, in path order, with the stamp of the text it took.
+    pub fn notes(&self) -> &[(String, FileStamp)] {
+        &self.notes
+    }
+
+    /// Chunk `id` (below [`Frozen::chunks`]).
+    pub fn chunk(&self, id: u32) -> SavedChunk {
+        let at = self.chunks_at + id as usize * CHUNK_BYTES;
+        let field = |i: usize| self.u32_at(at + 4 * i);
+        SavedChunk {
+            note: field(0),
+            first: field(1),
+            last: field(2),
+            len: field(3),
+        }
+    }
+
+    /// Chunk `id`'s quantized vector (empty without a model).
+    pub fn vector(&self, id: u32) -> &[i8] {
+        let dims = self.meta.dims as usize;
+        &self.vectors[id as usize * dims..][..dims]
+    }
+
+    /// The index of `term` in the vocabulary.
+    pub fn term(&self, term: &str) -> Option<u32> {
+        let (mut low, mut high) = (0, self.meta.terms);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match self.word(middle).cmp(term.as_bytes()) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(middle),
+            }
+        }
+        None
+    }
+
+    /// Appends the (chunk id, count) of each chunk holding term `index`.
+    pub fn postings(&self, index: u32, out: &mut Vec<(u32, u32)>) {
+        if index >= self.meta.terms {
+            return;
+        }
+        let mut at = self.postings_at + self.offset(index) as usize;
+        let end = self.postings_at + self.offset(index + 1) as usize;
+        let mut chunk = 0u32;
+        while at < end {
+            let (Some(gap), Some(count)) = (
+                leb128(&self.bytes[..end], &mut at),
+                leb128(&self.bytes[..end], &mut at),
+            ) else {
+                return;
+            };
+            match chunk.checked_add(gap) {
+                Some(id) if id < self.meta.chunks => chunk = id,
+                _ => return,
+            }
+            out.push((chunk, count));
+        }
+    }
+
+    /// Calls `each` with every term and its index, in byte order.
+    pub fn each_term(&self, each: &mut dyn FnMut(&[u8], u32)) {
+        for index in 0..self.meta.terms {
+            each(self.word(index), index);
+        }
+    }
+
+    /// The bytes of term `index` (below the term count).
+    fn word(&self, index: u32) -> &[u8] {
+        let offset = |i: u32| self.u32_at(self.vocabulary_at + i as usize * 4) as usize;
+        &self.bytes[self.words_at..][offset(index)..offset(index + 1)]
+    }
+
+    fn offset(&self, term: u32) -> u32 {
+        self.u32_at(self.offsets_at + term as usize * 4)
+    }
+
+    fn u32_at(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.bytes[at..at + 4].try_into().expect("four bytes"))
+    }
+}
+
+/// Writes a saved form: notes in path order, each one's chunks after it,
+/// then the terms in byte order.
+pub struct Writer {
+    meta: Meta,
+    notes: Vec<(String, FileStamp)>,
+    chunks: Vec<u8>,
+    vectors: Vec<u8>,
+    offsets: Vec<u8>,
+    postings: Vec<u8>,
+    vocabulary: Vec<u8>,
+    words: Vec<u8>,
+}
+
+impl Writer {
+    /// A form whose vectors are `dims` values of `model`'s.
+    pub fn new(model: Option<String>, dims: usize) -> Self {
+        let dims = if model.is_some() { dims as u32 } else { 0 };
+        Self {
+            meta: Meta {
+                model,
+                dims,
+                ..Meta::default()
+            },
+            notes: Vec::new(),
+            chunks: Vec::new(),
+            vectors: Vec::new(),
+            offsets: 0u32.to_le_bytes().to_vec(),
+            postings: Vec::new(),
+            vocabulary: 0u32.to_le_bytes().to_vec(),
+            words: Vec::new(),
+        }
+    }
+
+    /// Adds a note (after every note added so far, in path order); returns
+    /// its index for its chunks.
+    pub fn note(&mut self, path: &str, stamp: FileStamp) -> u32 {
+        self.notes.push((path.to_owned(), stamp));
+        self.notes.len() as u32 - 1
+    }
+
+    /// Adds the next chunk, of the last note added; returns its id. A vector
+    /// of another length than the form's is stored as zeros (it then
+    /// matches nothing, as it would not have).
+    pub fn chunk(&mut self, chunk: SavedChunk, vector: &[i8]) -> u32 {
+        for field in [chunk.note, chunk.first, chunk.last, chunk.len] {
+            self.chunks.extend_from_slice(&field.to_le_bytes());
+        }
+        let dims = self.meta.dims as usize;
+        if vector.len() == dims {
+            self.vectors.extend(vector.iter().map(|&v| v as u8));
+        } else {
+            self.vectors.resize(self.vectors.len() + dims, 0);
+        }
+        self.meta.terms_total += u64::from(chunk.len);
+        self.meta.chunks += 1;
+        self.meta.chunks - 1
+    }
+
+    /// Adds a term after every term added so far (in byte order), with its
+    /// postings sorted by chunk id; a term in no chunk is left out.
+    pub fn term(&mut self, term: &[u8], postings: &[(u32, u32)]) {
+        if postings.is_empty() {
+            return;
+        }
+        let mut previous = 0;
+        for &(chunk, count) in postings {
+            put_leb128(&mut self.postings, chunk - previous);
+            put_leb128(&mut self.postings, count);
+            previous = chunk;
+        }
+        self.words.extend_from_slice(term);
+        self.meta.terms += 1;
+        self.offsets
+            .extend_from_slice(&(self.postings.len() as u32).to_le_bytes());
+        self.vocabulary
+            .extend_from_slice(&(self.words.len() as u32).to_le_bytes());
+    }
+
+    /// The saved form, in one buffer of its exact size.
+    pub fn finish(mut self) -> Vec<u8> {
+        let notes = postcard::to_allocvec(&self.notes).unwrap_or_default();
+        self.meta.notes_len = notes.len() as u64;
+        self.meta.postings_len = self.postings.len() as u64;
+        self.meta.words_len = self.words.len() as u64;
+        let meta = postcard::to_allocvec(&self.meta).unwrap_or_default();
+        let sections = [
+            &notes,
+            &self.chunks,
+            &self.vectors,
+            &self.offsets,
+            &self.postings,
+            &self.vocabulary,
+            &self.words,
+        ];
+        let size = 4 + meta.len() + sections.iter().map(|s| s.len()).sum::<usize>();
+        let mut bytes = Vec::with_capacity(size);
+        bytes.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&meta);
+        for section in sections {
+            bytes.extend_from_slice(section);
+        }
+        bytes
+    }
+}
+
+fn put_leb128(out: &mut Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// The LEB128 `u32` at `*at` (moved past it); `None` when `bytes` end
+/// first or it does not fit.
+fn leb128(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    let mut value = 0u32;
+    for shift in (0..35).step_by(7) {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        value |= u32::from(byte & 0x7f).checked_shl(shift)?;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(size: u64) -> FileStamp {
+        FileStamp {
+            size,
+            modified: None,
+            changed: None,
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let mut w = Writer::new(Some("m".into()), 2);
+        let a = w.note("a.md", stamp(1));
+        w.chunk(
+            SavedChunk {
+                note: a,
+                first: 1,
+                last: 3,
+                len: 4,
+            },
+            &[1, -2],
+        );
+        w.chunk(
+            SavedChunk {
+                note: a,
+                first: 4,
+                last: 9,
+                len: 2,
+            },
+            &[3],
+        );
+        let b = w.note("b.md", stamp(2));
+        w.chunk(
+            SavedChunk {
+                note: b,
+                first: 1,
+                last: 1,
+                len: 1,
+            },
+            &[-127, 127],
+        );
+        w.term(b"alpha", &[(0, 2), (2, 1)]);
+        w.term(b"beta", &[]);
+        w.term(b"gamma", &[(1, 300)]);
+        w.finish()
+    }
+
+    #[test]
+    fn a_written_form_reads_back_in_place() {
+        let frozen = Frozen::parse(sample()).unwrap();
+        assert_eq!(frozen.model(), Some("m"));
+        assert_eq!((frozen.chunks(), frozen.terms_total()), (3, 7));
+        assert_eq!(frozen.notes()[1], ("b.md".to_owned(), stamp(2)));
+        assert_eq!(
+            frozen.chunk(1),
+            SavedChunk {
+                note: 0,
+                first: 4,
+                last: 9,
+                len: 2
+            }
+        );
+        assert_eq!(
+            (frozen.vector(0), frozen.vector(1), frozen.vector(2)),
+            (&[1, -2][..], &[0, 0][..], &[-127, 127][..])
+        );
+        let mut out = Vec::new();
+        frozen.postings(frozen.term("alpha").unwrap(), &mut out);
+        assert_eq!(out, [(0, 2), (2, 1)]);
+        out.clear();
+        frozen.postings(frozen.term("gamma").unwrap(), &mut out);
+        assert_eq!(out, [(1, 300)]);
+        assert_eq!(frozen.term("beta"), None);
+        let mut terms = Vec::new();
+        frozen.each_term(&mut |t, i| terms.push((t.to_vec(), i)));
+        assert_eq!(terms, [(b"alpha".to_vec(), 0), (b"gamma".to_vec(), 1)]);
+        let empty = Frozen::default();
+        assert_eq!(
+            (empty.chunks(), empty.notes().len(), empty.term("alpha")),
+            (0, 0, None)
+        );
+    }
+
+    #[test]
+    fn damaged_bytes_do_not_parse_and_never_panic() {
+        let good = sample();
+        assert!(Frozen::parse(good[..good.len() - 1].to_vec()).is_none());
+        assert!(Frozen::parse(Vec::new()).is_none());
+        assert!(Frozen::parse(b"\xff\xff\xff\xff".to_vec()).is_none());
+        // Every single-byte change either fails to parse or reads without
+        // panicking, every posting in range.
+        for at in 0..good.len() {
+            let mut bytes = good.clone();
+            bytes[at] ^= 0x5a;
+            if let Some(frozen) = Frozen::parse(bytes) {
+                let mut out = Vec::new();
+                for term in 0..4 {
+                    frozen.postings(term, &mut out);
+                }
+                assert!(out.iter().all(|&(chunk, _)| chunk < frozen.chunks()));
+                frozen.each_term(&mut |_, _| {});
+            }
+        }
+    }
+
+    #[test]
+    fn leb128_round_trips_and_refuses_overflow() {
+        for value in [0, 1, 127, 128, 300, 1 << 21, u32::MAX] {
+            let mut bytes = Vec::new();
+            put_leb128(&mut bytes, value);
+            let mut at = 0;
+            assert_eq!(leb128(&bytes, &mut at), Some(value));
+            assert_eq!(at, bytes.len());
+        }
+        assert_eq!(leb128(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01], &mut 0), None);
+        assert_eq!(leb128(&[0x80], &mut 0), None);
+    }
+}
