@@ -90,7 +90,8 @@ fn a_passage_with_every_word_ranks_above_one_with_some() {
         .iter()
         .map(|r| r["score"].as_f64().unwrap())
         .collect();
-    assert!(scores[0] > 0.9 && scores[0] <= 1.0, "{scores:?}");
+    // Every word of the query once: past the knee, about 0.8, never 1.
+    assert!(scores[0] > 0.7 && scores[0] < 1.0, "{scores:?}");
     assert!(scores[1] < scores[0] && scores[2] < scores[0], "{scores:?}");
     assert_eq!(answer["totalFound"], 3);
     assert_eq!(answer["method"], "bm25");
