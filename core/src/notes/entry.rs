@@ -23,6 +23,16 @@ impl FileStamp {
             .iter()
             .any(|t| t.is_none_or(|(s, _)| s >= since))
     }
+
+    /// A stamp of `size` bytes and no times, for tests.
+    #[cfg(test)]
+    pub(crate) fn sized(size: u64) -> Self {
+        Self {
+            size,
+            modified: None,
+            changed: None,
+        }
+    }
 }
 
 /// One note in the catalog.

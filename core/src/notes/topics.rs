@@ -119,11 +119,7 @@ mod tests {
     fn a_topic_finds_notes_by_name_file_tag_permalink_directory_or_type() {
         let note = |path: &str, text: &str| Entry {
             path: path.to_owned(),
-            stamp: crate::notes::entry::FileStamp {
-                size: 0,
-                modified: None,
-                changed: None,
-            },
+            stamp: crate::notes::entry::FileStamp::sized(0),
             meta: crate::notes::frontmatter::read(text, path.rsplit('/').next().unwrap()),
         };
         let notes = [

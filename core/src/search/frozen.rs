@@ -378,17 +378,9 @@ fn leb128(bytes: &[u8], at: &mut usize) -> Option<u32> {
 mod tests {
     use super::*;
 
-    fn stamp(size: u64) -> FileStamp {
-        FileStamp {
-            size,
-            modified: None,
-            changed: None,
-        }
-    }
-
     fn sample() -> Vec<u8> {
         let mut w = Writer::new(Some("m".into()), 2);
-        let a = w.note("a.md", stamp(1));
+        let a = w.note("a.md", FileStamp::sized(1));
         w.chunk(
             SavedChunk {
                 note: a,
@@ -407,7 +399,7 @@ mod tests {
             },
             &[3],
         );
-        let b = w.note("b.md", stamp(2));
+        let b = w.note("b.md", FileStamp::sized(2));
         w.chunk(
             SavedChunk {
                 note: b,
@@ -428,7 +420,7 @@ mod tests {
         let frozen = Frozen::parse(sample()).unwrap();
         assert_eq!(frozen.model(), Some("m"));
         assert_eq!((frozen.chunks(), frozen.terms_total()), (3, 7));
-        assert_eq!(frozen.notes()[1], ("b.md".to_owned(), stamp(2)));
+        assert_eq!(frozen.notes()[1], ("b.md".to_owned(), FileStamp::sized(2)));
         assert_eq!(
             frozen.chunk(1),
             SavedChunk {

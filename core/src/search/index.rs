@@ -518,18 +518,10 @@ impl DerivedIndex for SearchIndex {
 mod tests {
     use super::*;
 
-    fn stamp(size: u64) -> FileStamp {
-        FileStamp {
-            size,
-            modified: None,
-            changed: None,
-        }
-    }
-
     fn index(notes: &[(&str, &str)]) -> SearchIndex {
         let mut index = SearchIndex::default();
         for (path, text) in notes {
-            index.put(path, stamp(text.len() as u64), text, None);
+            index.put(path, FileStamp::sized(text.len() as u64), text, None);
         }
         index
     }
@@ -554,7 +546,7 @@ mod tests {
     #[test]
     fn a_changed_or_removed_note_answers_with_what_it_holds_now() {
         let mut index = index(&[("a.md", "postgres here"), ("b.md", "mysql there")]);
-        index.put("a.md", stamp(1), "sqlite now", None);
+        index.put("a.md", FileStamp::sized(1), "sqlite now", None);
         assert!(index.search("postgres", None, 5, 0.0, &|_| true).is_empty());
         assert_eq!(
             index.search("sqlite", None, 5, 0.0, &|_| true)[0].path,
@@ -571,7 +563,7 @@ mod tests {
         for i in 0..200 {
             index.put(
                 &format!("n{i}.md"),
-                stamp(i),
+                FileStamp::sized(i),
                 &format!("topic{i} shared words"),
                 None,
             );
@@ -588,9 +580,14 @@ mod tests {
         for i in 0..150 {
             index.remove(&format!("n{i}.md"));
         }
-        index.put("n199.md", stamp(1), "topic199 changed words", None);
-        index.put("new.md", stamp(1), "topicnew shared", None);
-        index.put("new.md", stamp(2), "topicnew shared again", None);
+        index.put(
+            "n199.md",
+            FileStamp::sized(1),
+            "topic199 changed words",
+            None,
+        );
+        index.put("new.md", FileStamp::sized(1), "topicnew shared", None);
+        index.put("new.md", FileStamp::sized(2), "topicnew shared again", None);
         let before = all(&index);
         assert_eq!(before.len(), 50);
         assert!(index.search("topic3", None, 5, 0.0, &|_| true).is_empty());
