@@ -51,8 +51,9 @@ pub fn memory_search(
         // model's, or none, was rebuilt when it was loaded.
         let embedder = io.env.embedder();
         let query_vector = embedder.map(|e| e.embed(query));
+        let terms = index.query_terms(query);
         let hits = index.search(
-            query,
+            &terms,
             query_vector.as_deref(),
             MAX_RESULTS_LIMIT as usize * 2,
             min_score,
@@ -60,7 +61,6 @@ pub fn memory_search(
         );
         // Hits are read back in rank order only until enough are kept; the
         // rest count as found unless one already read turned out stale.
-        let terms = index.query_terms(query);
         let mut files = HashMap::new();
         let mut results = Vec::new();
         let mut stale = 0;

@@ -243,14 +243,15 @@ impl SearchIndex {
         out
     }
 
-    /// The best `limit` passages for `query` in the notes whose paths `keep`
+    /// The best `limit` passages for a query (its [`SearchIndex::query_terms`]
+    /// and, with vectors, its unit vector) in the notes whose paths `keep`
     /// accepts, best first, at least `min_score` each; a passage
     /// overlapping a better one of the same note is left out, so the
     /// answers are distinct places. With the query's unit vector the scores
     /// are hybrid ([`score::fused`]) and every chunk is a candidate.
     pub fn search(
         &self,
-        query: &str,
+        query_terms: &[String],
         query_vector: Option<&[f32]>,
         limit: usize,
         min_score: f32,
@@ -263,9 +264,7 @@ impl SearchIndex {
         let avg_len = self.live_terms_total as f32 / n as f32;
         // Terms found nowhere in the store tell no passage from another:
         // they are left out of the query's weight.
-        let terms: Vec<(f32, Vec<(u32, u32)>)> = self
-            .analyzer
-            .query(query)
+        let terms: Vec<(f32, Vec<(u32, u32)>)> = query_terms
             .iter()
             .map(|t| self.postings(t))
             .filter(|postings| !postings.is_empty())
@@ -518,6 +517,11 @@ impl DerivedIndex for SearchIndex {
 mod tests {
     use super::*;
 
+    /// The hits for `query`, keywords only, in every note.
+    fn find(index: &SearchIndex, query: &str, limit: usize, min_score: f32) -> Vec<Hit> {
+        index.search(&index.query_terms(query), None, limit, min_score, &|_| true)
+    }
+
     fn index(notes: &[(&str, &str)]) -> SearchIndex {
         let mut index = SearchIndex::default();
         for (path, text) in notes {
@@ -536,7 +540,7 @@ mod tests {
             ("food.md", "# Food\nThe team likes pizza on Fridays."),
             ("db.md", "# Database\nPostgres 17, one primary."),
         ]);
-        let hits = index.search("API authentication decisions JWT", None, 5, 0.0, &|_| true);
+        let hits = find(&index, "API authentication decisions JWT", 5, 0.0);
         assert_eq!(hits[0].path, "api.md");
         assert_eq!((hits[0].first, hits[0].last), (1, 3));
         assert!(hits.iter().all(|h| h.path != "food.md"));
@@ -547,13 +551,10 @@ mod tests {
     fn a_changed_or_removed_note_answers_with_what_it_holds_now() {
         let mut index = index(&[("a.md", "postgres here"), ("b.md", "mysql there")]);
         index.put("a.md", FileStamp::sized(1), "sqlite now", None);
-        assert!(index.search("postgres", None, 5, 0.0, &|_| true).is_empty());
-        assert_eq!(
-            index.search("sqlite", None, 5, 0.0, &|_| true)[0].path,
-            "a.md"
-        );
+        assert!(find(&index, "postgres", 5, 0.0).is_empty());
+        assert_eq!(find(&index, "sqlite", 5, 0.0)[0].path, "a.md");
         index.remove("b.md");
-        assert!(index.search("mysql", None, 5, 0.0, &|_| true).is_empty());
+        assert!(find(&index, "mysql", 5, 0.0).is_empty());
         assert_eq!(index.counts(), (1, 1));
     }
 
@@ -570,7 +571,7 @@ mod tests {
         }
         // Equal scores are ordered by chunk id, which saving renumbers.
         let all = |index: &SearchIndex| {
-            let mut hits = index.search("shared", None, 300, 0.0, &|_| true);
+            let mut hits = find(index, "shared", 300, 0.0);
             hits.sort_by(|a, b| a.path.cmp(&b.path));
             hits
         };
@@ -590,20 +591,17 @@ mod tests {
         index.put("new.md", FileStamp::sized(2), "topicnew shared again", None);
         let before = all(&index);
         assert_eq!(before.len(), 50);
-        assert!(index.search("topic3", None, 5, 0.0, &|_| true).is_empty());
+        assert!(find(&index, "topic3", 5, 0.0).is_empty());
         index.persist();
         assert_eq!((index.saved.chunks(), index.added.len()), (51, 0));
         assert_eq!(all(&index), before);
         for i in 150..199 {
             assert_eq!(
-                index.search(&format!("topic{i}"), None, 1, 0.0, &|_| true)[0].path,
+                find(&index, &format!("topic{i}"), 1, 0.0)[0].path,
                 format!("n{i}.md")
             );
         }
-        assert_eq!(
-            index.search("again", None, 5, 0.0, &|_| true)[0].path,
-            "new.md"
-        );
+        assert_eq!(find(&index, "again", 5, 0.0)[0].path, "new.md");
         assert_eq!(index.counts(), (51, 51));
         // The saved form restored elsewhere answers the same.
         let mut back = SearchIndex::default();
@@ -615,15 +613,15 @@ mod tests {
     #[test]
     fn min_score_and_limit_bound_the_answer_and_the_state_round_trips() {
         let mut index = index(&[("a.md", "alpha beta"), ("b.md", "alpha"), ("c.md", "gamma")]);
-        let all = index.search("alpha beta", None, 10, 0.0, &|_| true);
+        let all = find(&index, "alpha beta", 10, 0.0);
         assert_eq!(all.len(), 2);
         assert!(all[0].score > all[1].score);
-        assert_eq!(index.search("alpha beta", None, 1, 0.0, &|_| true).len(), 1);
-        assert!(index.search("alpha beta", None, 10, 0.99, &|_| true).len() <= 1);
+        assert_eq!(find(&index, "alpha beta", 1, 0.0).len(), 1);
+        assert!(find(&index, "alpha beta", 10, 0.99).len() <= 1);
         let mut back = SearchIndex::default();
         assert!(back.restore_state(index.persist().into_owned(), None));
         assert!(!back.restore_state(index.persist().into_owned(), Some("a model")));
-        assert_eq!(back.search("alpha beta", None, 10, 0.0, &|_| true), all);
+        assert_eq!(find(&back, "alpha beta", 10, 0.0), all);
         assert!(!SearchIndex::default().restore_state(b"not an index".to_vec(), None));
     }
 }
