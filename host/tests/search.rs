@@ -116,6 +116,31 @@ fn a_passage_with_every_word_ranks_above_one_with_some() {
 }
 
 #[test]
+fn a_phrase_like_query_prefers_its_words_on_one_line() {
+    // Both notes hold "release" and "freeze" once, in as many words: only
+    // one says them together, as the question does.
+    let f = Fixture::with_vectors(false);
+    write(
+        &f,
+        "scattered.md",
+        "- The release went out late\n- Lunch was good\n- The pipes may freeze tonight\n",
+    );
+    write(
+        &f,
+        "together.md",
+        "- The release freeze starts on Monday\n- Lunch was good\n- The pipes went out late tonight\n",
+    );
+    let answer = call(
+        &f,
+        json!({"command": "memory_search", "query": "when is the release freeze?", "minScore": 0}),
+    );
+    let results = answer["results"].as_array().unwrap();
+    assert_eq!(results[0]["path"], "/memories/together.md", "{answer}");
+    assert_eq!(results[1]["path"], "/memories/scattered.md", "{answer}");
+    assert!(results[0]["score"].as_f64() > results[1]["score"].as_f64());
+}
+
+#[test]
 fn results_name_lines_and_text_as_the_file_holds_them() {
     let f = Fixture::new();
     let mut text = String::from("# Notes\n");

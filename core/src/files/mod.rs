@@ -151,12 +151,25 @@ pub fn read_to_end(
 
 /// Exactly `len` bytes of `file` from `offset`; a short file is damage.
 pub fn read_exact(file: &dyn File, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
-    let bytes = read_to_end(file, offset, Some(len), None)?;
-    if bytes.len() as u64 == len {
-        Ok(bytes)
-    } else {
-        Err(FsError::Damaged)
+    // Checked against the file's size first, so a damaged length is refused
+    // before anything is read, and the buffer is sized once (a large read
+    // would otherwise copy itself at every doubling).
+    let size = file.stat()?.size;
+    if offset.checked_add(len).is_none_or(|end| end > size) {
+        return Err(FsError::Damaged);
     }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).map_err(|_| FsError::Damaged)?);
+    let mut at = offset;
+    while (bytes.len() as u64) < len {
+        let want = (len - bytes.len() as u64).min(READ_CHUNK);
+        let (chunk, _) = file.read_at(at, want)?;
+        if chunk.is_empty() {
+            return Err(FsError::Damaged);
+        }
+        at += chunk.len() as u64;
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
 }
 
 pub fn not_text(shown: &str) -> ToolError {

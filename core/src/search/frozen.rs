@@ -11,7 +11,8 @@
 //! - vectors: `dims` int8 values per chunk (none without a model);
 //! - posting offsets: `terms + 1` little-endian `u32`s into the postings;
 //! - postings: per term, in the vocabulary's order, each chunk holding it
-//!   as the LEB128 gap from the previous chunk id, then its LEB128 count;
+//!   as the LEB128 gap from the previous chunk id, then its LEB128 count,
+//!   then the LEB128 mask of the chunk's lines that hold it;
 //! - vocabulary offsets: `terms + 1` little-endian `u32`s into the words;
 //! - words: the terms' bytes one after another, in byte order, so a term
 //!   is found by binary search (and the index by its place).
@@ -50,6 +51,17 @@ pub struct SavedChunk {
     pub last: u32,
     /// Terms in the chunk (repeats counted).
     pub len: u32,
+}
+
+/// A chunk holding a term: how often, and on which of its lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Posting {
+    pub chunk: u32,
+    /// Occurrences in the chunk, its title's included.
+    pub count: u32,
+    /// Bit `i` set: line `first + i` of the chunk holds the term (a chunk
+    /// has at most 20 lines; the title is on none of them).
+    pub lines: u32,
 }
 
 /// A saved index, answering from its bytes.
@@ -201,8 +213,8 @@ impl Frozen {
         None
     }
 
-    /// Appends the (chunk id, count) of each chunk holding term `index`.
-    pub fn postings(&self, index: u32, out: &mut Vec<(u32, u32)>) {
+    /// Appends the posting of each chunk holding term `index`.
+    pub fn postings(&self, index: u32, out: &mut Vec<Posting>) {
         if index >= self.meta.terms {
             return;
         }
@@ -210,17 +222,19 @@ impl Frozen {
         let end = self.postings_at + self.offset(index + 1) as usize;
         let mut chunk = 0u32;
         while at < end {
-            let (Some(gap), Some(count)) = (
-                leb128(&self.bytes[..end], &mut at),
-                leb128(&self.bytes[..end], &mut at),
-            ) else {
+            let mut next = || leb128(&self.bytes[..end], &mut at);
+            let (Some(gap), Some(count), Some(lines)) = (next(), next(), next()) else {
                 return;
             };
             match chunk.checked_add(gap) {
                 Some(id) if id < self.meta.chunks => chunk = id,
                 _ => return,
             }
-            out.push((chunk, count));
+            out.push(Posting {
+                chunk,
+                count,
+                lines,
+            });
         }
     }
 
@@ -306,15 +320,16 @@ impl Writer {
 
     /// Adds a term after every term added so far (in byte order), with its
     /// postings sorted by chunk id; a term in no chunk is left out.
-    pub fn term(&mut self, term: &[u8], postings: &[(u32, u32)]) {
+    pub fn term(&mut self, term: &[u8], postings: &[Posting]) {
         if postings.is_empty() {
             return;
         }
         let mut previous = 0;
-        for &(chunk, count) in postings {
-            put_leb128(&mut self.postings, chunk - previous);
-            put_leb128(&mut self.postings, count);
-            previous = chunk;
+        for posting in postings {
+            put_leb128(&mut self.postings, posting.chunk - previous);
+            put_leb128(&mut self.postings, posting.count);
+            put_leb128(&mut self.postings, posting.lines);
+            previous = posting.chunk;
         }
         self.words.extend_from_slice(term);
         self.meta.terms += 1;
@@ -378,6 +393,14 @@ fn leb128(bytes: &[u8], at: &mut usize) -> Option<u32> {
 mod tests {
     use super::*;
 
+    fn posting(chunk: u32, count: u32, lines: u32) -> Posting {
+        Posting {
+            chunk,
+            count,
+            lines,
+        }
+    }
+
     fn sample() -> Vec<u8> {
         let mut w = Writer::new(Some("m".into()), 2);
         let a = w.note("a.md", FileStamp::sized(1));
@@ -409,9 +432,9 @@ mod tests {
             },
             &[-127, 127],
         );
-        w.term(b"alpha", &[(0, 2), (2, 1)]);
+        w.term(b"alpha", &[posting(0, 2, 0b101), posting(2, 1, 1)]);
         w.term(b"beta", &[]);
-        w.term(b"gamma", &[(1, 300)]);
+        w.term(b"gamma", &[posting(1, 300, 0)]);
         w.finish()
     }
 
@@ -436,10 +459,10 @@ mod tests {
         );
         let mut out = Vec::new();
         frozen.postings(frozen.term("alpha").unwrap(), &mut out);
-        assert_eq!(out, [(0, 2), (2, 1)]);
+        assert_eq!(out, [posting(0, 2, 0b101), posting(2, 1, 1)]);
         out.clear();
         frozen.postings(frozen.term("gamma").unwrap(), &mut out);
-        assert_eq!(out, [(1, 300)]);
+        assert_eq!(out, [posting(1, 300, 0)]);
         assert_eq!(frozen.term("beta"), None);
         let mut terms = Vec::new();
         frozen.each_term(&mut |t, i| terms.push((t.to_vec(), i)));
@@ -467,7 +490,7 @@ mod tests {
                 for term in 0..4 {
                     frozen.postings(term, &mut out);
                 }
-                assert!(out.iter().all(|&(chunk, _)| chunk < frozen.chunks()));
+                assert!(out.iter().all(|p| p.chunk < frozen.chunks()));
                 frozen.each_term(&mut |_, _| {});
             }
         }

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::chunks;
 use super::embedder::{self, Embedder};
-use super::frozen::{Frozen, SavedChunk, Writer};
+use super::frozen::{Frozen, Posting, SavedChunk, Writer};
 use super::score;
 use super::terms::Analyzer;
 use crate::error::FsError;
@@ -46,8 +46,8 @@ struct Added {
 struct AddedTerms {
     names: Vec<String>,
     ids: HashMap<String, u32>,
-    /// By term id: (chunk id, count), gone chunks included until saved.
-    postings: Vec<Vec<(u32, u32)>>,
+    /// By term id, gone chunks included until saved.
+    postings: Vec<Vec<Posting>>,
 }
 
 impl AddedTerms {
@@ -70,6 +70,15 @@ struct ChunkRef<'a> {
     last: u32,
     len: u32,
     vector: &'a [i8],
+}
+
+/// What a search found of the query's terms in one chunk.
+#[derive(Default)]
+struct Found {
+    /// `Σ idf·weight` over the terms it holds.
+    sum: f32,
+    /// By line of the chunk: how many of the terms it holds.
+    terms_on_line: [u8; chunks::MAX_LINES],
 }
 
 /// One search hit: a passage of a note and its 0–1 score.
@@ -136,28 +145,43 @@ impl SearchIndex {
         let mut title = Vec::new();
         self.analyzer.terms(&chunks::title(text), &mut title);
         for chunk in chunks::chunks(text) {
-            terms.clear();
-            self.analyzer.terms(&chunk.text, &mut terms);
-            // The title belongs to every passage of the note.
-            terms.extend(title.iter().cloned());
-            if terms.is_empty() {
+            // By term id: its count and the mask of the lines holding it.
+            let mut found: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
+            let mut len = 0;
+            for (line, text) in chunk.text.split('\n').enumerate() {
+                terms.clear();
+                self.analyzer.terms(text, &mut terms);
+                let bit = 1u32.checked_shl(line as u32).unwrap_or(0);
+                for term in &terms {
+                    let (count, lines) = found.entry(self.added_terms.id(term)).or_default();
+                    *count += 1;
+                    *lines |= bit;
+                }
+                len += terms.len() as u32;
+            }
+            // The title belongs to every passage of the note, on no line.
+            for term in &title {
+                found.entry(self.added_terms.id(term)).or_default().0 += 1;
+            }
+            len += title.len() as u32;
+            if len == 0 {
                 continue;
             }
             let id = self.saved.chunks() + self.added.len() as u32;
-            let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
-            for term in &terms {
-                *counts.entry(self.added_terms.id(term)).or_default() += 1;
-            }
-            for (&term, &count) in &counts {
-                self.added_terms.postings[term as usize].push((id, count));
+            for (&term, &(count, lines)) in &found {
+                self.added_terms.postings[term as usize].push(Posting {
+                    chunk: id,
+                    count,
+                    lines,
+                });
             }
             self.live_chunks += 1;
-            self.live_terms_total += terms.len() as u64;
+            self.live_terms_total += u64::from(len);
             self.added.push(Some(Added {
                 note: path.to_owned(),
                 first: chunk.first,
                 last: chunk.last,
-                len: terms.len() as u32,
+                len,
                 vector: embedder
                     .map(|e| embedder::quantize(&e.embed(&chunk.text)))
                     .unwrap_or_default(),
@@ -225,19 +249,19 @@ impl SearchIndex {
         }
     }
 
-    /// The live chunks holding `term`, with its count in each.
-    fn postings(&self, term: &str) -> Vec<(u32, u32)> {
+    /// The postings of `term` in live chunks.
+    fn postings(&self, term: &str) -> Vec<Posting> {
         let mut out = Vec::new();
         if let Some(index) = self.saved.term(term) {
             self.saved.postings(index, &mut out);
-            out.retain(|&(id, _)| !self.gone[id as usize]);
+            out.retain(|p| !self.gone[p.chunk as usize]);
         }
         if let Some(&id) = self.added_terms.ids.get(term) {
             let saved = self.saved.chunks();
             out.extend(
                 self.added_terms.postings[id as usize]
                     .iter()
-                    .filter(|(chunk, _)| self.added[(chunk - saved) as usize].is_some()),
+                    .filter(|p| self.added[(p.chunk - saved) as usize].is_some()),
             );
         }
         out
@@ -264,26 +288,44 @@ impl SearchIndex {
         let avg_len = self.live_terms_total as f32 / n as f32;
         // Terms found nowhere in the store tell no passage from another:
         // they are left out of the query's weight.
-        let terms: Vec<(f32, Vec<(u32, u32)>)> = query_terms
+        let terms: Vec<(f32, Vec<Posting>)> = query_terms
             .iter()
             .map(|t| self.postings(t))
             .filter(|postings| !postings.is_empty())
             .map(|postings| (score::idf(n, postings.len() as u32), postings))
             .collect();
         let query_idf: f32 = terms.iter().map(|(idf, _)| idf).sum();
-        let mut sums: HashMap<u32, f32> = HashMap::new();
+        let mut found: HashMap<u32, Found> = HashMap::new();
         for (idf, postings) in &terms {
-            for &(id, count) in postings {
-                let len = self.chunk(id).map_or(0, |c| c.len);
-                *sums.entry(id).or_default() += idf * score::weight(count, len, avg_len);
+            for posting in postings {
+                let len = self.chunk(posting.chunk).map_or(0, |c| c.len);
+                let found = found.entry(posting.chunk).or_default();
+                found.sum += idf * score::weight(posting.count, len, avg_len);
+                let mut lines = posting.lines;
+                while lines != 0 {
+                    if let Some(terms) =
+                        found.terms_on_line.get_mut(lines.trailing_zeros() as usize)
+                    {
+                        *terms = terms.saturating_add(1);
+                    }
+                    lines &= lines - 1;
+                }
             }
         }
+        // The keyword score of a chunk the query's terms were found in.
+        let text_score = |found: &Found| {
+            let best_line = found.terms_on_line.iter().max().copied().unwrap_or(0);
+            score::text(
+                score::scaled(found.sum, query_idf),
+                f32::from(best_line) / terms.len() as f32,
+            )
+        };
         // (score, chunk, text score, cosine)
         let mut ranked: Vec<(f32, u32, f32, f32)> = match query_vector {
-            None => sums
-                .into_iter()
-                .map(|(chunk, sum)| {
-                    let text = score::scaled(sum, query_idf);
+            None => found
+                .iter()
+                .map(|(&chunk, found)| {
+                    let text = text_score(found);
                     (text, chunk, text, 0.0)
                 })
                 .collect(),
@@ -292,9 +334,7 @@ impl SearchIndex {
                 (0..all)
                     .filter_map(|id| {
                         let chunk = self.chunk(id)?;
-                        let text = sums
-                            .get(&id)
-                            .map_or(0.0, |sum| score::scaled(*sum, query_idf));
+                        let text = found.get(&id).map_or(0.0, text_score);
                         let cosine = embedder::cosine(query_vector, chunk.vector);
                         Some((score::fused(text, cosine), id, text, cosine))
                     })
@@ -399,11 +439,14 @@ impl SearchIndex {
         let mut added = added.into_iter().peekable();
         let mut postings = Vec::new();
         let added_name = |id: u32| self.added_terms.names[id as usize].as_bytes();
-        let write_added = |writer: &mut Writer, id: u32, postings: &mut Vec<(u32, u32)>| {
-            for &(chunk, count) in &self.added_terms.postings[id as usize] {
-                postings.push((renumbered[chunk as usize], count));
+        let write_added = |writer: &mut Writer, id: u32, postings: &mut Vec<Posting>| {
+            for posting in &self.added_terms.postings[id as usize] {
+                postings.push(Posting {
+                    chunk: renumbered[posting.chunk as usize],
+                    ..*posting
+                });
             }
-            postings.retain(|&(chunk, _)| chunk != u32::MAX);
+            postings.retain(|p| p.chunk != u32::MAX);
             postings.sort_unstable();
             writer.term(added_name(id), postings);
             postings.clear();
@@ -416,8 +459,8 @@ impl SearchIndex {
                 added.next();
             }
             self.saved.postings(index, &mut postings);
-            for (chunk, _) in &mut postings {
-                *chunk = renumbered[*chunk as usize];
+            for posting in &mut postings {
+                posting.chunk = renumbered[posting.chunk as usize];
             }
             match added.peek() {
                 Some(&id) if added_name(id) == term => {
@@ -425,7 +468,7 @@ impl SearchIndex {
                     added.next();
                 }
                 _ => {
-                    postings.retain(|&(chunk, _)| chunk != u32::MAX);
+                    postings.retain(|p| p.chunk != u32::MAX);
                     postings.sort_unstable();
                     writer.term(term, &postings);
                     postings.clear();
@@ -458,7 +501,7 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn version(&self) -> u32 {
-        3
+        4
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
@@ -545,6 +588,29 @@ mod tests {
         assert_eq!((hits[0].first, hits[0].last), (1, 3));
         assert!(hits.iter().all(|h| h.path != "food.md"));
         assert!(hits[0].score > 0.0 && hits[0].score <= 1.0);
+    }
+
+    #[test]
+    fn terms_on_one_line_rank_above_the_same_terms_apart() {
+        // The same words, as often, in chunks as long: only where they stand
+        // tells the two apart.
+        let mut index = index(&[
+            (
+                "apart.md",
+                "the deploy went out\nfiller words here\nkey rotates",
+            ),
+            (
+                "together.md",
+                "the deploy key rotates\nfiller words here\nwent out",
+            ),
+        ]);
+        let hits = find(&index, "deploy key", 5, 0.0);
+        assert_eq!(hits[0].path, "together.md");
+        assert!(hits[0].score > hits[1].score);
+        // Saved and read back, the lines are kept.
+        let mut back = SearchIndex::default();
+        assert!(back.restore_state(index.persist().into_owned(), None));
+        assert_eq!(find(&back, "deploy key", 5, 0.0), hits);
     }
 
     #[test]
