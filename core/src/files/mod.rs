@@ -119,16 +119,19 @@ fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
 }
 
 /// The bytes of an open file from `offset` to its end, or at most `limit`
-/// of them: the one chunked read loop. With the expected `size`, the first
-/// read asks for one byte more, to see the end in the same call (each read's
-/// buffer is as large as asked).
+/// of them: the one chunked read loop. With the expected `size` (from
+/// `offset`), the buffer is sized for it once, not grown by doubling (a
+/// 10 MB journal would copy itself at every step), and the first read asks
+/// for one byte more, to see the end in the same call (each read's buffer is
+/// as large as asked).
 pub fn read_to_end(
     file: &dyn File,
     offset: u64,
     limit: Option<u64>,
     size: Option<u64>,
 ) -> Result<Vec<u8>, FsError> {
-    let mut bytes = Vec::new();
+    let expected = size.map_or(0, |size| limit.map_or(size, |limit| size.min(limit)));
+    let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
     let mut at = offset;
     loop {
         let got = at - offset;
@@ -152,24 +155,17 @@ pub fn read_to_end(
 /// Exactly `len` bytes of `file` from `offset`; a short file is damage.
 pub fn read_exact(file: &dyn File, offset: u64, len: u64) -> Result<Vec<u8>, FsError> {
     // Checked against the file's size first, so a damaged length is refused
-    // before anything is read, and the buffer is sized once (a large read
-    // would otherwise copy itself at every doubling).
+    // before anything is read, and the buffer is sized once.
     let size = file.stat()?.size;
     if offset.checked_add(len).is_none_or(|end| end > size) {
         return Err(FsError::Damaged);
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).map_err(|_| FsError::Damaged)?);
-    let mut at = offset;
-    while (bytes.len() as u64) < len {
-        let want = (len - bytes.len() as u64).min(READ_CHUNK);
-        let (chunk, _) = file.read_at(at, want)?;
-        if chunk.is_empty() {
-            return Err(FsError::Damaged);
-        }
-        at += chunk.len() as u64;
-        bytes.extend_from_slice(&chunk);
+    let bytes = read_to_end(file, offset, Some(len), Some(size - offset))?;
+    if bytes.len() as u64 == len {
+        Ok(bytes)
+    } else {
+        Err(FsError::Damaged)
     }
-    Ok(bytes)
 }
 
 pub fn not_text(shown: &str) -> ToolError {
