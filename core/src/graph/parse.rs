@@ -202,13 +202,11 @@ mod tests {
     fn a_note_of_observations_and_relations() {
         let body = "# Auth\n\n## Observations\n- [decision] Use JWT #auth (review)\n- [idea] Rotate keys\n\n## Relations\n- implements [[Auth Service]]\n- depends_on [[Key Store]] (rotation)\n\nSee [[Roadmap]] and [the plan](plans/q3.md).\n";
         let parsed = parse(body);
-        let obs: Vec<_> = parsed
-            .observations
-            .iter()
-            .map(|o| (o.category.as_deref(), o.content.as_str(), o.line))
-            .collect();
+        let observations = parsed.observations.iter();
         assert_eq!(
-            obs,
+            observations
+                .map(|o| (o.category.as_deref(), o.content.as_str(), o.line))
+                .collect::<Vec<_>>(),
             [
                 (Some("decision"), "Use JWT #auth", 4),
                 (Some("idea"), "Rotate keys", 5)
@@ -244,11 +242,10 @@ mod tests {
     fn nested_items_and_continuation_lines() {
         let body = "- [a] top\n  - [b] nested #t\n    more\n- tagged #x\n  continued";
         let parsed = parse(body);
-        let obs: Vec<_> = parsed
-            .observations
-            .iter()
-            .map(|o| o.content.as_str())
-            .collect();
-        assert_eq!(obs, ["top", "nested #t", "tagged #x\ncontinued"]);
+        let contents = parsed.observations.iter().map(|o| o.content.as_str());
+        assert_eq!(
+            contents.collect::<Vec<_>>(),
+            ["top", "nested #t", "tagged #x\ncontinued"]
+        );
     }
 }

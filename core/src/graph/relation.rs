@@ -283,44 +283,35 @@ mod tests {
     }
 
     #[test]
-    fn explicit_relations_in_list_items() {
-        assert_eq!(
-            read("implements [[Auth Service]] (since v2)", true),
-            [rel("implements", "Auth Service", Some("since v2"))]
-        );
-        assert_eq!(
-            read("\"based on\" [[Design]]", true),
-            [rel("based on", "Design", None)]
-        );
-        // Outside a list item, or with prose around it, it is a plain link.
-        assert_eq!(
-            read("implements [[Auth]]", false),
-            [rel("links_to", "Auth", None)]
-        );
-        assert_eq!(
-            read("we chose [[A]] over [[B]]", true),
-            [rel("links_to", "A", None), rel("links_to", "B", None)]
-        );
-    }
-
-    #[test]
-    fn code_escapes_and_nesting() {
-        assert_eq!(
-            read("see `[[not]]` and [[yes]]", false),
-            [rel("links_to", "yes", None)]
-        );
-        assert_eq!(
-            read("\\[[no]] [[a [[b]] c]]", false),
-            [rel("links_to", "a [[b]] c", None)]
-        );
-        assert_eq!(
-            read("[[proj::/note]]", false),
-            [rel("links_to", "proj/note", None)]
-        );
-        assert_eq!(
-            read("uses [[A]] #bm:links_to", true),
-            [rel("links_to", "A", None)]
-        );
+    fn explicit_relations_and_plain_links() {
+        let links_to = |target: &str| rel("links_to", target, None);
+        let cases = [
+            (
+                "implements [[Auth Service]] (since v2)",
+                true,
+                vec![rel("implements", "Auth Service", Some("since v2"))],
+            ),
+            (
+                "\"based on\" [[Design]]",
+                true,
+                vec![rel("based on", "Design", None)],
+            ),
+            // Outside a list item, or with prose around it, it is a plain link.
+            ("implements [[Auth]]", false, vec![links_to("Auth")]),
+            (
+                "we chose [[A]] over [[B]]",
+                true,
+                vec![links_to("A"), links_to("B")],
+            ),
+            ("uses [[A]] #bm:links_to", true, vec![links_to("A")]),
+            // Code, escapes, nesting, project references.
+            ("see `[[not]]` and [[yes]]", false, vec![links_to("yes")]),
+            ("\\[[no]] [[a [[b]] c]]", false, vec![links_to("a [[b]] c")]),
+            ("[[proj::/note]]", false, vec![links_to("proj/note")]),
+        ];
+        for (text, in_item, expected) in cases {
+            assert_eq!(read(text, in_item), expected, "{text}");
+        }
     }
 
     #[test]
