@@ -37,6 +37,7 @@ pub fn parse(body: &str) -> Parsed {
     let body = body.as_ref();
     let mut out = Parsed::default();
     let mut block: Option<Block> = None;
+    let mut lines = LineCursor::default();
     let (mut quoted, mut in_list_item, mut in_code) = (0usize, false, false);
     // Each open list item's content column, innermost last.
     let mut items: Vec<usize> = Vec::new();
@@ -76,7 +77,7 @@ pub fn parse(body: &str) -> Parsed {
             continue;
         }
         if let Some(done) = block.take() {
-            read_block(body, &done, &mut out);
+            read_block(body, &done, &mut lines, &mut out);
         }
         match event {
             Event::Start(Tag::CodeBlock(_)) => in_code = true,
@@ -95,7 +96,7 @@ pub fn parse(body: &str) -> Parsed {
         }
     }
     if let Some(done) = block.take() {
-        read_block(body, &done, &mut out);
+        read_block(body, &done, &mut lines, &mut out);
     }
     out
 }
@@ -170,8 +171,25 @@ fn block_text(body: &str, block: &Block) -> String {
     text.trim().to_string()
 }
 
-fn read_block(body: &str, block: &Block, out: &mut Parsed) {
-    let line = body[..block.start].matches('\n').count() as u32 + 1;
+/// The 1-based line of each block start, counted on from the last one
+/// (blocks come in order), so a body is scanned for line breaks once.
+#[derive(Default)]
+struct LineCursor {
+    offset: usize,
+    breaks: usize,
+}
+
+impl LineCursor {
+    fn line_at(&mut self, body: &str, offset: usize) -> u32 {
+        debug_assert!(offset >= self.offset, "blocks come in order");
+        self.breaks += body[self.offset..offset].matches('\n').count();
+        self.offset = offset;
+        self.breaks as u32 + 1
+    }
+}
+
+fn read_block(body: &str, block: &Block, lines: &mut LineCursor, out: &mut Parsed) {
+    let line = lines.line_at(body, block.start);
     let text = block_text(body, block);
     out.relations.extend(
         block

@@ -30,8 +30,8 @@ pub fn wikilinks(text: &str, in_list_item: bool, line: u32) -> Vec<Relation> {
     }
     // Brackets inside `code` are no links; masking keeps every offset.
     let code = code_spans(text);
-    let masked = mask_brackets(text, &code);
-    let directive = directive_outside_code(&masked, &code);
+    let masked = blank_code(text, &code, false);
+    let directive = directive_outside_code(text, &code);
     if in_list_item
         && directive.is_none()
         && let Some(relation) = explicit(&masked, text, line)
@@ -244,25 +244,24 @@ fn code_spans(text: &str) -> Vec<Range<usize>> {
     spans
 }
 
-/// `text` with `[` and `]` inside code spans turned to spaces.
-fn mask_brackets(text: &str, code: &[Range<usize>]) -> String {
+/// `text` with bytes inside code spans turned to spaces: only brackets,
+/// or every byte. Offsets stay those of `text`.
+fn blank_code(text: &str, code: &[Range<usize>], every_byte: bool) -> String {
     let mut bytes = text.as_bytes().to_vec();
     for span in code {
         for b in &mut bytes[span.clone()] {
-            if *b == b'[' || *b == b']' {
+            if every_byte || *b == b'[' || *b == b']' {
                 *b = b' ';
             }
         }
     }
-    String::from_utf8(bytes).expect("only ASCII brackets were replaced")
+    // Spans run from backtick to backtick, so whole characters are replaced.
+    String::from_utf8(bytes).expect("code spans hold whole characters")
 }
 
 /// Where a trailing `#bm:links_to` outside code starts its cut, if any.
-fn directive_outside_code(masked: &str, code: &[Range<usize>]) -> Option<usize> {
-    let mut plain = masked.to_string();
-    for span in code {
-        plain.replace_range(span.clone(), &" ".repeat(span.len()));
-    }
+fn directive_outside_code(text: &str, code: &[Range<usize>]) -> Option<usize> {
+    let plain = blank_code(text, code, true);
     let (kept, found) = without_links_to_directive(&plain);
     found.then_some(kept.len())
 }
