@@ -8,6 +8,10 @@
 //! markdown-it) and this one differ, the difference is listed in
 //! `tests/graph/DEVIATIONS.md` and checked by `tests/graph/differential.mjs`.
 
+pub mod index;
+pub mod links;
+pub mod names;
+pub mod node;
 pub mod observation;
 pub mod parse;
 pub mod relation;

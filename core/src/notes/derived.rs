@@ -63,9 +63,13 @@ pub trait DerivedIndex {
 /// Makes the derived indexes an instance keeps.
 pub type Registry = fn() -> Vec<Box<dyn DerivedIndex>>;
 
-/// The derived indexes memcap keeps: full-text search (BM25 over chunks).
+/// The derived indexes memcap keeps: full-text search (BM25 over chunks)
+/// and the graph of observations and relations.
 pub fn registry() -> Vec<Box<dyn DerivedIndex>> {
-    vec![Box::new(crate::search::index::SearchIndex::default())]
+    vec![
+        Box::new(crate::search::index::SearchIndex::default()),
+        Box::new(crate::graph::index::GraphIndex::default()),
+    ]
 }
 
 /// Brings `index` in line with `notes` (every note, as the catalog has

@@ -79,6 +79,19 @@ fn find_block(text: &str) -> Found<'_> {
     Found::Unclosed
 }
 
+/// The body of a note: what follows its frontmatter block (all of `text`
+/// when there is none or it never closes), and how many lines come before
+/// it, so a body's line `n` is the file's line `n + before`.
+pub fn body(text: &str) -> (&str, u32) {
+    let body = match find_block(text) {
+        Found::Block(block) => block.body,
+        Found::None | Found::Unclosed => return (text, 0),
+    };
+    // The body is the end of `text`.
+    let head = &text[..text.len() - body.len()];
+    (body, head.matches('\n').count() as u32)
+}
+
 /// Whether `head`, the start of a note, opens a frontmatter block that does
 /// not close within it.
 pub fn is_unclosed(head: &[u8]) -> bool {

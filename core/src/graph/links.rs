@@ -1,0 +1,402 @@
+//! The graph in memory: every note's node, a map from every name a note
+//! is found by to the notes holding it, and from every key a relation's
+//! target is looked up by to the relations naming it. A relation is
+//! resolved when it is read, so one whose target does not exist yet
+//! resolves as soon as a note of that name appears, and unresolves when it
+//! goes; a change costs what the changed note holds, never a pass over the
+//! store.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::names::{self, fold};
+use super::node::{Link, Node};
+
+/// A note's place in the index (stable while the note is there).
+pub type NoteId = u32;
+
+/// Which relation: the note holding it and its place among its links.
+pub type LinkId = (NoteId, u32);
+
+/// The graph in memory.
+#[derive(Default)]
+pub struct Graph {
+    nodes: Vec<Option<Node>>,
+    free: Vec<NoteId>,
+    by_path: BTreeMap<String, NoteId>,
+    /// Every name key ([`names::note_keys`]) with the notes holding it.
+    names: HashMap<String, Vec<NoteId>>,
+    /// Every target key ([`names::target_keys`]) with the relations naming it.
+    pointing: HashMap<String, BTreeSet<LinkId>>,
+    facts: usize,
+    links: usize,
+}
+
+/// Its name among the derived indexes (and in the journal).
+
+/// What the graph holds, as `memory_stats` reports it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub entities: usize,
+    pub observations: usize,
+    pub relations: usize,
+    /// Relations whose target is no note (yet).
+    pub unresolved: usize,
+}
+
+impl Graph {
+    /// Takes `node` (replacing what its path held).
+    pub fn put(&mut self, node: Node) {
+        self.remove(&node.path);
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.nodes.push(None);
+                (self.nodes.len() - 1) as NoteId
+            }
+        };
+        for key in names::note_keys(&node.path, &node.title, &node.permalink) {
+            self.names.entry(key).or_default().push(id);
+        }
+        for (i, link) in node.links.iter().enumerate() {
+            for key in names::target_keys(&node.path, &link.target) {
+                self.pointing.entry(key).or_default().insert((id, i as u32));
+            }
+        }
+        self.facts += node.facts.len();
+        self.links += node.links.len();
+        self.by_path.insert(node.path.clone(), id);
+        self.nodes[id as usize] = Some(node);
+    }
+
+    /// Forgets the note at `path`.
+    pub fn remove(&mut self, path: &str) {
+        let Some(id) = self.by_path.remove(path) else {
+            return;
+        };
+        let node = self.nodes[id as usize].take().expect("a listed note");
+        for key in names::note_keys(&node.path, &node.title, &node.permalink) {
+            if let Some(ids) = self.names.get_mut(&key) {
+                ids.retain(|&i| i != id);
+                if ids.is_empty() {
+                    self.names.remove(&key);
+                }
+            }
+        }
+        for (i, link) in node.links.iter().enumerate() {
+            for key in names::target_keys(&node.path, &link.target) {
+                if let Some(links) = self.pointing.get_mut(&key) {
+                    links.remove(&(id, i as u32));
+                    if links.is_empty() {
+                        self.pointing.remove(&key);
+                    }
+                }
+            }
+        }
+        self.facts -= node.facts.len();
+        self.links -= node.links.len();
+        self.free.push(id);
+    }
+
+    /// The note `id`.
+    pub fn node(&self, id: NoteId) -> &Node {
+        self.nodes[id as usize].as_ref().expect("a live note id")
+    }
+
+    /// The note at root-relative `path`.
+    pub fn id_of(&self, path: &str) -> Option<NoteId> {
+        self.by_path.get(path).copied()
+    }
+
+    /// Every note, in path order.
+    pub fn ids(&self) -> impl Iterator<Item = NoteId> + '_ {
+        self.by_path.values().copied()
+    }
+
+    /// The note a relation's `target`, written in the note at `source`,
+    /// names: by path relative to `source`'s folder, then by title, path or
+    /// permalink. Among several of one name, the one nearest `source` in
+    /// the folders, then the shortest path, then the first.
+    pub fn resolve(&self, source: &str, target: &str) -> Option<NoteId> {
+        names::target_keys(source, target).iter().find_map(|key| {
+            let ids = self.names.get(key)?;
+            ids.iter().copied().min_by_key(|&id| {
+                let path = &self.node(id).path;
+                (
+                    Reverse(shared_folders(source, path)),
+                    path.len(),
+                    path.clone(),
+                )
+            })
+        })
+    }
+
+    /// The note relation `link` of note `from` resolves to.
+    pub fn target_of(&self, from: NoteId, link: &Link) -> Option<NoteId> {
+        self.resolve(&self.node(from).path, &link.target)
+    }
+
+    /// The relations that resolve to note `id`, from the note holding each
+    /// and in line order: the candidates come from the map of targets, so
+    /// this costs what points at `id`, not the store.
+    pub fn backlinks(&self, id: NoteId) -> Vec<LinkId> {
+        let node = self.node(id);
+        let mut found = BTreeSet::new();
+        for key in names::note_keys(&node.path, &node.title, &node.permalink) {
+            for &(from, i) in self.pointing.get(&key).into_iter().flatten() {
+                if !found.contains(&(from, i)) {
+                    let link = &self.node(from).links[i as usize];
+                    if self.target_of(from, link) == Some(id) {
+                        found.insert((from, i));
+                    }
+                }
+            }
+        }
+        let mut found: Vec<LinkId> = found.into_iter().collect();
+        found.sort_by(|a, b| {
+            self.node(a.0)
+                .path
+                .cmp(&self.node(b.0).path)
+                .then(a.1.cmp(&b.1))
+        });
+        found
+    }
+
+    /// The notes a `memory://` URL or a path names: one note by permalink,
+    /// title or path; with `*` (any characters, `/` included), every note
+    /// whose permalink or path matches, in path order.
+    pub fn find(&self, pattern: &str) -> Vec<NoteId> {
+        let pattern = pattern.trim();
+        if !pattern.contains('*') {
+            return self.resolve("", pattern).into_iter().collect();
+        }
+        let folded = fold(pattern);
+        self.by_path
+            .iter()
+            .filter(|(path, id)| {
+                let node = self.node(**id);
+                glob(&folded, &fold(path))
+                    || glob(&folded, &fold(names::strip_extension(path)))
+                    || glob(&folded, &fold(&node.permalink))
+            })
+            .map(|(_, id)| *id)
+            .collect()
+    }
+
+    /// Notes, observations, relations, and relations that resolve to no
+    /// note. The last is counted by resolving every relation: for a status
+    /// call, never on a search's path.
+    pub fn counts(&self) -> Counts {
+        let unresolved = self
+            .ids()
+            .map(|id| {
+                let node = self.node(id);
+                node.links
+                    .iter()
+                    .filter(|l| self.resolve(&node.path, &l.target).is_none())
+                    .count()
+            })
+            .sum();
+        Counts {
+            entities: self.by_path.len(),
+            observations: self.facts,
+            relations: self.links,
+            unresolved,
+        }
+    }
+}
+
+/// How many leading folders two root-relative paths share.
+fn shared_folders(a: &str, b: &str) -> usize {
+    let folders = |p: &str| p.rsplit_once('/').map_or("", |(f, _)| f).to_owned();
+    folders(a)
+        .split('/')
+        .zip(folders(b).split('/'))
+        .take_while(|(x, y)| !x.is_empty() && x == y)
+        .count()
+}
+
+/// Whether `text` matches `pattern`, where `*` stands for any characters.
+fn glob(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::notes::entry::{Entry, FileStamp};
+    use crate::notes::frontmatter::read;
+
+    pub(in crate::graph) fn node(path: &str, text: &str) -> Node {
+        let name = path.rsplit('/').next().unwrap();
+        let entry = Entry {
+            path: path.to_owned(),
+            stamp: FileStamp::sized(text.len() as u64),
+            meta: read(text, name),
+        };
+        Node::read(&entry, text)
+    }
+
+    pub(in crate::graph) fn graph(notes: &[(&str, &str)]) -> Graph {
+        let mut graph = Graph::default();
+        for (path, text) in notes {
+            graph.put(node(path, text));
+        }
+        graph
+    }
+
+    /// Where each relation of the note at `path` leads (`None`: nowhere yet).
+    pub(in crate::graph) fn targets(graph: &Graph, path: &str) -> Vec<Option<String>> {
+        let id = graph.id_of(path).unwrap();
+        graph
+            .node(id)
+            .links
+            .iter()
+            .map(|l| graph.target_of(id, l).map(|t| graph.node(t).path.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_note_reads_with_file_lines_and_categories() {
+        let text = "---\nname: Alpha\ntype: project\n---\n# Alpha\n- [decision] Use Postgres #db\n- #later check backups\n- depends_on [[Auth Service]]\n";
+        let alpha = node("projects/alpha.md", text);
+        assert_eq!(alpha.title, "Alpha");
+        assert_eq!(alpha.permalink, "projects/alpha");
+        let facts: Vec<(&str, u32)> = alpha
+            .facts
+            .iter()
+            .map(|f| (f.category.as_str(), f.line))
+            .collect();
+        assert_eq!(facts, [("decision", 6), ("note", 7)]);
+        assert_eq!(alpha.links[0].kind, "depends_on");
+        assert_eq!(alpha.links[0].line, 8);
+    }
+
+    #[test]
+    fn relations_resolve_when_their_target_appears_and_unresolve_when_it_goes() {
+        let mut graph = graph(&[("a.md", "- depends_on [[Auth Service]]\n- see [[b]]\n")]);
+        assert_eq!(targets(&graph, "a.md"), [None, None]);
+        assert_eq!(graph.counts().unresolved, 2);
+        graph.put(node("services/Auth Service.md", "the service"));
+        graph.put(node("b.md", "bee"));
+        assert_eq!(
+            targets(&graph, "a.md"),
+            [Some("services/Auth Service.md".into()), Some("b.md".into())]
+        );
+        let auth = graph.id_of("services/Auth Service.md").unwrap();
+        assert_eq!(graph.backlinks(auth), [(graph.id_of("a.md").unwrap(), 0)]);
+        assert_eq!(graph.counts().unresolved, 0);
+        graph.remove("services/Auth Service.md");
+        assert_eq!(targets(&graph, "a.md"), [None, Some("b.md".into())]);
+        assert_eq!(
+            graph.counts(),
+            Counts {
+                entities: 2,
+                observations: 0,
+                relations: 2,
+                unresolved: 1
+            }
+        );
+    }
+
+    #[test]
+    fn a_permalink_in_the_frontmatter_keeps_links_across_a_rename() {
+        let target = "---\nname: Decisions\npermalink: project/decisions\n---\nbody\n";
+        let mut graph = graph(&[
+            ("old/decisions.md", target),
+            ("a.md", "- follows [[project/decisions]]\n"),
+        ]);
+        assert_eq!(targets(&graph, "a.md"), [Some("old/decisions.md".into())]);
+        graph.remove("old/decisions.md");
+        graph.put(node("archive/2026/decisions-v1.md", target));
+        assert_eq!(
+            targets(&graph, "a.md"),
+            [Some("archive/2026/decisions-v1.md".into())]
+        );
+    }
+
+    #[test]
+    fn one_name_in_two_folders_resolves_to_the_nearer() {
+        let graph = graph(&[
+            ("notes.md", "root"),
+            ("work/notes.md", "work"),
+            ("work/a.md", "[[notes]]"),
+            ("b.md", "[[notes]] and [[work/notes]]"),
+        ]);
+        assert_eq!(targets(&graph, "work/a.md"), [Some("work/notes.md".into())]);
+        assert_eq!(
+            targets(&graph, "b.md"),
+            [Some("notes.md".into()), Some("work/notes.md".into())]
+        );
+    }
+
+    #[test]
+    fn urls_name_one_note_or_with_a_wildcard_many() {
+        let graph = graph(&[
+            ("projects/alpha.md", "a"),
+            ("projects/beta plan.md", "b"),
+            ("people/bob.md", "c"),
+        ]);
+        let paths = |pattern: &str| -> Vec<String> {
+            graph
+                .find(pattern)
+                .into_iter()
+                .map(|id| graph.node(id).path.clone())
+                .collect()
+        };
+        assert_eq!(
+            paths("projects/*"),
+            ["projects/alpha.md", "projects/beta plan.md"]
+        );
+        assert_eq!(paths("projects/beta-plan"), ["projects/beta plan.md"]);
+        assert_eq!(paths("*bob*"), ["people/bob.md"]);
+        assert_eq!(paths("Bob"), ["people/bob.md"]);
+        assert!(paths("nobody").is_empty());
+        assert!(glob("a*b*c", "axxbyyc") && !glob("a*b", "ab c") && glob("*", ""));
+    }
+
+    #[test]
+    fn cycles_self_links_and_crowds_of_links_stay_cheap_and_exact() {
+        let mut notes = vec![
+            ("self.md".to_owned(), "- is [[self]]\n".to_owned()),
+            ("x.md".to_owned(), "[[y]]".to_owned()),
+            ("y.md".to_owned(), "[[x]]".to_owned()),
+            ("hub.md".to_owned(), "the hub".to_owned()),
+        ];
+        for i in 0..10_000 {
+            notes.push((format!("n/{i}.md"), "- part_of [[hub]]\n".to_owned()));
+        }
+        let all: String = (0..10_000).map(|i| format!("[[n/{i}]] ")).collect();
+        notes.push(("index-of-all.md".to_owned(), all));
+        let mut graph = Graph::default();
+        for (path, text) in &notes {
+            graph.put(node(path, text));
+        }
+        let ids: HashMap<String, NoteId> =
+            graph.by_path.iter().map(|(p, &i)| (p.clone(), i)).collect();
+        let id = |p: &str| ids[p];
+        assert_eq!(graph.backlinks(id("self.md")), [(id("self.md"), 0)]);
+        assert_eq!(graph.backlinks(id("x.md")), [(id("y.md"), 0)]);
+        assert_eq!(graph.backlinks(id("hub.md")).len(), 10_000);
+        assert_eq!(graph.backlinks(id("n/7.md")), [(id("index-of-all.md"), 7)]);
+        assert_eq!(graph.counts().unresolved, 0);
+        // Rewriting one of the ten thousand changes only its own entries.
+        graph.put(node("n/7.md", "- part_of [[elsewhere]]\n"));
+        assert_eq!(graph.backlinks(id("hub.md")).len(), 9_999);
+        assert_eq!(graph.counts().unresolved, 1);
+    }
+}

@@ -1,0 +1,184 @@
+//! How a note is named in the graph: its permalink (the frontmatter's, or
+//! one made from its path as basic-memory makes them) and the keys a
+//! relation's target is looked up by (title, permalink, path).
+
+use unicode_normalization::UnicodeNormalization;
+
+/// A lookup key: NFC, lowercase, trimmed, `\` as `/`, no leading `/`.
+/// Titles, paths and targets are compared this way.
+pub fn fold(text: &str) -> String {
+    let text = text.trim();
+    let mut folded = match text.is_ascii() {
+        // Most names: no composition to do, one byte a character.
+        true => text.to_ascii_lowercase(),
+        false => text.nfc().flat_map(char::to_lowercase).collect(),
+    };
+    if folded.contains('\\') {
+        folded = folded.replace('\\', "/");
+    }
+    match folded.find(|c| c != '/') {
+        Some(0) => folded,
+        Some(start) => folded.split_off(start),
+        None => String::new(),
+    }
+}
+
+/// The permalink basic-memory makes from a path or a title: the extension
+/// (`.md`, `.txt`…) dropped, camelCase split, lowercase, `_` and every
+/// character but letters, digits, `.`, `/` and `-` as `-`, apostrophes
+/// dropped, runs of `-` as one, none at a segment's ends.
+/// (`docs/My Feature.md` → `docs/my-feature`, `specs/API (v2).md` →
+/// `specs/api-v2`.) Letters outside ASCII are kept (lowercased), where
+/// basic-memory transliterates Latin accents to ASCII.
+pub fn slug(path: &str) -> String {
+    let base = strip_extension(path.trim());
+    let mut out = String::with_capacity(base.len());
+    let mut previous: Option<char> = None;
+    let composed: Box<dyn Iterator<Item = char>> = match base.is_ascii() {
+        true => Box::new(base.chars()),
+        false => Box::new(base.nfc()),
+    };
+    for c in composed {
+        if c == '\'' || c == '\u{2019}' {
+            continue;
+        }
+        if c.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) {
+            out.push('-');
+        }
+        previous = Some(c);
+        match c {
+            '/' | '.' | '-' => out.push(c),
+            c if c.is_alphanumeric() => out.extend(c.to_lowercase()),
+            _ => out.push('-'),
+        }
+    }
+    let mut collapsed = String::with_capacity(out.len());
+    for c in out.chars() {
+        if !(c == '-' && collapsed.ends_with('-')) {
+            collapsed.push(c);
+        }
+    }
+    collapsed
+        .split('/')
+        .map(|segment| segment.trim_matches('-'))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `path` without a file extension: the last segment's `.ext` when `ext`
+/// is 1 to 5 ASCII letters or digits (so `Version 2.0.0` keeps its dots
+/// after the last letter, as basic-memory's extension check does).
+pub fn strip_extension(path: &str) -> &str {
+    let name_start = path.rfind('/').map_or(0, |i| i + 1);
+    match path[name_start..].rfind('.') {
+        Some(dot) if dot > 0 => {
+            let ext = &path[name_start + dot + 1..];
+            let is_ext = (1..=5).contains(&ext.len())
+                && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                && ext.bytes().any(|b| b.is_ascii_alphabetic());
+            if is_ext {
+                &path[..name_start + dot]
+            } else {
+                path
+            }
+        }
+        _ => path,
+    }
+}
+
+/// A note's permalink: its frontmatter's `permalink` when it has one, else
+/// the [`slug`] of its path.
+pub fn permalink(path: &str, declared: Option<&str>) -> String {
+    match declared.map(|p| p.trim().trim_matches('/')) {
+        Some(p) if !p.is_empty() => p.to_owned(),
+        _ => slug(path),
+    }
+}
+
+/// The keys a note is found by: its title, its permalink, its path with
+/// and without the extension.
+pub fn note_keys(path: &str, title: &str, permalink: &str) -> Vec<String> {
+    let mut keys = vec![
+        fold(title),
+        fold(permalink),
+        fold(path),
+        fold(strip_extension(path)),
+    ];
+    keys.retain(|k| !k.is_empty());
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// The keys a relation's target is looked up by, most exact first: the
+/// path relative to the folder of the note that holds it (for targets with
+/// a `/`), then as written, then as a permalink. A `|label` or `#heading`
+/// after the name is not part of it.
+pub fn target_keys(source: &str, target: &str) -> Vec<String> {
+    let name = target.split(['|', '#']).next().unwrap_or(target);
+    let mut keys = Vec::with_capacity(3);
+    if name.contains('/')
+        && let Some((folder, _)) = source.rsplit_once('/')
+    {
+        let relative = name.trim_start_matches("./");
+        keys.push(fold(&format!("{folder}/{relative}")));
+        keys.push(fold(&format!("{folder}/{}", strip_extension(relative))));
+    }
+    keys.push(fold(name.trim_start_matches("./")));
+    keys.push(fold(&slug(name.trim_start_matches("./"))));
+    keys.retain(|k| !k.is_empty());
+    let mut seen = Vec::with_capacity(keys.len());
+    for key in keys {
+        if !seen.contains(&key) {
+            seen.push(key);
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permalinks_are_made_as_basic_memory_makes_them() {
+        assert_eq!(slug("docs/My Feature.md"), "docs/my-feature");
+        assert_eq!(slug("specs/API (v2).md"), "specs/api-v2");
+        assert_eq!(
+            slug("design/unified_model_refactor.md"),
+            "design/unified-model-refactor"
+        );
+        assert_eq!(slug("中文/测试文档.md"), "中文/测试文档");
+        assert_eq!(slug("Version 2.0.0"), "version-2.0.0");
+        assert_eq!(slug("notes/camelCaseName.md"), "notes/camel-case-name");
+        assert_eq!(slug("people/Bob's notes.md"), "people/bobs-notes");
+        assert_eq!(permalink("a/B C.md", Some("/stable/id")), "stable/id");
+        assert_eq!(permalink("a/B C.md", Some("  ")), "a/b-c");
+    }
+
+    #[test]
+    fn targets_are_looked_up_by_every_name_a_note_has() {
+        let keys = note_keys(
+            "projects/Alpha Plan.md",
+            "Alpha Plan",
+            "projects/alpha-plan",
+        );
+        for (source, target) in [
+            ("x.md", "Alpha Plan"),
+            ("x.md", "alpha plan"),
+            ("x.md", "projects/alpha-plan"),
+            ("x.md", "projects/Alpha Plan.md"),
+            ("x.md", "projects/Alpha Plan"),
+            ("x.md", "Alpha Plan|the plan"),
+            ("x.md", "Alpha Plan#Risks"),
+            ("projects/x.md", "./Alpha Plan.md"),
+        ] {
+            let found = target_keys(source, target);
+            assert!(
+                found.iter().any(|k| keys.contains(k)),
+                "{target}: {found:?}"
+            );
+        }
+        assert!(!target_keys("x.md", "Beta").iter().any(|k| keys.contains(k)));
+    }
+}
