@@ -69,6 +69,73 @@ export interface StatsAnswer {
   vectors: boolean;
   model?: string;
   changedSinceIndexed: number;
+  entities: number;
+  observations: number;
+  relations: number;
+  unresolved: number;
+}
+export interface GraphNote {
+  path: string;
+  title: string;
+  permalink: string;
+  noteType: string;
+  changed?: string;
+}
+export interface Observation {
+  category: string;
+  content: string;
+  tags: string[];
+  context?: string;
+  line: number;
+}
+export interface Relation {
+  relationType: string;
+  target: string;
+  resolved?: string;
+  context?: string;
+  line: number;
+}
+export interface ContextNote {
+  note: GraphNote;
+  observations: Observation[];
+  relations: Relation[];
+  moreObservations: number;
+  moreRelations: number;
+}
+export interface RelatedNote {
+  note: GraphNote;
+  relationType: string;
+  from: string;
+  to: string;
+  depth: number;
+  primary: string;
+}
+export interface ContextAnswer {
+  url: string;
+  depth: number;
+  timeframe?: string;
+  primary: ContextNote[];
+  related: RelatedNote[];
+  page: number;
+  pages: number;
+  total: number;
+}
+export interface ActivityItem {
+  itemType: string;
+  note: GraphNote;
+  observations: number;
+  relations: number;
+  observation?: Observation;
+  relation?: Relation;
+}
+export interface ActivityAnswer {
+  timeframe: string;
+  since: string;
+  itemType?: string;
+  items: ActivityItem[];
+  page: number;
+  pages: number;
+  total: number;
 }
 
 /** A memory directory served to memcap's component as `/memories`. */
@@ -91,6 +158,8 @@ export class Memory {
   memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source): Promise<SearchAnswer>;
   memoryGet(path: string, first?: number, last?: number): Promise<GetAnswer>;
   memoryStats(): Promise<StatsAnswer>;
+  buildContext(url: string, depth?: number, timeframe?: string, maxRelated?: number, page?: number): Promise<ContextAnswer>;
+  recentActivity(timeframe?: string, type?: string, page?: number): Promise<ActivityAnswer>;
   recordTurn(session: string, role: 'user' | 'assistant' | 'system' | 'tool', text: string): Promise<string>;
   prompt(): Promise<string>;
   describe(): Promise<ToolDefinition[]>;

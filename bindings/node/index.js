@@ -12,6 +12,7 @@ import { instantiate } from './component/memcap.js';
 const API = '@0.2.0';
 const READS = new Set([
   'view', 'memory_read', 'memory_view', 'prompt', 'memory_search', 'memory_get', 'memory_stats',
+  'build_context', 'recent_activity',
 ]);
 
 /** A memory command that did nothing; `message` is what the agent sees. */
@@ -210,6 +211,14 @@ export class Memory {
   /** How the search index stands (`indexBytes` is a BigInt). */
   memoryStats() {
     return this.#export('search', 'memoryStats', [], false);
+  }
+  /** The notes `url` names (`memory://projects/alpha`, `memory://projects/*`) with their observations and relations, and the notes those reach: `{primary, related, page, pages, total}`. */
+  buildContext(url, depth, timeframe, maxRelated, page) {
+    return this.#export('graph', 'buildContext', [url, depth, timeframe, maxRelated, page], false);
+  }
+  /** What changed in `timeframe` (default 7d), newest first: `{items, since, page, pages, total}`. */
+  recentActivity(timeframe, type, page) {
+    return this.#export('graph', 'recentActivity', [timeframe, type, page], false);
   }
   /** Records one turn of conversation `session` in `/memories/chat/SESSION.md`, found by `memorySearch` as source `chat`; `role` is user, assistant, system or tool. */
   recordTurn(session, role, text) {

@@ -7,8 +7,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::commands::build_context::{MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT};
+use crate::commands::recent_activity::ActivityType;
 use crate::commands::record_turn::Role;
 use crate::error::{Result, ToolError};
+use crate::graph::timeframe::{self, Timeframe};
 use crate::notes::NoteType;
 use crate::tools::{self, MAX_RESULTS_DEFAULT, MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, Source};
 
@@ -77,6 +80,19 @@ pub enum Command {
         last: Option<u32>,
     },
     MemoryStats,
+    /// `timeframe` keeps the words it was given in, for the answer.
+    BuildContext {
+        url: String,
+        depth: u32,
+        timeframe: Option<(String, Timeframe)>,
+        max_related: u32,
+        page: Option<u32>,
+    },
+    RecentActivity {
+        timeframe: (String, Timeframe),
+        kind: Option<ActivityType>,
+        page: Option<u32>,
+    },
     Prompt,
     /// From the host: other programs changed these paths.
     Changed {
@@ -126,6 +142,9 @@ impl Command {
         })
     }
 }
+
+/// `recent_activity`'s timeframe when none is sent.
+pub const DEFAULT_TIMEFRAME: &str = "7d";
 
 /// Every command's name, as error messages list them (from [`tools::COMMANDS`]).
 fn command_names() -> String {
@@ -225,6 +244,29 @@ pub fn parse(input: &str) -> Result<Command> {
             }
         }
         "memory_stats" => Command::MemoryStats,
+        "build_context" => Command::BuildContext {
+            url: args.url(command)?,
+            depth: args.bounded(command, "depth", 1, MAX_DEPTH, 1)?,
+            timeframe: args.timeframe(command)?,
+            max_related: args.bounded(
+                command,
+                "max_related",
+                1,
+                MAX_RELATED_LIMIT,
+                MAX_RELATED_DEFAULT,
+            )?,
+            page: args.page(command)?,
+        },
+        "recent_activity" => Command::RecentActivity {
+            timeframe: args
+                .timeframe(command)?
+                .unwrap_or_else(|| (DEFAULT_TIMEFRAME.to_owned(), Timeframe::Span(7 * 86_400))),
+            kind: match args.optional_string(command, "type")? {
+                "" => None,
+                name => ActivityType::parse(name),
+            },
+            page: args.page(command)?,
+        },
         "prompt" => Command::Prompt,
         "changed" => Command::Changed {
             paths: args.strings(command, "paths")?,
@@ -520,6 +562,56 @@ impl Args<'_> {
                 Some(n) => Ok((first, Some(first.saturating_add(clamp_u32(n) - 1)))),
                 None => Err(bad("lines", value)),
             },
+        }
+    }
+
+    /// An optional whole number from `min` to `max`; missing or null is
+    /// `default`.
+    fn bounded(&self, command: &str, name: &str, min: u32, max: u32, default: u32) -> Result<u32> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(value) => value
+                .as_u64()
+                .filter(|n| (u64::from(min)..=u64::from(max)).contains(n))
+                .map(|n| n as u32)
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "Parameter \"{name}\" for command {command} must be a whole number from \
+                         {min} to {max}, got {value}."
+                    ))
+                }),
+        }
+    }
+
+    /// `build_context`'s `url` (or `uri`): not empty.
+    fn url(&self, command: &str) -> Result<String> {
+        let (name, value) = self.first_of("url", &["uri"]);
+        match value {
+            Some(Value::String(url)) if !url.trim().is_empty() => Ok(url.clone()),
+            Some(Value::String(_)) | None => Err(invalid(format!(
+                "Parameter \"{name}\" for command {command} is missing or empty: send a \
+                 memory:// URL such as memory://projects/alpha (a note's permalink, title or \
+                 path), or memory://projects/* for every note under projects/."
+            ))),
+            Some(other) => Err(invalid(format!(
+                "Parameter \"{name}\" for command {command} must be a string, got {}.",
+                type_name(other)
+            ))),
+        }
+    }
+
+    /// The optional `timeframe` ([`Timeframe`]), with the words sent.
+    fn timeframe(&self, command: &str) -> Result<Option<(String, Timeframe)>> {
+        match self.optional_string(command, "timeframe")? {
+            "" => Ok(None),
+            text => Timeframe::parse(text)
+                .map(|t| Some((text.trim().to_owned(), t)))
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "Parameter \"timeframe\" for command {command} must be {}; got {text:?}.",
+                        timeframe::ACCEPTED
+                    ))
+                }),
         }
     }
 

@@ -94,6 +94,12 @@ pub enum ToolError {
     NoSuchNote {
         path: String,
     },
+    /// `build_context`: no note has the name a URL gives, or none of those
+    /// matching changed in the timeframe.
+    NoNoteAt {
+        url: String,
+        matched_before_timeframe: usize,
+    },
     NotAFile {
         path: String,
     },
@@ -257,7 +263,10 @@ impl ToolError {
                 FsError::MountPoint => K::Protected,
                 FsError::CrossMount => K::InvalidPath,
             },
-            Self::Missing { .. } | Self::NoSuchPath { .. } | Self::NoSuchNote { .. } => K::NotFound,
+            Self::Missing { .. }
+            | Self::NoSuchPath { .. }
+            | Self::NoSuchNote { .. }
+            | Self::NoNoteAt { .. } => K::NotFound,
             Self::NotAFile { .. }
             | Self::UnsupportedFileType { .. }
             | Self::NoteIsNotAFile { .. }
@@ -370,6 +379,31 @@ impl std::fmt::Display for ToolError {
             Self::NoSuchNote { path } => write!(
                 f,
                 "The note {path} does not exist. memory_read lists every memory file."
+            ),
+            Self::NoNoteAt {
+                url,
+                matched_before_timeframe: 0,
+            } => write!(
+                f,
+                "No note matches {url}. A memory:// URL names a note by its permalink, title or \
+                 path (memory://projects/alpha), or several with * (memory://projects/*); \
+                 memory_search finds notes by what they say."
+            ),
+            Self::NoNoteAt {
+                url,
+                matched_before_timeframe: 1,
+            } => write!(
+                f,
+                "1 note matches {url}, but it did not change in the timeframe: ask again \
+                 with a longer timeframe, or without one."
+            ),
+            Self::NoNoteAt {
+                url,
+                matched_before_timeframe,
+            } => write!(
+                f,
+                "{matched_before_timeframe} notes match {url}, but none changed in the \
+                 timeframe: ask again with a longer timeframe, or without one."
             ),
             Self::NotAFile { path } => write!(f, "The path {path} is not a file."),
             Self::UnsupportedFileType { path } => write!(f, "Unsupported file type for {path}"),

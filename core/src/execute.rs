@@ -65,6 +65,25 @@ pub fn execute(io: &Io, command: Command) -> Result<Output> {
         } => memory_search::memory_search(io, &query, max_results, min_score, source),
         Command::MemoryGet { path, first, last } => memory_get::memory_get(io, &path, first, last),
         Command::MemoryStats => memory_stats::memory_stats(io),
+        Command::BuildContext {
+            url,
+            depth,
+            timeframe,
+            max_related,
+            page,
+        } => build_context::build_context(
+            io,
+            &url,
+            depth,
+            timeframe.as_ref().map(|(text, t)| (text.as_str(), *t)),
+            max_related,
+            page,
+        ),
+        Command::RecentActivity {
+            timeframe,
+            kind,
+            page,
+        } => recent_activity::recent_activity(io, (&timeframe.0, timeframe.1), kind, page),
         Command::MemoryWrite {
             filename,
             name,

@@ -100,6 +100,11 @@ pub enum Output {
     Get(GetAnswer),
     /// `memory_stats`: what the search index holds and how fresh it is.
     Stats(StatsAnswer),
+    /// `build_context`: notes a URL names, with what they say and the notes
+    /// their relations reach.
+    Context(ContextAnswer),
+    /// `recent_activity`: what changed lately, newest first.
+    Activity(ActivityAnswer),
     /// `prompt`: the memory protocol and the index, for a system prompt.
     Prompt { text: String },
     /// `changed`: how many of the reported paths were taken in.
@@ -324,4 +329,119 @@ pub struct StatsAnswer {
     /// Notes other programs edited in place since the index took them:
     /// searches see the new text within 30 seconds (the catalog's sweep).
     pub changed_since_indexed: usize,
+    /// The graph: notes, observations, relations, and relations whose
+    /// target no note has yet.
+    pub entities: usize,
+    pub observations: usize,
+    pub relations: usize,
+    pub unresolved: usize,
+}
+
+/// A note as the graph's answers name it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphNote {
+    /// `/memories/projects/alpha.md`.
+    pub path: String,
+    pub title: String,
+    /// Its stable id (`memory://` + this names it).
+    pub permalink: String,
+    pub note_type: String,
+    /// When its file last changed (UTC, RFC 3339), when the file says.
+    pub changed: Option<String>,
+}
+
+/// An observation as written: `- [category] content #tags (context)`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObservationItem {
+    pub category: String,
+    pub content: String,
+    pub tags: Vec<String>,
+    pub context: Option<String>,
+    /// Its line in the file (1-based).
+    pub line: u32,
+}
+
+/// A relation as written, and the note it reaches.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelationItem {
+    pub relation_type: String,
+    /// As written in `[[ ]]` (or a markdown link's path).
+    pub target: String,
+    /// The path of the note it reaches; `None` while no note has that name.
+    pub resolved: Option<String>,
+    pub context: Option<String>,
+    /// Its line in the file (1-based).
+    pub line: u32,
+}
+
+/// A note a URL named, with its observations and relations.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextNote {
+    pub note: GraphNote,
+    pub observations: Vec<ObservationItem>,
+    pub relations: Vec<RelationItem>,
+    /// Observations and relations past the ones shown.
+    pub more_observations: usize,
+    pub more_relations: usize,
+}
+
+/// A note reached from a primary one, and the relation that reached it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelatedNote {
+    pub note: GraphNote,
+    pub relation_type: String,
+    /// The relation's holder and the note it reaches (paths): the related
+    /// note is one of the two.
+    pub from: String,
+    pub to: String,
+    /// Steps from the primary note (1 to the depth asked).
+    pub depth: u32,
+    /// The primary note it was reached from (path).
+    pub primary: String,
+}
+
+/// `build_context`'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextAnswer {
+    pub url: String,
+    pub depth: u32,
+    pub timeframe: Option<String>,
+    /// This page's primary notes.
+    pub primary: Vec<ContextNote>,
+    pub related: Vec<RelatedNote>,
+    /// Pages over the primary notes.
+    pub page: Page,
+}
+
+/// One change `recent_activity` reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityItem {
+    /// `entity` (a note), `observation` or `relation`.
+    pub item_type: &'static str,
+    pub note: GraphNote,
+    /// For an entity: what the note holds now.
+    pub observations: usize,
+    pub relations: usize,
+    pub observation: Option<ObservationItem>,
+    pub relation: Option<RelationItem>,
+}
+
+/// `recent_activity`'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityAnswer {
+    pub timeframe: String,
+    /// When the timeframe starts (UTC, RFC 3339).
+    pub since: String,
+    /// The `type` asked for, if any.
+    pub item_type: Option<String>,
+    pub items: Vec<ActivityItem>,
+    pub page: Page,
 }

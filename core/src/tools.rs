@@ -11,6 +11,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::commands::build_context::{MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT};
 use crate::notes::NoteType;
 
 include!(concat!(env!("OUT_DIR"), "/wit_docs.rs"));
@@ -38,6 +39,14 @@ pub enum FieldKind {
     Line,
     /// `memory_get`'s `lines`: a range `"42-56"` or a count.
     Lines,
+    /// `build_context`'s `depth`: 1 to 3.
+    Depth,
+    /// `build_context`'s `max_related`: 1 to 50.
+    MaxRelated,
+    /// A span back from now or a date (`7d`, `2 weeks`, `2026-11-01`).
+    Timeframe,
+    /// `recent_activity`'s `type`: entity, observation, relation or a note type.
+    ActivityType,
 }
 
 /// Results `memory_search` gives when `maxResults` is not sent, and the most it gives.
@@ -239,6 +248,28 @@ pub const COMMANDS: &[CommandSpec] = &[
         offered: Offered::OwnTool,
     },
     CommandSpec {
+        name: "build_context",
+        fields: &[
+            text("url"),
+            optional("depth", FieldKind::Depth),
+            optional("timeframe", FieldKind::Timeframe),
+            optional("max_related", FieldKind::MaxRelated),
+            optional("page", FieldKind::Page),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
+        name: "recent_activity",
+        fields: &[
+            optional("timeframe", FieldKind::Timeframe),
+            optional("type", FieldKind::ActivityType),
+            optional("page", FieldKind::Page),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
         name: "prompt",
         fields: &[],
         writes: false,
@@ -359,6 +390,19 @@ fn schema(kind: FieldKind) -> Value {
         // A string, so that the range search gives ("42-56") passes schema
         // checks; a count is taken as a number or as digits.
         FieldKind::Lines => json!({"type": "string"}),
+        FieldKind::Depth => json!({
+            "type": "integer", "minimum": 1, "maximum": MAX_DEPTH, "default": 1
+        }),
+        FieldKind::MaxRelated => json!({
+            "type": "integer", "minimum": 1, "maximum": MAX_RELATED_LIMIT,
+            "default": MAX_RELATED_DEFAULT
+        }),
+        FieldKind::Timeframe => {
+            json!({"type": "string", "examples": ["7d", "2 weeks", "2026-11-01"]})
+        }
+        FieldKind::ActivityType => json!({
+            "type": "string", "examples": ["entity", "observation", "relation", "project"]
+        }),
         FieldKind::NoteType => {
             let names: Vec<&str> = NoteType::WRITABLE.iter().map(|t| t.as_str()).collect();
             json!({"type": "string", "enum": names})
@@ -400,6 +444,10 @@ mod tests {
             FieldKind::Source => json!("memory"),
             FieldKind::Line => json!(1),
             FieldKind::Lines => json!("2"),
+            FieldKind::Depth => json!(2),
+            FieldKind::MaxRelated => json!(5),
+            FieldKind::Timeframe => json!("7d"),
+            FieldKind::ActivityType => json!("relation"),
         }
     }
 
@@ -452,7 +500,9 @@ mod tests {
                 "memory_delete",
                 "memory_search",
                 "memory_get",
-                "memory_stats"
+                "memory_stats",
+                "build_context",
+                "recent_activity"
             ]
         );
         for tool in &tools {

@@ -63,11 +63,11 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
     fn restore(&mut self, _io: &Io, bytes: Vec<u8>) -> bool {
         serde_json::from_slice(&bytes).map(|w| self.0 = w).is_ok()
     }
-    fn stamps(&self) -> BTreeMap<String, FileStamp> {
+    fn stamps(&self) -> BTreeMap<String, u64> {
         self.0
             .notes
             .iter()
-            .map(|(p, (s, _))| (p.clone(), *s))
+            .map(|(p, (s, _))| (p.clone(), s.digest()))
             .collect()
     }
     fn clear(&mut self) {
@@ -224,7 +224,7 @@ fn a_damaged_part_costs_a_rebuild_never_a_wrong_answer() {
             fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool {
                 self.0.restore(io, bytes)
             }
-            fn stamps(&self) -> BTreeMap<String, FileStamp> {
+            fn stamps(&self) -> BTreeMap<String, u64> {
                 self.0.stamps()
             }
             fn clear(&mut self) {

@@ -189,6 +189,10 @@ macro_rules! search_functions {
                     vectors: a.vectors,
                     model: a.model,
                     changed_since_indexed: count(a.changed_since_indexed),
+                    entities: count(a.entities),
+                    observations: count(a.observations),
+                    relations: count(a.relations),
+                    unresolved: count(a.unresolved),
                 }),
                 Ok(_) => unreachable!("memory_stats answers with stats"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),
@@ -211,3 +215,131 @@ macro_rules! search_functions {
     };
 }
 pub(crate) use search_functions;
+
+/// The graph functions of a world, over its generated types:
+/// `build_context` and `recent_activity`, each checked as `call` checks its
+/// input (the typed arguments are that input) and returning its WIT record.
+macro_rules! graph_functions {
+    () => {
+        /// Runs a graph command given as `call`'s input fields.
+        fn graph_command(
+            fields: serde_json::Value,
+        ) -> Result<memcap_core::output::Output, WitError> {
+            memcap_core::command::parse(&fields.to_string())
+                .and_then($crate::execute)
+                .map_err(|e| $crate::to_wit_error!(WitError, e))
+        }
+
+        fn context_answer(
+            url: String,
+            depth: Option<u32>,
+            timeframe: Option<String>,
+            max_related: Option<u32>,
+            page: Option<u32>,
+        ) -> Result<WitContextAnswer, WitError> {
+            let fields = serde_json::json!({
+                "command": "build_context", "url": url, "depth": depth,
+                "timeframe": timeframe, "max_related": max_related, "page": page,
+            });
+            match graph_command(fields)? {
+                memcap_core::output::Output::Context(a) => Ok(WitContextAnswer {
+                    url: a.url,
+                    depth: a.depth,
+                    timeframe: a.timeframe,
+                    primary: a
+                        .primary
+                        .into_iter()
+                        .map(|p| WitContextNote {
+                            note: wit_graph_note(p.note),
+                            observations: p.observations.into_iter().map(wit_observation).collect(),
+                            relations: p.relations.into_iter().map(wit_relation).collect(),
+                            more_observations: count(p.more_observations),
+                            more_relations: count(p.more_relations),
+                        })
+                        .collect(),
+                    related: a
+                        .related
+                        .into_iter()
+                        .map(|r| WitRelatedNote {
+                            note: wit_graph_note(r.note),
+                            relation_type: r.relation_type,
+                            from: r.from,
+                            to: r.to,
+                            depth: r.depth,
+                            primary: r.primary,
+                        })
+                        .collect(),
+                    page: count(a.page.number),
+                    pages: count(a.page.pages),
+                    total: count(a.page.total),
+                }),
+                _ => unreachable!("build_context answers with a context"),
+            }
+        }
+
+        fn activity_answer(
+            timeframe: Option<String>,
+            item_type: Option<String>,
+            page: Option<u32>,
+        ) -> Result<WitActivityAnswer, WitError> {
+            let fields = serde_json::json!({
+                "command": "recent_activity", "timeframe": timeframe, "type": item_type,
+                "page": page,
+            });
+            match graph_command(fields)? {
+                memcap_core::output::Output::Activity(a) => Ok(WitActivityAnswer {
+                    timeframe: a.timeframe,
+                    since: a.since,
+                    item_type: a.item_type,
+                    items: a
+                        .items
+                        .into_iter()
+                        .map(|i| WitActivityItem {
+                            item_type: i.item_type.to_owned(),
+                            note: wit_graph_note(i.note),
+                            observations: count(i.observations),
+                            relations: count(i.relations),
+                            observation: i.observation.map(wit_observation),
+                            relation: i.relation.map(wit_relation),
+                        })
+                        .collect(),
+                    page: count(a.page.number),
+                    pages: count(a.page.pages),
+                    total: count(a.page.total),
+                }),
+                _ => unreachable!("recent_activity answers with activity"),
+            }
+        }
+
+        fn wit_graph_note(n: memcap_core::output::GraphNote) -> WitGraphNote {
+            WitGraphNote {
+                path: n.path,
+                title: n.title,
+                permalink: n.permalink,
+                note_type: n.note_type,
+                changed: n.changed,
+            }
+        }
+
+        fn wit_observation(o: memcap_core::output::ObservationItem) -> WitObservation {
+            WitObservation {
+                category: o.category,
+                content: o.content,
+                tags: o.tags,
+                context: o.context,
+                line: o.line,
+            }
+        }
+
+        fn wit_relation(r: memcap_core::output::RelationItem) -> WitRelation {
+            WitRelation {
+                relation_type: r.relation_type,
+                target: r.target,
+                resolved: r.resolved,
+                context: r.context,
+                line: r.line,
+            }
+        }
+    };
+}
+pub(crate) use graph_functions;

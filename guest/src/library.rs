@@ -1,5 +1,5 @@
 //! The exports of world `memcap`: one interface per capability (`files`,
-//! `notes`, `search`, `history`, `tool`), each function a command of the
+//! `notes`, `search`, `graph`, `history`, `tool`), each function a command of the
 //! core.
 
 use memcap_core::command::Command;
@@ -14,12 +14,15 @@ wit_bindgen::generate!({
 
 use exports::memcap::memory::history::{self, Role as WitRole};
 use exports::memcap::memory::types::{
-    DataResult as WitDataResult, GetAnswer as WitGetAnswer, NoteType as WitNoteType,
+    ActivityAnswer as WitActivityAnswer, ActivityItem as WitActivityItem,
+    ContextAnswer as WitContextAnswer, ContextNote as WitContextNote, DataResult as WitDataResult,
+    GetAnswer as WitGetAnswer, GraphNote as WitGraphNote, NoteType as WitNoteType,
+    Observation as WitObservation, RelatedNote as WitRelatedNote, Relation as WitRelation,
     SearchAnswer as WitSearchAnswer, SearchResult as WitSearchResult, Source as WitSource,
     StatsAnswer as WitStatsAnswer, ToolDefinition as WitTool, ToolError as WitError,
     ToolResult as WitResult,
 };
-use exports::memcap::memory::{files, notes as note_tools, search, tool};
+use exports::memcap::memory::{files, graph, notes as note_tools, search, tool};
 use memcap_core::commands::record_turn::Role;
 
 struct Component;
@@ -129,6 +132,28 @@ impl search::Guest for Component {
 
     fn memory_stats() -> Result<WitStatsAnswer, WitError> {
         stats_answer()
+    }
+}
+
+crate::graph_functions!();
+
+impl graph::Guest for Component {
+    fn build_context(
+        url: String,
+        depth: Option<u32>,
+        timeframe: Option<String>,
+        max_related: Option<u32>,
+        page: Option<u32>,
+    ) -> Result<WitContextAnswer, WitError> {
+        context_answer(url, depth, timeframe, max_related, page)
+    }
+
+    fn recent_activity(
+        timeframe: Option<String>,
+        item_type: Option<String>,
+        page: Option<u32>,
+    ) -> Result<WitActivityAnswer, WitError> {
+        activity_answer(timeframe, item_type, page)
     }
 }
 

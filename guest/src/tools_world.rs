@@ -14,7 +14,10 @@ wit_bindgen::generate!({
 });
 
 use memcap::memory::types::{
-    GetAnswer as WitGetAnswer, NoteType as WitNoteType, SearchAnswer as WitSearchAnswer,
+    ActivityAnswer as WitActivityAnswer, ActivityItem as WitActivityItem,
+    ContextAnswer as WitContextAnswer, ContextNote as WitContextNote, GetAnswer as WitGetAnswer,
+    GraphNote as WitGraphNote, NoteType as WitNoteType, Observation as WitObservation,
+    RelatedNote as WitRelatedNote, Relation as WitRelation, SearchAnswer as WitSearchAnswer,
     SearchResult as WitSearchResult, Source as WitSource, StatsAnswer as WitStatsAnswer,
     ToolError as WitError,
 };
@@ -29,6 +32,7 @@ fn exec(command: Command) -> Result<String, WitError> {
 }
 
 crate::search_functions!();
+crate::graph_functions!();
 
 impl Guest for Component {
     fn file_view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
@@ -130,6 +134,24 @@ impl Guest for Component {
 
     fn memory_stats() -> Result<WitStatsAnswer, WitError> {
         stats_answer()
+    }
+
+    fn build_context(
+        url: String,
+        depth: Option<u32>,
+        timeframe: Option<String>,
+        max_related: Option<u32>,
+        page: Option<u32>,
+    ) -> Result<WitContextAnswer, WitError> {
+        context_answer(url, depth, timeframe, max_related, page)
+    }
+
+    fn recent_activity(
+        timeframe: Option<String>,
+        item_type: Option<String>,
+        page: Option<u32>,
+    ) -> Result<WitActivityAnswer, WitError> {
+        activity_answer(timeframe, item_type, page)
     }
 
     fn prompt() -> Result<String, WitError> {

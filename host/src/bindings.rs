@@ -10,5 +10,6 @@ pub use exports::memcap::memory::types::NoteType;
 pub use exports::memcap::memory::types::ToolError as WitError;
 pub use exports::memcap::memory::types::ToolResult as WitResult;
 pub use exports::memcap::memory::types::{
-    GetAnswer, SearchAnswer, SearchResult, Source, StatsAnswer,
+    ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, Observation,
+    RelatedNote, Relation, SearchAnswer, SearchResult, Source, StatsAnswer,
 };

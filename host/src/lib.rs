@@ -21,7 +21,10 @@ mod runtime;
 mod store;
 pub mod watch;
 
-pub use bindings::{GetAnswer, NoteType, Role, SearchAnswer, SearchResult, Source, StatsAnswer};
+pub use bindings::{
+    ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
+    Observation, RelatedNote, Relation, Role, SearchAnswer, SearchResult, Source, StatsAnswer,
+};
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
 pub use memory::{Memory, MemoryBuilder};

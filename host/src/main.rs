@@ -195,8 +195,36 @@ enum Command {
         #[arg(long)]
         lines: Option<String>,
     },
-    /// Show how the search index stands (JSON).
+    /// Show how the search index and the graph stand (JSON).
     Stats,
+    /// Show the notes a memory:// URL names (memory://projects/alpha, or
+    /// memory://projects/* for several), with their observations and
+    /// relations and the notes those reach.
+    Context {
+        url: String,
+        /// Steps of relations to follow, 1 to 3.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Only related notes changed in it: 7d, 2 weeks, 2026-11-01.
+        #[arg(long)]
+        timeframe: Option<String>,
+        /// Related notes per note, 1 to 50.
+        #[arg(long)]
+        max_related: Option<u32>,
+        #[arg(long)]
+        page: Option<u32>,
+    },
+    /// Show what changed lately, newest first.
+    Recent {
+        /// 7d (default), 2 weeks, today, 2026-11-01.
+        #[arg(long)]
+        timeframe: Option<String>,
+        /// entity (default), observation, relation, or a note type.
+        #[arg(long = "type")]
+        item_type: Option<String>,
+        #[arg(long)]
+        page: Option<u32>,
+    },
     /// Record one turn of a conversation in /memories/chat/SESSION.md, for
     /// `search --source chat`; TEXT or, if omitted, stdin.
     RecordTurn {
@@ -345,6 +373,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             serde_json::json!({"command": "memory_get", "path": path, "lines": lines}),
         ),
         Command::Stats => called(&memory, serde_json::json!({"command": "memory_stats"})),
+        Command::Context {
+            url,
+            depth,
+            timeframe,
+            max_related,
+            page,
+        } => called(
+            &memory,
+            serde_json::json!({
+                "command": "build_context", "url": url, "depth": depth,
+                "timeframe": timeframe, "max_related": max_related, "page": page,
+            }),
+        ),
+        Command::Recent {
+            timeframe,
+            item_type,
+            page,
+        } => called(
+            &memory,
+            serde_json::json!({
+                "command": "recent_activity", "timeframe": timeframe, "type": item_type,
+                "page": page,
+            }),
+        ),
         Command::RecordTurn {
             session,
             role,

@@ -7,7 +7,8 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::{
-    GetAnswer, Memcap, NoteType, Role, SearchAnswer, Source, StatsAnswer, WitResult,
+    ActivityAnswer, ContextAnswer, GetAnswer, Memcap, NoteType, Role, SearchAnswer, Source,
+    StatsAnswer, WitResult,
 };
 use crate::error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
@@ -508,6 +509,42 @@ impl Memory {
     pub fn memory_stats(&self) -> Result<StatsAnswer, ToolError> {
         self.invoke(0, false, |b, s| {
             b.memcap_memory_search().call_memory_stats(s)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// The notes `url` names (`memory://projects/alpha`, `memory://projects/*`)
+    /// with their observations and relations, and the notes those reach, up
+    /// to `depth` steps (WIT `graph.build-context`).
+    pub fn build_context(
+        &self,
+        url: &str,
+        depth: Option<u32>,
+        timeframe: Option<&str>,
+        max_related: Option<u32>,
+        page: Option<u32>,
+    ) -> Result<ContextAnswer, ToolError> {
+        let size = url.len() + timeframe.map_or(0, str::len);
+        self.invoke(size, false, |b, s| {
+            b.memcap_memory_graph()
+                .call_build_context(s, url, depth, timeframe, max_related, page)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// What changed in the timeframe (default `7d`), newest first: notes,
+    /// or `item_type` `observation`, `relation` or a note type (WIT
+    /// `graph.recent-activity`).
+    pub fn recent_activity(
+        &self,
+        timeframe: Option<&str>,
+        item_type: Option<&str>,
+        page: Option<u32>,
+    ) -> Result<ActivityAnswer, ToolError> {
+        let size = timeframe.map_or(0, str::len) + item_type.map_or(0, str::len);
+        self.invoke(size, false, |b, s| {
+            b.memcap_memory_graph()
+                .call_recent_activity(s, timeframe, item_type, page)
         })?
         .map_err(ToolError::from)
     }

@@ -247,6 +247,22 @@ fn note_commands_stay_inside(f: &EscapeFixture, host_dir: &str) -> usize {
             f.memory.memory_update(&path, "secret", "pwned"),
             f.memory.memory_read(std::slice::from_ref(&path)),
             f.memory.memory_delete(&path),
+            // The graph's parameters: a URL names notes of the catalog only,
+            // and the others are words, never paths.
+            graph_text(f.memory.build_context(&path, Some(3), None, Some(50), None)),
+            graph_text(f.memory.build_context(
+                &format!("memory://{path}"),
+                Some(2),
+                Some(&path),
+                None,
+                Some(2),
+            )),
+            graph_text(
+                f.memory
+                    .build_context(&format!("{path}*"), None, None, None, None),
+            ),
+            graph_text(f.memory.recent_activity(Some(&path), None, None)),
+            graph_text(f.memory.recent_activity(Some("30d"), Some(&path), Some(1))),
         ];
         for result in results {
             tried += 1;
@@ -269,13 +285,27 @@ fn note_commands_stay_inside(f: &EscapeFixture, host_dir: &str) -> usize {
     );
     let all = f.memory.memory_view(true).unwrap();
     assert!(!all.contains("top secret"), "{all}");
+    let graph = graph_text(
+        f.memory
+            .build_context("memory://*", Some(3), None, Some(50), None),
+    )
+    .unwrap();
+    let activity = graph_text(f.memory.recent_activity(Some("1y"), None, None)).unwrap();
     for link in ["link_out", "link_abs", "link_file", "chain2", "evil"] {
-        assert!(
-            !all.contains(&format!("/memories/{link}")),
-            "{link} indexed:\n{all}"
-        );
+        for listed in [&all, &graph, &activity] {
+            assert!(
+                !listed.contains(&format!("/memories/{link}")),
+                "{link} indexed:\n{listed}"
+            );
+        }
     }
+    assert!(!graph.contains("top secret") && !activity.contains("top secret"));
     tried
+}
+
+/// A graph answer as the agent's text would show it: its data, all of it.
+fn graph_text<T: std::fmt::Debug>(result: Result<T, ToolError>) -> Result<String, ToolError> {
+    result.map(|answer| format!("{answer:?}"))
 }
 
 /// A host thread flips `d` between a real directory and a symlink to the

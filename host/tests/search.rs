@@ -40,6 +40,15 @@ fn write(f: &Fixture, path: &str, text: &str) {
 }
 
 #[test]
+fn a_long_note_is_indexed_to_its_end() {
+    // WASI hosts cut one read short (at 64 KiB here): the index reads on.
+    let f = Fixture::new();
+    let filler: String = (0..20_000).map(|i| format!("filler line {i}\n")).collect();
+    write(&f, "long.md", &format!("{filler}the quokka lives here\n"));
+    assert_eq!(found(&f, "quokka"), ["/memories/long.md"]);
+}
+
+#[test]
 fn ranking_finds_terms_stems_case_accents_and_cjk() {
     let f = Fixture::new();
     write(

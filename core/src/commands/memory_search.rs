@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use crate::error::Result;
-use crate::files::MAX_FILE_BYTES;
+use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
@@ -115,9 +115,7 @@ pub fn memory_search(
 /// A note's text as the file holds it now, and its title; `None` when it
 /// cannot be read any more.
 fn read_note(io: &Io, path: &str) -> Option<(String, String)> {
-    let file = io.fs.open(path, false).ok()?;
-    let (bytes, _) = file.read_at(0, MAX_FILE_BYTES).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
+    let text = files::read_indexed(io, path)?;
     let title = chunks::title(&text);
     Some((text, title))
 }

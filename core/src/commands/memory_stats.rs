@@ -1,12 +1,12 @@
 //! `memory_stats`: what the search index holds, its size on disk, when it
 //! last changed, which sources hold notes and how many notes were edited in
-//! place since it took them.
+//! place since it took them; what the graph holds.
 
 use crate::error::Result;
+use crate::graph::index::GraphIndex;
 use crate::io::Io;
 use crate::layout::JOURNAL;
 use crate::notes::catalog::stamp_of;
-use crate::notes::derived::DerivedIndex;
 use crate::notes::maintain;
 use crate::output::{Output, StatsAnswer};
 use crate::search::index::SearchIndex;
@@ -15,10 +15,14 @@ use crate::text::rfc3339;
 use crate::tools::Source;
 
 pub fn memory_stats(io: &Io) -> Result<Output> {
-    let (total_files, total_chunks, held) = maintain::fresh(io, |catalog, _| {
+    let (total_files, total_chunks, held, graph) = maintain::fresh_graph(io, |catalog, _| {
         let index = SearchIndex::of(catalog);
         let (files, chunks) = index.counts();
-        Ok((files, chunks, index.stamps()))
+        let graph = GraphIndex::of(catalog)
+            .graph()
+            .expect("fresh_graph decoded it")
+            .counts();
+        Ok((files, chunks, index.note_stamps(), graph))
     })?;
     let model = io.env.embedder().map(|e| e.model().to_owned());
     // The sources that hold something, memory always: it is where notes go.
@@ -53,5 +57,9 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         vectors: model.is_some(),
         model,
         changed_since_indexed,
+        entities: graph.entities,
+        observations: graph.observations,
+        relations: graph.relations,
+        unresolved: graph.unresolved,
     }))
 }

@@ -2,6 +2,7 @@
 //! memory tool, then the typed-note commands, the prompt and the host's
 //! report of changes made by other programs and of conversation turns.
 
+pub mod build_context;
 pub mod changed;
 pub mod create;
 pub mod delete;
@@ -15,6 +16,7 @@ pub mod memory_update;
 pub mod memory_view;
 pub mod memory_write;
 pub mod prompt;
+pub mod recent_activity;
 pub mod record_turn;
 pub mod rename;
 pub mod str_replace;

@@ -118,6 +118,16 @@ fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
     Ok(text)
 }
 
+/// The text of the file at root-relative `relative`, whole up to
+/// [`MAX_FILE_BYTES`], for the indexes and the answers read from them;
+/// `None` when it cannot be read or is not UTF-8. (One read may return less
+/// than asked: WASI hosts cut reads short.)
+pub fn read_indexed(io: &Io, relative: &str) -> Option<String> {
+    let file = io.fs.open(relative, false).ok()?;
+    let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES), None).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// The bytes of an open file from `offset` to its end, or at most `limit`
 /// of them: the one chunked read loop. With the expected `size` (from
 /// `offset`), the buffer is sized for it once, not grown by doubling (a

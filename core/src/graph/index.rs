@@ -14,11 +14,10 @@ use std::collections::BTreeMap;
 use super::links::Graph;
 use super::node::Node;
 use crate::error::FsError;
-use crate::files::MAX_FILE_BYTES;
+use crate::files;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::derived::{DerivedIndex, NoteChange};
-use crate::notes::entry::FileStamp;
 use crate::search::source::source_of;
 use crate::tools::Source;
 
@@ -102,6 +101,30 @@ impl Change {
     }
 }
 
+/// Every note of `graph`, as a sequence (without a list of them first).
+struct Nodes<'a>(&'a Graph);
+
+impl serde::Serialize for Nodes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for id in self.0.ids() {
+            seq.serialize_element(self.0.node(id))?;
+        }
+        seq.end()
+    }
+}
+
+/// The saved state: every node, in a buffer of its exact size (at 100,000
+/// notes one grown by doubling would hold megabytes more while the journal
+/// is written).
+fn encode(graph: &Graph) -> Vec<u8> {
+    let nodes = Nodes(graph);
+    let size = postcard::serialize_with_flavor(&nodes, postcard::ser_flavors::Size::default())
+        .expect("a graph encodes");
+    postcard::to_extend(&nodes, Vec::with_capacity(size)).expect("a graph encodes")
+}
+
 fn decode(bytes: &[u8]) -> Option<Graph> {
     let nodes: Vec<Node> = postcard::from_bytes(bytes).ok()?;
     let mut graph = Graph::default();
@@ -135,13 +158,7 @@ impl DerivedIndex for GraphIndex {
                 // Every note can still be linked to.
                 let text =
                     match is_markdown(&entry.path) && source_of(io, &entry.path) != Source::Chat {
-                        true => io
-                            .fs
-                            .open(&entry.path, false)
-                            .and_then(|file| file.read_at(0, MAX_FILE_BYTES))
-                            .ok()
-                            .and_then(|(bytes, _)| String::from_utf8(bytes).ok())
-                            .unwrap_or_default(),
+                        true => files::read_indexed(io, &entry.path).unwrap_or_default(),
                         false => String::new(),
                     };
                 Change::Put(Node::read(entry, &text))
@@ -167,16 +184,14 @@ impl DerivedIndex for GraphIndex {
             // rebuilds the graph rather than answer from a broken one.
             return Cow::Borrowed(&[]);
         }
-        let graph = self.graph.get_mut();
-        let nodes: Vec<&Node> = graph.ids().map(|id| graph.node(id)).collect();
-        Cow::Owned(postcard::to_allocvec(&nodes).expect("a graph encodes"))
+        Cow::Owned(encode(self.graph.get_mut()))
     }
 
     fn restore(&mut self, _io: &Io, bytes: Vec<u8>) -> bool {
         self.restore_bytes(bytes)
     }
 
-    fn stamps(&self) -> BTreeMap<String, FileStamp> {
+    fn stamps(&self) -> BTreeMap<String, u64> {
         // Asked only when the catalog checks every index against the notes;
         // a state that does not decode holds nothing, so all is put again.
         match self.graph() {
@@ -206,9 +221,7 @@ mod tests {
     use crate::graph::links::tests::{graph, node, targets};
 
     fn saved(notes: &[(&str, &str)]) -> Vec<u8> {
-        let graph = graph(notes);
-        let nodes: Vec<&Node> = graph.ids().map(|id| graph.node(id)).collect();
-        postcard::to_allocvec(&nodes).unwrap()
+        encode(&graph(notes))
     }
 
     fn restored(bytes: Vec<u8>) -> GraphIndex {

@@ -7,9 +7,9 @@
 //! store.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
-use super::names::{self, fold};
+use super::names::{self, fold, hash};
 use super::node::{Link, Node};
 
 /// A note's place in the index (stable while the note is there).
@@ -18,21 +18,61 @@ pub type NoteId = u32;
 /// Which relation: the note holding it and its place among its links.
 pub type LinkId = (NoteId, u32);
 
-/// The graph in memory.
+/// The graph in memory. The maps are keyed by [`names::hash`] of a name,
+/// not the name: at 100,000 notes, keeping every name as a string cost more
+/// than the notes themselves.
 #[derive(Default)]
 pub struct Graph {
     nodes: Vec<Option<Node>>,
     free: Vec<NoteId>,
-    by_path: BTreeMap<String, NoteId>,
+    by_path: IdsByHash,
     /// Every name key ([`names::note_keys`]) with the notes holding it.
-    names: HashMap<String, Vec<NoteId>>,
+    names: IdsByHash,
     /// Every target key ([`names::target_keys`]) with the relations naming it.
-    pointing: HashMap<String, BTreeSet<LinkId>>,
+    pointing: HashMap<u64, BTreeSet<LinkId>>,
     facts: usize,
     links: usize,
 }
 
-/// Its name among the derived indexes (and in the journal).
+/// Notes by the hash of a name: nearly always one a hash, so those are
+/// kept apart from the few shared ones (half the memory of a list each).
+#[derive(Default)]
+struct IdsByHash {
+    one: HashMap<u64, NoteId>,
+    many: HashMap<u64, Vec<NoteId>>,
+}
+
+impl IdsByHash {
+    fn insert(&mut self, key: u64, id: NoteId) {
+        if let Some(ids) = self.many.get_mut(&key) {
+            ids.push(id);
+        } else if let Some(first) = self.one.remove(&key) {
+            self.many.insert(key, vec![first, id]);
+        } else {
+            self.one.insert(key, id);
+        }
+    }
+
+    fn remove(&mut self, key: u64, id: NoteId) {
+        if let Some(ids) = self.many.get_mut(&key) {
+            ids.retain(|&i| i != id);
+            if let [last] = ids[..] {
+                self.many.remove(&key);
+                self.one.insert(key, last);
+            }
+        } else if self.one.get(&key) == Some(&id) {
+            self.one.remove(&key);
+        }
+    }
+
+    fn get(&self, key: u64) -> &[NoteId] {
+        match (self.many.get(&key), self.one.get(&key)) {
+            (Some(ids), _) => ids,
+            (None, Some(id)) => std::slice::from_ref(id),
+            (None, None) => &[],
+        }
+    }
+}
 
 /// What the graph holds, as `memory_stats` reports it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,36 +95,36 @@ impl Graph {
                 (self.nodes.len() - 1) as NoteId
             }
         };
-        for key in names::note_keys(&node.path, &node.title, &node.permalink) {
-            self.names.entry(key).or_default().push(id);
+        for &key in &node.names {
+            self.names.insert(key, id);
         }
-        for (i, link) in node.links.iter().enumerate() {
+        for (i, link) in node.links().iter().enumerate() {
             for key in names::target_keys(&node.path, &link.target) {
-                self.pointing.entry(key).or_default().insert((id, i as u32));
+                self.pointing
+                    .entry(hash(&key))
+                    .or_default()
+                    .insert((id, i as u32));
             }
         }
-        self.facts += node.facts.len();
-        self.links += node.links.len();
-        self.by_path.insert(node.path.clone(), id);
+        self.facts += node.facts().len();
+        self.links += node.links().len();
+        self.by_path.insert(hash(&node.path), id);
         self.nodes[id as usize] = Some(node);
     }
 
     /// Forgets the note at `path`.
     pub fn remove(&mut self, path: &str) {
-        let Some(id) = self.by_path.remove(path) else {
+        let Some(id) = self.id_of(path) else {
             return;
         };
+        self.by_path.remove(hash(path), id);
         let node = self.nodes[id as usize].take().expect("a listed note");
-        for key in names::note_keys(&node.path, &node.title, &node.permalink) {
-            if let Some(ids) = self.names.get_mut(&key) {
-                ids.retain(|&i| i != id);
-                if ids.is_empty() {
-                    self.names.remove(&key);
-                }
-            }
+        for &key in &node.names {
+            self.names.remove(key, id);
         }
-        for (i, link) in node.links.iter().enumerate() {
+        for (i, link) in node.links().iter().enumerate() {
             for key in names::target_keys(&node.path, &link.target) {
+                let key = hash(&key);
                 if let Some(links) = self.pointing.get_mut(&key) {
                     links.remove(&(id, i as u32));
                     if links.is_empty() {
@@ -93,8 +133,8 @@ impl Graph {
                 }
             }
         }
-        self.facts -= node.facts.len();
-        self.links -= node.links.len();
+        self.facts -= node.facts().len();
+        self.links -= node.links().len();
         self.free.push(id);
     }
 
@@ -105,12 +145,35 @@ impl Graph {
 
     /// The note at root-relative `path`.
     pub fn id_of(&self, path: &str) -> Option<NoteId> {
-        self.by_path.get(path).copied()
+        self.by_path
+            .get(hash(path))
+            .iter()
+            .copied()
+            .find(|&id| self.node(id).path == path)
     }
 
-    /// Every note, in path order.
+    /// Every note, in no particular order.
     pub fn ids(&self) -> impl Iterator<Item = NoteId> + '_ {
-        self.by_path.values().copied()
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| node.is_some())
+            .map(|(id, _)| id as NoteId)
+    }
+
+    /// How many notes it holds.
+    pub fn len(&self) -> usize {
+        self.nodes.len() - self.free.len()
+    }
+
+    /// Whether it holds no note.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The notes holding the name `key` ([`names::note_keys`]).
+    fn named(&self, key: &str) -> impl Iterator<Item = NoteId> + '_ {
+        self.names.get(hash(key)).iter().copied()
     }
 
     /// The note a relation's `target`, written in the note at `source`,
@@ -119,8 +182,7 @@ impl Graph {
     /// the folders, then the shortest path, then the first.
     pub fn resolve(&self, source: &str, target: &str) -> Option<NoteId> {
         names::target_keys(source, target).iter().find_map(|key| {
-            let ids = self.names.get(key)?;
-            ids.iter().copied().min_by_key(|&id| {
+            self.named(key).min_by_key(|&id| {
                 let path = &self.node(id).path;
                 (
                     Reverse(shared_folders(source, path)),
@@ -136,16 +198,16 @@ impl Graph {
         self.resolve(&self.node(from).path, &link.target)
     }
 
-    /// The relations that resolve to note `id`, from the note holding each
-    /// and in line order: the candidates come from the map of targets, so
-    /// this costs what points at `id`, not the store.
+    /// The relations that resolve to note `id`, in path order of the notes
+    /// holding them, then line order: the candidates come from the map of
+    /// targets, so this costs what points at `id`, not the store.
     pub fn backlinks(&self, id: NoteId) -> Vec<LinkId> {
         let node = self.node(id);
         let mut found = BTreeSet::new();
-        for key in names::note_keys(&node.path, &node.title, &node.permalink) {
-            for &(from, i) in self.pointing.get(&key).into_iter().flatten() {
+        for key in &node.names {
+            for &(from, i) in self.pointing.get(key).into_iter().flatten() {
                 if !found.contains(&(from, i)) {
-                    let link = &self.node(from).links[i as usize];
+                    let link = &self.node(from).links()[i as usize];
                     if self.target_of(from, link) == Some(id) {
                         found.insert((from, i));
                     }
@@ -171,16 +233,18 @@ impl Graph {
             return self.resolve("", pattern).into_iter().collect();
         }
         let folded = fold(pattern);
-        self.by_path
-            .iter()
-            .filter(|(path, id)| {
-                let node = self.node(**id);
-                glob(&folded, &fold(path))
-                    || glob(&folded, &fold(names::strip_extension(path)))
-                    || glob(&folded, &fold(&node.permalink))
+        let mut found: Vec<NoteId> = self
+            .ids()
+            .filter(|&id| {
+                let node = self.node(id);
+                let path = fold(&node.path);
+                glob(&folded, &path)
+                    || glob(&folded, names::strip_extension(&path))
+                    || glob(&folded, &fold(&node.permalink()))
             })
-            .map(|(_, id)| *id)
-            .collect()
+            .collect();
+        found.sort_by(|a, b| self.node(*a).path.cmp(&self.node(*b).path));
+        found
     }
 
     /// Notes, observations, relations, and relations that resolve to no
@@ -191,14 +255,14 @@ impl Graph {
             .ids()
             .map(|id| {
                 let node = self.node(id);
-                node.links
+                node.links()
                     .iter()
                     .filter(|l| self.resolve(&node.path, &l.target).is_none())
                     .count()
             })
             .sum();
         Counts {
-            entities: self.by_path.len(),
+            entities: self.len(),
             observations: self.facts,
             relations: self.links,
             unresolved,
@@ -264,7 +328,7 @@ pub(super) mod tests {
         let id = graph.id_of(path).unwrap();
         graph
             .node(id)
-            .links
+            .links()
             .iter()
             .map(|l| graph.target_of(id, l).map(|t| graph.node(t).path.clone()))
             .collect()
@@ -274,16 +338,20 @@ pub(super) mod tests {
     fn a_note_reads_with_file_lines_and_categories() {
         let text = "---\nname: Alpha\ntype: project\n---\n# Alpha\n- [decision] Use Postgres #db\n- #later check backups\n- depends_on [[Auth Service]]\n";
         let alpha = node("projects/alpha.md", text);
-        assert_eq!(alpha.title, "Alpha");
-        assert_eq!(alpha.permalink, "projects/alpha");
+        // Found by its title and by its path (its permalink is made from it).
+        assert_eq!(
+            alpha.names.to_vec(),
+            ["alpha", "projects/alpha"].map(names::hash)
+        );
+        assert_eq!(alpha.permalink(), "projects/alpha");
         let facts: Vec<(&str, u32)> = alpha
-            .facts
+            .facts()
             .iter()
             .map(|f| (f.category.as_str(), f.line))
             .collect();
         assert_eq!(facts, [("decision", 6), ("note", 7)]);
-        assert_eq!(alpha.links[0].kind, "depends_on");
-        assert_eq!(alpha.links[0].line, 8);
+        assert_eq!(alpha.links()[0].kind, "depends_on");
+        assert_eq!(alpha.links()[0].line, 8);
     }
 
     #[test]
@@ -386,8 +454,10 @@ pub(super) mod tests {
         for (path, text) in &notes {
             graph.put(node(path, text));
         }
-        let ids: HashMap<String, NoteId> =
-            graph.by_path.iter().map(|(p, &i)| (p.clone(), i)).collect();
+        let ids: HashMap<String, NoteId> = graph
+            .ids()
+            .map(|i| (graph.node(i).path.clone(), i))
+            .collect();
         let id = |p: &str| ids[p];
         assert_eq!(graph.backlinks(id("self.md")), [(id("self.md"), 0)]);
         assert_eq!(graph.backlinks(id("x.md")), [(id("y.md"), 0)]);

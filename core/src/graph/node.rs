@@ -1,10 +1,14 @@
 //! One note as the graph keeps it: its names, its relations and where its
 //! observations are, read from the note's body after the frontmatter.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::names;
-use crate::notes::entry::{Entry, FileStamp};
+use crate::notes::entry::Entry;
+#[cfg(doc)]
+use crate::notes::entry::FileStamp;
 use crate::notes::frontmatter;
 
 /// The category of an observation written with `#tags` and no `[category]`.
@@ -28,46 +32,95 @@ pub struct Fact {
     pub line: u32,
 }
 
-/// One note in the graph.
+/// One note in the graph: what it links to and where its observations
+/// are. Its title, type and times are the catalog's (answers read them
+/// there), so the graph does not keep them twice.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct Node {
     /// Relative to the root: `projects/alpha.md`.
     pub path: String,
-    pub stamp: FileStamp,
-    pub title: String,
-    pub permalink: String,
-    pub links: Vec<Link>,
-    pub facts: Vec<Fact>,
+    /// The [`FileStamp::digest`] of the note it was read from.
+    pub stamp: u64,
+    /// The [`names::hash`] of each name it is found by ([`names::note_keys`]).
+    pub names: Box<[u64]>,
+    /// `None` for most notes of a large store, which hold none of it: the
+    /// node then takes 32 bytes.
+    content: Option<Box<Content>>,
+}
+
+/// What a note holds beyond its names.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Content {
+    /// The frontmatter's `permalink`; else [`Node::permalink`] makes one
+    /// from the path.
+    declared_permalink: Option<Box<str>>,
+    links: Box<[Link]>,
+    facts: Box<[Fact]>,
 }
 
 impl Node {
+    /// Its permalink: the frontmatter's, or one made from its path.
+    pub fn permalink(&self) -> Cow<'_, str> {
+        match self
+            .content
+            .as_ref()
+            .and_then(|c| c.declared_permalink.as_ref())
+        {
+            Some(declared) => Cow::Borrowed(declared),
+            None => Cow::Owned(names::slug(&self.path)),
+        }
+    }
+
+    /// Its relations, in line order.
+    pub fn links(&self) -> &[Link] {
+        self.content.as_ref().map_or(&[], |c| &c.links)
+    }
+
+    /// Its observations, in line order.
+    pub fn facts(&self) -> &[Fact] {
+        self.content.as_ref().map_or(&[], |c| &c.facts)
+    }
+
     /// The node of the note `entry` whose file holds `text`.
     pub fn read(entry: &Entry, text: &str) -> Node {
         let (body, before) = frontmatter::body(text);
         let parsed = super::parse(body);
+        let declared = names::declared_permalink(entry.meta.permalink.as_deref());
+        let permalink: Cow<str> =
+            declared.map_or_else(|| Cow::Owned(names::slug(&entry.path)), Cow::Borrowed);
+        let links: Box<[Link]> = parsed
+            .relations
+            .into_iter()
+            .map(|r| Link {
+                kind: r.kind,
+                target: r.target,
+                line: r.line + before,
+            })
+            .collect();
+        let facts: Box<[Fact]> = parsed
+            .observations
+            .into_iter()
+            .map(|o| Fact {
+                category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
+                tags: o.tags,
+                line: o.line + before,
+            })
+            .collect();
+        let content = (declared.is_some() || !links.is_empty() || !facts.is_empty()).then(|| {
+            Box::new(Content {
+                declared_permalink: declared.map(Into::into),
+                links,
+                facts,
+            })
+        });
         Node {
             path: entry.path.clone(),
-            stamp: entry.stamp,
-            title: entry.meta.name.clone(),
-            permalink: names::permalink(&entry.path, entry.meta.permalink.as_deref()),
-            links: parsed
-                .relations
-                .into_iter()
-                .map(|r| Link {
-                    kind: r.kind,
-                    target: r.target,
-                    line: r.line + before,
-                })
+            stamp: entry.stamp.digest(),
+            names: names::note_keys(&entry.path, &entry.meta.name, &permalink)
+                .iter()
+                .map(|key| names::hash(key))
                 .collect(),
-            facts: parsed
-                .observations
-                .into_iter()
-                .map(|o| Fact {
-                    category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
-                    tags: o.tags,
-                    line: o.line + before,
-                })
-                .collect(),
+            content,
         }
     }
 }

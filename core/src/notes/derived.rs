@@ -13,7 +13,9 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::entry::{Entry, FileStamp};
+use super::entry::Entry;
+#[cfg(doc)]
+use super::entry::FileStamp;
 use crate::error::FsError;
 use crate::io::Io;
 
@@ -49,9 +51,9 @@ pub trait DerivedIndex {
     /// instance's environment (it is then rebuilt).
     fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool;
 
-    /// Every note it holds, with the stamp of the note it took:
-    /// [`verify`] compares these with the catalog.
-    fn stamps(&self) -> BTreeMap<String, FileStamp>;
+    /// Every note it holds, with the [`FileStamp::digest`] of the note it
+    /// took: [`verify`] compares these with the catalog.
+    fn stamps(&self) -> BTreeMap<String, u64>;
 
     /// Forgets everything (before a rebuild).
     fn clear(&mut self);
@@ -83,7 +85,7 @@ pub fn verify<'a>(
     let mut held = index.stamps();
     let mut changes = 0;
     for entry in notes {
-        if held.remove(&entry.path) != Some(entry.stamp) {
+        if held.remove(&entry.path) != Some(entry.stamp.digest()) {
             index.apply(io, NoteChange::Put(entry))?;
             changes += 1;
         }

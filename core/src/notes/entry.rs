@@ -24,6 +24,15 @@ impl FileStamp {
             .any(|t| t.is_none_or(|(s, _)| s >= since))
     }
 
+    /// The stamp as one number, for indexes that only need to tell whether
+    /// a note changed since they took it (equal stamps, equal digests).
+    pub fn digest(&self) -> u64 {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let mut hasher = DefaultHasher::new();
+        (self.size, self.modified, self.changed).hash(&mut hasher);
+        hasher.finish()
+    }
+
     /// A stamp of `size` bytes and no times, for tests.
     #[cfg(test)]
     pub(crate) fn sized(size: u64) -> Self {

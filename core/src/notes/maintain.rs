@@ -6,6 +6,7 @@ use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
 use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::files;
+use crate::graph::index::GraphIndex;
 use crate::io::Io;
 use crate::output::IndexUpkeep;
 use crate::storage::Kind;
@@ -65,19 +66,44 @@ fn after(io: &Io, paths: &[&MemPath], reread: bool) -> IndexUpkeep {
 /// catalog may not have read every note: `f` lists the index
 /// ([`Catalog::most_recent`]) and the totals only.
 pub fn fresh<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
-    fresh_with(io, false, f)
+    fresh_with(io, Needs::Recent, f)
 }
 
 /// As [`fresh`], with every note read: for `f` that goes through them all.
 pub fn fresh_all<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
-    fresh_with(io, true, f)
+    fresh_with(io, Needs::All, f)
 }
 
-fn fresh_with<T>(io: &Io, all: bool, mut f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
+/// As [`fresh_all`], with the graph decoded, so `f` can ask it anything
+/// ([`GraphIndex::graph`] then never fails); a saved graph that does not
+/// decode costs a rebuild from the files first.
+pub fn fresh_graph<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Result<T> {
+    fresh_with(io, Needs::Graph, f)
+}
+
+/// What `f` needs of the catalog.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Needs {
+    /// The most recent notes and the totals.
+    Recent,
+    /// Every note.
+    All,
+    /// Every note and the graph.
+    Graph,
+}
+
+fn fresh_with<T>(
+    io: &Io,
+    needs: Needs,
+    mut f: impl FnMut(&Catalog, &str) -> Result<T>,
+) -> Result<T> {
     catalog::with(io, |io, catalog| {
         catalog.refresh(io)?;
-        if all {
+        if needs != Needs::Recent {
             catalog.read_all()?;
+        }
+        if needs == Needs::Graph {
+            GraphIndex::of(catalog).graph()?;
         }
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.

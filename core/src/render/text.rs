@@ -4,7 +4,10 @@
 use std::fmt::Write;
 
 use crate::notes::maintain::index_path;
-use crate::output::{IndexUpkeep, NoteInfo, NoteText, Output, Page};
+use crate::output::{
+    ActivityAnswer, ContextAnswer, GraphNote, IndexUpkeep, NoteInfo, NoteText, ObservationItem,
+    Output, Page, RelationItem,
+};
 use crate::text::{format_size, numbered};
 
 /// What the note commands say of a store with no notes.
@@ -106,6 +109,8 @@ pub fn render(output: &Output) -> String {
         Output::Search(answer) => pretty(answer),
         Output::Get(answer) => pretty(answer),
         Output::Stats(answer) => pretty(answer),
+        Output::Context(answer) => context(answer),
+        Output::Activity(answer) => activity(answer),
         Output::Index { text } if text.is_empty() => EMPTY.to_owned(),
         Output::Index { text } | Output::Prompt { text } => text.clone(),
         Output::NoteList { total, notes, page } => note_list(*total, notes, page),
@@ -287,6 +292,172 @@ fn footer(page: &Page, how: &str, what: &str) -> String {
     }
     out.push('\n');
     out
+}
+
+/// `build_context`: each primary note with its observations and relations,
+/// then the notes they reach.
+fn context(answer: &ContextAnswer) -> String {
+    let mut out = format!(
+        "Context for {} (depth {}{}): {} {} named, {} related shown.\n",
+        answer.url,
+        answer.depth,
+        answer
+            .timeframe
+            .as_ref()
+            .map_or(String::new(), |t| format!(", changed in {t}")),
+        answer.page.total,
+        if answer.page.total == 1 {
+            "note"
+        } else {
+            "notes"
+        },
+        answer.related.len()
+    );
+    for primary in &answer.primary {
+        let note = &primary.note;
+        let _ = write!(
+            out,
+            "\n## {} - {}\n{}\n",
+            note.title,
+            note.path,
+            note_facts(note)
+        );
+        let observations = primary
+            .observations
+            .iter()
+            .map(|o| (o.line, observation(o)));
+        item_lines(
+            &mut out,
+            "Observations",
+            observations,
+            primary.more_observations,
+        );
+        let relations = primary.relations.iter().map(|r| (r.line, relation(r)));
+        item_lines(&mut out, "Relations", relations, primary.more_relations);
+        if primary.observations.is_empty() && primary.relations.is_empty() {
+            out.push_str("No observations or relations written yet.\n");
+        }
+    }
+    if !answer.related.is_empty() {
+        out.push_str("\nRelated:\n");
+    }
+    for r in &answer.related {
+        let _ = writeln!(
+            out,
+            "- depth {}: {} - {} ({}): {} {} {}",
+            r.depth,
+            r.note.title,
+            r.note.path,
+            note_facts(&r.note),
+            r.from,
+            r.relation_type,
+            r.to
+        );
+    }
+    out + &footer(&answer.page, "build_context with the same url", "notes")
+}
+
+/// A heading (when there are items), one `- line N: …` line per item, and
+/// how many more the note holds.
+fn item_lines(
+    out: &mut String,
+    heading: &str,
+    items: impl Iterator<Item = (u32, String)>,
+    more: usize,
+) {
+    for (i, (line, text)) in items.enumerate() {
+        if i == 0 {
+            let _ = writeln!(out, "{heading}:");
+        }
+        let _ = writeln!(out, "- line {line}: {text}");
+    }
+    if more > 0 {
+        let _ = writeln!(out, "- … {more} more: memory_get reads the file.");
+    }
+}
+
+/// `recent_activity`: one line per change, newest first.
+fn activity(answer: &ActivityAnswer) -> String {
+    let what = answer.item_type.as_deref().unwrap_or("entity");
+    let mut out = format!(
+        "Changed since {} ({}), newest first, {}: {}.\n",
+        answer.since,
+        answer.timeframe,
+        match what {
+            "entity" | "observation" | "relation" => format!("{what} items"),
+            note_type => format!("notes of type {note_type}"),
+        },
+        answer.page.total
+    );
+    if answer.page.total == 0 {
+        out.push_str(
+            "Nothing changed in that timeframe: ask with a longer one, such as \"30d\".\n",
+        );
+    }
+    for item in &answer.items {
+        let note = &item.note;
+        let when = note.changed.as_deref().unwrap_or("unknown time");
+        let _ = match (&item.observation, &item.relation) {
+            (Some(o), _) => writeln!(
+                out,
+                "- {when} {} line {}: {}",
+                note.path,
+                o.line,
+                observation(o)
+            ),
+            (_, Some(r)) => writeln!(
+                out,
+                "- {when} {} line {}: {}",
+                note.path,
+                r.line,
+                relation(r)
+            ),
+            _ => writeln!(
+                out,
+                "- {when} {} - {} ({}): {} observations, {} relations",
+                note.title, note.path, note.note_type, item.observations, item.relations
+            ),
+        };
+    }
+    out + &footer(
+        &answer.page,
+        "recent_activity with the same timeframe and type",
+        "items",
+    )
+}
+
+/// `permalink … · type … · changed …`.
+fn note_facts(note: &GraphNote) -> String {
+    format!(
+        "permalink {}, type {}, changed {}",
+        note.permalink,
+        note.note_type,
+        note.changed.as_deref().unwrap_or("at an unknown time")
+    )
+}
+
+/// `[category] content #tags (context)`, as written.
+fn observation(o: &ObservationItem) -> String {
+    let mut line = format!("[{}] {}", o.category, o.content);
+    if let Some(context) = &o.context {
+        let _ = write!(line, " ({context})");
+    }
+    line
+}
+
+/// `type [[Target]] (context) → path`, or that no note has the name yet.
+fn relation(r: &RelationItem) -> String {
+    let mut line = format!("{} [[{}]]", r.relation_type, r.target);
+    if let Some(context) = &r.context {
+        let _ = write!(line, " ({context})");
+    }
+    match &r.resolved {
+        Some(path) => {
+            let _ = write!(line, " -> {path}");
+        }
+        None => line.push_str(" -> no note of that name yet"),
+    }
+    line
 }
 
 fn pretty(answer: &impl serde::Serialize) -> String {

@@ -23,7 +23,7 @@ use super::frozen::{Frozen, Posting, SavedChunk, Writer};
 use super::score;
 use super::terms::Analyzer;
 use crate::error::FsError;
-use crate::files::MAX_FILE_BYTES;
+use crate::files;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::derived::{DerivedIndex, NoteChange};
@@ -41,25 +41,45 @@ struct Added {
     vector: Vec<i8>,
 }
 
-/// The terms of the added chunks.
+/// The terms of the added chunks. Each term's text is kept once, in
+/// `names`; the map is keyed by its hash (a store's first build adds every
+/// term, and two copies of each cost megabytes at 100,000 notes).
 #[derive(Default)]
 struct AddedTerms {
     names: Vec<String>,
-    ids: HashMap<String, u32>,
+    ids: HashMap<u64, u32>,
+    /// Terms whose hash another term took first (hardly ever any).
+    collided: HashMap<String, u32>,
     /// By term id, gone chunks included until saved.
     postings: Vec<Vec<Posting>>,
 }
 
 impl AddedTerms {
     fn id(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.ids.get(term) {
+        if let Some(id) = self.get(term) {
             return id;
         }
         let id = self.names.len() as u32;
         self.names.push(term.to_owned());
         self.postings.push(Vec::new());
-        self.ids.insert(term.to_owned(), id);
+        match self.ids.entry(crate::graph::names::hash(term)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(term.to_owned(), id);
+            }
+        }
         id
+    }
+
+    /// The id of `term`, if an added chunk holds it.
+    fn get(&self, term: &str) -> Option<u32> {
+        match self.ids.get(&crate::graph::names::hash(term)) {
+            Some(&id) if self.names[id as usize] == term => Some(id),
+            Some(_) => self.collided.get(term).copied(),
+            None => None,
+        }
     }
 }
 
@@ -217,6 +237,14 @@ impl SearchIndex {
         (self.notes.len(), self.live_chunks)
     }
 
+    /// Every note it holds, with the stamp of the note it took.
+    pub fn note_stamps(&self) -> BTreeMap<String, FileStamp> {
+        self.notes
+            .iter()
+            .map(|(path, (stamp, _))| (path.clone(), *stamp))
+            .collect()
+    }
+
     /// The paths of the notes it holds.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.notes.keys().map(String::as_str)
@@ -256,7 +284,7 @@ impl SearchIndex {
             self.saved.postings(index, &mut out);
             out.retain(|p| !self.gone[p.chunk as usize]);
         }
-        if let Some(&id) = self.added_terms.ids.get(term) {
+        if let Some(id) = self.added_terms.get(term) {
             let saved = self.saved.chunks();
             out.extend(
                 self.added_terms.postings[id as usize]
@@ -510,13 +538,7 @@ impl DerivedIndex for SearchIndex {
                 // A note that cannot be read (no permission, gone meanwhile)
                 // or is not UTF-8 text has no passages; the catalog lists its
                 // problem, and the rest of the memory stays searchable.
-                let text = io
-                    .fs
-                    .open(&entry.path, false)
-                    .and_then(|file| file.read_at(0, MAX_FILE_BYTES))
-                    .ok()
-                    .and_then(|(bytes, _)| String::from_utf8(bytes).ok())
-                    .unwrap_or_default();
+                let text = files::read_indexed(io, &entry.path).unwrap_or_default();
                 self.put(&entry.path, entry.stamp, &text, io.env.embedder());
             }
             NoteChange::Removed(path) => self.remove(path),
@@ -536,10 +558,10 @@ impl DerivedIndex for SearchIndex {
         self.restore_state(bytes, io.env.embedder().map(|e| e.model()))
     }
 
-    fn stamps(&self) -> BTreeMap<String, FileStamp> {
+    fn stamps(&self) -> BTreeMap<String, u64> {
         self.notes
             .iter()
-            .map(|(path, (stamp, _))| (path.clone(), *stamp))
+            .map(|(path, (stamp, _))| (path.clone(), stamp.digest()))
             .collect()
     }
 

@@ -4,7 +4,8 @@
 wasmtime, granted one directory and nothing else: the six file commands of
 Claude's memory tool, the typed notes and the index, each as a method that
 returns the agent's text or raises the `tool-error` case as an exception;
-search (`memory_search`, `memory_get`, `memory_stats`) returns dicts.
+search (`memory_search`, `memory_get`, `memory_stats`) and the graph
+(`build_context`, `recent_activity`) return dicts.
 `memcap.anthropic` has the drop-in memory tool for Anthropic's SDK.
 """
 
@@ -24,7 +25,10 @@ __all__ = ["Memory", "Limits", "ToolResult", "DataResult", "ToolDefinition", "Me
 __version__ = "0.1.0"
 
 # Commands that only read; any other `call` may write.
-_READS = frozenset({"view", "memory_read", "memory_view", "prompt", "memory_search", "memory_get", "memory_stats"})
+_READS = frozenset({
+    "view", "memory_read", "memory_view", "prompt", "memory_search", "memory_get", "memory_stats",
+    "build_context", "recent_activity",
+})
 
 
 class ToolResult(NamedTuple):
@@ -157,6 +161,28 @@ class Memory:
         """How the search index stands: files, chunks, size, freshness."""
         return self._record("memory-stats", ())
 
+    # --- graph ------------------------------------------------------------
+
+    def build_context(
+        self,
+        url: str,
+        depth: Optional[int] = None,
+        timeframe: Optional[str] = None,
+        max_related: Optional[int] = None,
+        page: Optional[int] = None,
+    ) -> Dict[str, Any]:
+        """The notes `url` names (`memory://projects/alpha`, `memory://projects/*`)
+        with their observations and relations, and the notes those reach: a
+        dict with `primary`, `related`, `page`, `pages`, `total`."""
+        return self._record("build-context", (url, depth, timeframe, max_related, page), "graph")
+
+    def recent_activity(
+        self, timeframe: Optional[str] = None, type: Optional[str] = None, page: Optional[int] = None
+    ) -> Dict[str, Any]:
+        """What changed in `timeframe` (default 7d), newest first: a dict with
+        `items` (each `item_type`, `note`, and its `observation` or `relation`)."""
+        return self._record("recent-activity", (timeframe, type, page), "graph")
+
     def record_turn(self, session: str, role: str, text: str) -> str:
         """Records one turn of conversation `session` in
         `/memories/chat/SESSION.md`, found by `memory_search` as source
@@ -209,10 +235,10 @@ class Memory:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _record(self, name: str, args: tuple) -> Dict[str, Any]:
-        """A search function's record as a dict (snake_case keys)."""
+    def _record(self, name: str, args: tuple, interface: str = "search") -> Dict[str, Any]:
+        """A search or graph function's record as a dict (snake_case keys)."""
         try:
-            result = self._host.run("search", name, args, writes=False)
+            result = self._host.run(interface, name, args, writes=False)
         except Stopped as stopped:
             _raise(stopped.kind, stopped.message)
         if isinstance(result, Variant):

@@ -175,6 +175,12 @@ impl Catalog {
         self.notes
     }
 
+    /// The note at `path`, among the notes read so far (all of them after
+    /// [`Catalog::read_all`], as `maintain::fresh_all` and `fresh_graph` do).
+    pub fn get(&self, path: &str) -> Option<&Entry> {
+        self.entries.get(path).map(|e| &**e)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.notes == 0
     }

@@ -1,0 +1,409 @@
+//! The knowledge graph through the real component: an agent's session end
+//! to end (notes with observations and relations, forward references, a
+//! renamed target, context at depth 1 and 2, recent activity after other
+//! programs' edits, the graph's counts), permalinks across a rename, and the
+//! bounds: cycles, self-links, a note 10,000 others link to and one linking
+//! to all of them.
+
+mod common;
+
+use std::time::{Duration, SystemTime};
+
+use common::Fixture;
+use memcap::{ContextAnswer, NoteType, ToolErrorKind as K};
+use serde_json::json;
+
+fn write(f: &Fixture, filename: &str, name: &str, note_type: NoteType, content: &str) {
+    f.memory
+        .memory_write(filename, name, "", note_type, content)
+        .unwrap();
+}
+
+/// (path, depth) of each related note, nearest first.
+fn related(answer: &ContextAnswer) -> Vec<(String, u32)> {
+    answer
+        .related
+        .iter()
+        .map(|r| (r.note.path.clone(), r.depth))
+        .collect()
+}
+
+/// Where each relation of the (first) primary note leads.
+fn resolved(answer: &ContextAnswer) -> Vec<(String, Option<String>)> {
+    answer.primary[0]
+        .relations
+        .iter()
+        .map(|r| (r.target.clone(), r.resolved.clone()))
+        .collect()
+}
+
+fn context(f: &Fixture, url: &str, depth: u32) -> ContextAnswer {
+    f.memory
+        .build_context(url, Some(depth), None, None, None)
+        .unwrap()
+}
+
+#[test]
+fn an_agents_session_writes_links_renames_and_reads_context() {
+    let f = Fixture::new();
+    write(
+        &f,
+        "projects/alpha",
+        "Alpha",
+        NoteType::Project,
+        "# Alpha\n\n## Observations\n- [decision] Use Postgres for storage #db (chosen for JSON)\n\
+         - [risk] The migration window is tight #ops\n- #later check the backups\n\n\
+         ## Relations\n- depends_on [[Auth Service]]\n- owned_by [[Bob]] (since March)\n",
+    );
+    // Written before their targets: kept, not resolved yet.
+    let alpha = context(&f, "memory://projects/alpha", 1);
+    let note = &alpha.primary[0];
+    assert_eq!(note.note.title, "Alpha");
+    assert_eq!(note.note.permalink, "projects/alpha");
+    assert_eq!(note.note.note_type, "project");
+    let observations: Vec<(&str, &str, u32)> = note
+        .observations
+        .iter()
+        .map(|o| (o.category.as_str(), o.content.as_str(), o.line))
+        .collect();
+    // Lines of the file, frontmatter included: memory_get reads them.
+    let file = f.read("projects/alpha.md");
+    for (_, content, line) in &observations {
+        let text = file.lines().nth(*line as usize - 1).unwrap();
+        assert!(
+            text.contains(content.split(" #").next().unwrap()),
+            "{line}: {text}"
+        );
+    }
+    assert_eq!(observations[0].0, "decision");
+    assert_eq!(note.observations[0].tags, ["db"]);
+    assert_eq!(
+        note.observations[0].context.as_deref(),
+        Some("chosen for JSON")
+    );
+    assert_eq!(observations[2].0, "note", "a #tag line without a category");
+    assert_eq!(
+        resolved(&alpha),
+        [("Auth Service".into(), None), ("Bob".into(), None)]
+    );
+    assert!(alpha.related.is_empty());
+    let stats = f.memory.memory_stats().unwrap();
+    assert_eq!(
+        (
+            stats.entities,
+            stats.observations,
+            stats.relations,
+            stats.unresolved
+        ),
+        (1, 3, 2, 2)
+    );
+
+    // The targets appear: the same relations now reach them.
+    write(
+        &f,
+        "services/auth",
+        "Auth Service",
+        NoteType::Reference,
+        "- [fact] Issues JWTs #security\n- uses [[Key Vault]]\n",
+    );
+    write(
+        &f,
+        "people/bob",
+        "Bob",
+        NoteType::User,
+        "- [role] Backend lead\n- works_on [[Alpha]]\n",
+    );
+    f.memory
+        .create("/memories/infra/key vault.md", "- [fact] Holds the keys\n")
+        .unwrap();
+    let alpha = context(&f, "memory://projects/alpha", 1);
+    assert_eq!(
+        resolved(&alpha),
+        [
+            (
+                "Auth Service".into(),
+                Some("/memories/services/auth.md".into())
+            ),
+            ("Bob".into(), Some("/memories/people/bob.md".into()))
+        ]
+    );
+    assert_eq!(
+        related(&alpha),
+        [
+            ("/memories/services/auth.md".into(), 1),
+            ("/memories/people/bob.md".into(), 1)
+        ]
+    );
+    let bob = &alpha.related[1];
+    assert_eq!(
+        (
+            bob.relation_type.as_str(),
+            bob.from.as_str(),
+            bob.to.as_str()
+        ),
+        (
+            "owned_by",
+            "/memories/projects/alpha.md",
+            "/memories/people/bob.md"
+        )
+    );
+    // Depth 2 from Bob: Alpha, then what Alpha reaches, then the key vault
+    // at depth 3 only.
+    assert_eq!(
+        related(&context(&f, "memory://people/bob", 2)),
+        [
+            ("/memories/projects/alpha.md".into(), 1),
+            ("/memories/services/auth.md".into(), 2)
+        ]
+    );
+    assert_eq!(
+        related(&context(&f, "Bob", 3)).last().unwrap(),
+        &("/memories/infra/key vault.md".into(), 3)
+    );
+    assert_eq!(f.memory.memory_stats().unwrap().unresolved, 0);
+
+    // The agent renames the target: the relation follows it by title.
+    f.memory
+        .rename(
+            "/memories/services/auth.md",
+            "/memories/services/identity/auth.md",
+        )
+        .unwrap();
+    assert_eq!(
+        resolved(&context(&f, "memory://Alpha", 1))[0].1.as_deref(),
+        Some("/memories/services/identity/auth.md")
+    );
+
+    // Other programs write: a new note (seen at the next call) and an
+    // in-place edit (seen once the host reports it, as `memcap mcp` does
+    // when it watches the directory).
+    f.plant(
+        "people/carol.md",
+        "---\ntitle: Carol\ntype: person\n---\n- reviews [[Alpha]] (weekly)\n",
+    );
+    let appended = format!("{file}- [decision] Nightly backups to S3 #ops\n");
+    f.plant("projects/alpha.md", &appended);
+    let changed = json!({"command": "changed", "paths": ["/memories/projects/alpha.md"]});
+    assert!(!f.memory.call(&changed.to_string()).is_error);
+    let alpha = context(&f, "memory://projects/alpha", 1);
+    assert!(
+        alpha.primary[0]
+            .observations
+            .iter()
+            .any(|o| o.content.starts_with("Nightly backups"))
+    );
+    assert!(
+        related(&alpha).contains(&("/memories/people/carol.md".into(), 1)),
+        "{:?}",
+        related(&alpha)
+    );
+
+    // Recent activity: newest first, by the files' stamps; an old file
+    // another program left is outside a week but inside a year.
+    f.plant("archive/old.md", "- [fact] From last spring\n");
+    let old = SystemTime::now() - Duration::from_secs(40 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(f.root().join("archive/old.md"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let week = f.memory.recent_activity(None, None, None).unwrap();
+    let paths: Vec<&str> = week.items.iter().map(|i| i.note.path.as_str()).collect();
+    assert_eq!(week.timeframe, "7d");
+    assert!(paths.contains(&"/memories/people/carol.md"), "{paths:?}");
+    assert!(!paths.contains(&"/memories/archive/old.md"), "{paths:?}");
+    let changed: Vec<&str> = week
+        .items
+        .iter()
+        .map(|i| i.note.changed.as_deref().unwrap())
+        .collect();
+    assert!(changed.windows(2).all(|w| w[0] >= w[1]), "{changed:?}");
+    let year = f.memory.recent_activity(Some("1y"), None, None).unwrap();
+    assert!(
+        year.items
+            .iter()
+            .any(|i| i.note.path == "/memories/archive/old.md")
+    );
+    let people = f
+        .memory
+        .recent_activity(None, Some("person"), None)
+        .unwrap();
+    assert_eq!(people.total, 1);
+    assert_eq!(people.items[0].note.title, "Carol");
+    let relations = f
+        .memory
+        .recent_activity(Some("1d"), Some("relation"), None)
+        .unwrap();
+    assert!(relations.items.iter().all(|i| i.item_type == "relation"));
+    assert!(relations.items.iter().any(|i| {
+        let r = i.relation.as_ref().unwrap();
+        r.relation_type == "reviews" && r.context.as_deref() == Some("weekly")
+    }));
+    let observations = f
+        .memory
+        .recent_activity(Some("1d"), Some("observation"), None)
+        .unwrap();
+    assert!(
+        observations
+            .items
+            .iter()
+            .any(|i| { i.observation.as_ref().unwrap().content == "Nightly backups to S3 #ops" })
+    );
+
+    // A target deleted: its relations unresolve, and count so.
+    f.memory.delete("/memories/people/bob.md").unwrap();
+    assert_eq!(resolved(&context(&f, "memory://Alpha", 1))[1].1, None);
+    let stats = f.memory.memory_stats().unwrap();
+    assert_eq!(stats.unresolved, 1, "{stats:?}");
+}
+
+#[test]
+fn a_frontmatter_permalink_keeps_links_across_a_rename() {
+    let f = Fixture::new();
+    f.memory
+        .create(
+            "/memories/decisions.md",
+            "---\ntitle: Decisions\npermalink: project/decisions\n---\n- [decision] Ship weekly\n",
+        )
+        .unwrap();
+    f.memory
+        .create("/memories/a.md", "- follows [[project/decisions]]\n")
+        .unwrap();
+    let target = |f: &Fixture| resolved(&context(f, "memory://a", 1))[0].1.clone();
+    assert_eq!(target(&f).as_deref(), Some("/memories/decisions.md"));
+    f.memory
+        .rename("/memories/decisions.md", "/memories/archive/2026/d-v1.md")
+        .unwrap();
+    assert_eq!(
+        target(&f).as_deref(),
+        Some("/memories/archive/2026/d-v1.md")
+    );
+    // The URL names it by the permalink too, wherever it lives.
+    let moved = context(&f, "memory://project/decisions", 1);
+    assert_eq!(moved.primary[0].note.path, "/memories/archive/2026/d-v1.md");
+    assert_eq!(moved.primary[0].note.permalink, "project/decisions");
+    assert_eq!(
+        related(&moved),
+        [("/memories/a.md".into(), 1)],
+        "the backlink follows the permalink"
+    );
+}
+
+#[test]
+fn bad_urls_and_parameters_say_what_to_send() {
+    let f = Fixture::new();
+    f.memory.create("/memories/a.md", "x\n").unwrap();
+    let e = f
+        .memory
+        .build_context("memory://nobody", None, None, None, None)
+        .unwrap_err();
+    assert_eq!(e.kind, K::NotFound);
+    assert!(e.message.contains("memory://projects/*"), "{}", e.message);
+    let e = f
+        .memory
+        .build_context("memory://*", None, Some("2020-01-01"), None, None)
+        .map(|a| a.total)
+        .unwrap();
+    assert_eq!(e, 1);
+    for (input, words) in [
+        (json!({"command": "build_context", "url": ""}), "memory://"),
+        (
+            json!({"command": "build_context", "url": "a", "depth": 4}),
+            "1 to 3",
+        ),
+        (
+            json!({"command": "build_context", "url": "a", "max_related": 0}),
+            "1 to 50",
+        ),
+        (
+            json!({"command": "build_context", "url": "a", "timeframe": "soon"}),
+            "2 weeks",
+        ),
+        (
+            json!({"command": "recent_activity", "timeframe": 7}),
+            "string",
+        ),
+        (json!({"command": "recent_activity", "page": 0}), "from 1"),
+    ] {
+        let result = f.memory.call(&input.to_string());
+        assert!(result.is_error, "{input}");
+        assert!(
+            result.content.contains(words),
+            "{input}: {}",
+            result.content
+        );
+    }
+    // A pattern some notes match, none of them changed in the timeframe.
+    let old = SystemTime::now() - Duration::from_secs(10 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(f.root().join("a.md"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let e = f
+        .memory
+        .build_context("memory://*", None, Some("7d"), None, None)
+        .unwrap_err();
+    assert!(
+        e.message
+            .starts_with("1 note matches memory://*, but it did not change"),
+        "{}",
+        e.message
+    );
+    let empty = f.memory.call(r#"{"command": "recent_activity"}"#);
+    assert!(
+        empty.content.contains("Nothing changed"),
+        "{}",
+        empty.content
+    );
+}
+
+#[test]
+fn cycles_self_links_and_crowds_of_links_are_bounded() {
+    let f = Fixture::new();
+    // Planted on the host: 10,000 notes each linking to the hub, one
+    // linking to all of them, a cycle and a self-link.
+    let mut all = String::new();
+    for i in 0..10_000 {
+        f.plant(&format!("n/{i}.md"), "- part_of [[hub]]\n- next [[n/0]]\n");
+        all.push_str(&format!("- lists [[n/{i}]]\n"));
+    }
+    f.plant("hub.md", "- [fact] The hub\n- is [[hub]]\n");
+    f.plant("all.md", &all);
+    f.plant("x.md", "- before [[y]]\n");
+    f.plant("y.md", "- before [[x]]\n");
+    let hub = f
+        .memory
+        .build_context("memory://hub", Some(3), None, Some(50), None)
+        .unwrap();
+    assert_eq!(hub.related.len(), 50);
+    assert!(
+        hub.related
+            .iter()
+            .all(|r| r.note.path != "/memories/hub.md")
+    );
+    // The hub's own relation to itself is listed once, as written.
+    assert_eq!(hub.primary[0].relations.len(), 1);
+    let everything = f
+        .memory
+        .build_context("memory://all", Some(3), None, None, None)
+        .unwrap();
+    assert_eq!(everything.related.len(), 10);
+    assert_eq!(everything.primary[0].relations.len(), 50);
+    assert_eq!(everything.primary[0].more_relations, 9_950);
+    let cycle = context(&f, "memory://x", 3);
+    assert_eq!(related(&cycle), [("/memories/y.md".into(), 1)]);
+    let page = f
+        .memory
+        .build_context("memory://n/*", Some(2), None, Some(3), Some(2_000))
+        .unwrap();
+    assert_eq!((page.page, page.pages, page.total), (2_000, 2_000, 10_000));
+    assert_eq!(page.primary.len(), 5);
+    let stats = f.memory.memory_stats().unwrap();
+    assert_eq!(
+        (stats.entities, stats.relations, stats.unresolved),
+        (10_004, 30_003, 0)
+    );
+}
