@@ -107,4 +107,5 @@ bench: setup build
     cargo bench -p memcap-host --bench index
     cargo bench -p memcap-host --bench scale
     cargo bench -p memcap-host --bench search
+    cargo bench -p memcap-host --bench graph
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco

@@ -6,11 +6,10 @@ use crate::error::Result;
 use crate::graph::index::GraphIndex;
 use crate::graph::timeframe::Timeframe;
 use crate::io::Io;
+use crate::layout::CHAT;
 use crate::notes::maintain;
 use crate::output::{ActivityAnswer, ActivityItem, Output, Page};
-use crate::search::source::source_of;
 use crate::text::rfc3339;
-use crate::tools::Source;
 
 use super::build_context::{graph_note, note_type, read_items};
 
@@ -68,12 +67,14 @@ pub fn recent_activity(
             if entry.recency() < since {
                 break;
             }
+            // Conversation history (`chat/` at the root: granted
+            // directories live under `shared/` and `extra/`) is not listed.
+            if entry.path.split('/').next() == Some(CHAT) {
+                continue;
+            }
             let Some(id) = graph.id_of(&entry.path) else {
                 continue;
             };
-            if source_of(io, &entry.path) == Source::Chat {
-                continue;
-            }
             let node = graph.node(id);
             let items = match &kind {
                 None | Some(ActivityType::Entity) => 1,
