@@ -155,6 +155,7 @@ export class Memory {
   memoryWrite(filename: string, name: string, description: string, type: NoteType, content: string): Promise<string>;
   memoryUpdate(filename: string, oldStr: string, newStr: string): Promise<string>;
   memoryDelete(filename: string): Promise<string>;
+  memoryGuide(): Promise<string>;
   memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source): Promise<SearchAnswer>;
   memoryGet(path: string, first?: number, last?: number): Promise<GetAnswer>;
   memoryStats(): Promise<StatsAnswer>;

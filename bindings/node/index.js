@@ -12,7 +12,7 @@ import { instantiate } from './component/memcap.js';
 const API = '@0.2.0';
 const READS = new Set([
   'view', 'memory_read', 'memory_view', 'prompt', 'memory_search', 'memory_get', 'memory_stats',
-  'build_context', 'recent_activity',
+  'build_context', 'recent_activity', 'memory_guide',
 ]);
 
 /** A memory command that did nothing; `message` is what the agent sees. */
@@ -199,6 +199,10 @@ export class Memory {
   }
   memoryDelete(filename) {
     return this.#export('notes', 'memoryDelete', [filename], true);
+  }
+  /** The whole protocol for keeping memory, with examples of structured notes. */
+  memoryGuide() {
+    return this.#export('notes', 'memoryGuide', [], false);
   }
   /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks}`. */
   memorySearch(query, maxResults, minScore, source) {

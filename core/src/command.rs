@@ -80,6 +80,7 @@ pub enum Command {
         last: Option<u32>,
     },
     MemoryStats,
+    MemoryGuide,
     /// `timeframe` keeps the words it was given in, for the answer.
     BuildContext {
         url: String,
@@ -244,6 +245,7 @@ pub fn parse(input: &str) -> Result<Command> {
             }
         }
         "memory_stats" => Command::MemoryStats,
+        "memory_guide" => Command::MemoryGuide,
         "build_context" => Command::BuildContext {
             url: args.url(command)?,
             depth: args.bounded(command, "depth", 1, MAX_DEPTH, 1)?,

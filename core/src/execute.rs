@@ -65,6 +65,7 @@ pub fn execute(io: &Io, command: Command) -> Result<Output> {
         } => memory_search::memory_search(io, &query, max_results, min_score, source),
         Command::MemoryGet { path, first, last } => memory_get::memory_get(io, &path, first, last),
         Command::MemoryStats => memory_stats::memory_stats(io),
+        Command::MemoryGuide => memory_guide::memory_guide(),
         Command::BuildContext {
             url,
             depth,

@@ -105,6 +105,8 @@ pub enum Output {
     Context(ContextAnswer),
     /// `recent_activity`: what changed lately, newest first.
     Activity(ActivityAnswer),
+    /// `memory_guide`: the whole protocol, with examples.
+    Guide { text: String },
     /// `prompt`: the memory protocol and the index, for a system prompt.
     Prompt { text: String },
     /// `changed`: how many of the reported paths were taken in.

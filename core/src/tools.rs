@@ -248,6 +248,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         offered: Offered::OwnTool,
     },
     CommandSpec {
+        name: "memory_guide",
+        fields: &[],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
         name: "build_context",
         fields: &[
             text("url"),
@@ -501,6 +507,7 @@ mod tests {
                 "memory_search",
                 "memory_get",
                 "memory_stats",
+                "memory_guide",
                 "build_context",
                 "recent_activity"
             ]

@@ -108,6 +108,10 @@ impl note_tools::Guest for Component {
     fn memory_delete(filename: String) -> Result<String, WitError> {
         exec(Command::MemoryDelete { filename })
     }
+
+    fn memory_guide() -> Result<String, WitError> {
+        exec(Command::MemoryGuide)
+    }
 }
 
 crate::search_functions!();

@@ -115,6 +115,10 @@ impl Guest for Component {
         exec(Command::MemoryDelete { filename })
     }
 
+    fn memory_guide() -> Result<String, WitError> {
+        exec(Command::MemoryGuide)
+    }
+
     fn memory_search(
         query: String,
         max_results: Option<u32>,

@@ -174,6 +174,9 @@ enum Command {
     },
     /// Delete one note.
     MemoryDelete { filename: String },
+    /// Print the full protocol for keeping memory, with examples of
+    /// observations and relations.
+    Guide,
     /// Search the memory: the passages that best answer QUERY, as the JSON
     /// an agent gets from memory_search.
     Search {
@@ -355,6 +358,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::MemoryUpdate { filename, old, new } => memory.memory_update(&filename, &old, &new),
         Command::MemoryDelete { filename } => memory.memory_delete(&filename),
+        Command::Guide => memory.memory_guide(),
         // Through `call`, so the text is the agent's byte for byte.
         Command::Search {
             query,

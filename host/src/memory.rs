@@ -473,6 +473,14 @@ impl Memory {
         })
     }
 
+    /// The whole protocol for keeping memory, with examples of structured
+    /// notes (WIT `memory-guide`).
+    pub fn memory_guide(&self) -> Result<String, ToolError> {
+        self.typed(0, false, |b, s| {
+            b.memcap_memory_notes().call_memory_guide(s)
+        })
+    }
+
     /// The passages that best answer `query` (WIT `memory-search`): at most
     /// `max_results` (1 to 20, default 6) scoring at least `min_score` (0 to
     /// 1, default 0.35), from `source` (default all).

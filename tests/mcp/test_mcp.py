@@ -81,6 +81,7 @@ def tools_match_describe():
                 ("memory_update", {"filename": "n", "old_str": "unique body", "new_str": "new body"}),
                 ("build_context", {"url": "memory://N", "depth": 2, "timeframe": "7d"}),
                 ("recent_activity", {"timeframe": "1d", "type": "entity"}),
+                ("memory_guide", {}),
                 ("memory_delete", {"filename": "n"}),
             ]:
                 schema = next(t for t in listed if t.name == tool).input_schema

@@ -63,6 +63,7 @@ await expectKind('not-found', m.buildContext('memory://nobody'));
 await expectKind('invalid-path', m.buildContext('memory://alpha', 4));
 await expectKind('invalid-path', m.recentActivity('soon'));
 await m.memoryDelete('alpha');
+check((await m.memoryGuide()).includes('- depends_on [[Auth Service]]'), 'memoryGuide');
 check((await m.recordTurn('s1', 'user', 'Remember the blue teapot')) === 'Recorded turn 1 of session s1 in /memories/chat/s1.md', 'recordTurn');
 const chat = await m.memorySearch('teapot', undefined, undefined, 'chat');
 check(chat.results.length === 1 && chat.results[0].path === '/memories/chat/s1.md' && chat.results[0].source === 'chat', JSON.stringify(chat));

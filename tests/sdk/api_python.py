@@ -89,6 +89,7 @@ with Memory(work / "a") as m:
     expect_error(errors.InvalidPath, m.build_context, "memory://alpha", 4)
     expect_error(errors.InvalidPath, m.recent_activity, "soon")
     m.memory_delete("alpha")
+    check("- depends_on [[Auth Service]]" in m.memory_guide(), "memory_guide")
     check(m.record_turn("s1", "user", "Remember the blue teapot") == "Recorded turn 1 of session s1 in /memories/chat/s1.md", "record_turn")
     chat = m.memory_search("teapot", source="chat")
     check([(r["path"], r["source"]) for r in chat["results"]] == [("/memories/chat/s1.md", "chat")], chat)

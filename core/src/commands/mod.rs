@@ -9,6 +9,7 @@ pub mod delete;
 pub mod insert;
 pub mod memory_delete;
 pub mod memory_get;
+pub mod memory_guide;
 pub mod memory_read;
 pub mod memory_search;
 pub mod memory_stats;

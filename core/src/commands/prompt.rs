@@ -26,6 +26,11 @@ with memory_update instead of writing a second one.
 5. Delete what turns out to be wrong or obsolete with memory_delete.
 6. Assume the context may be reset at any moment: save progress and \
 decisions when they happen, not at the end.
+7. Write notes as observations (`- [decision] Use Postgres #db (why)`) and \
+relations (`- depends_on [[Other Note]]`); build_context loads a note with \
+the notes it links to, recent_activity shows what changed. memory_guide \
+has the full protocol, with examples: read it once per conversation before \
+you write notes.
 
 With only the file commands (view, create, str_replace, insert, delete, \
 rename), do the same on files under /memories: the index follows every change. \

@@ -112,7 +112,7 @@ pub fn render(output: &Output) -> String {
         Output::Context(answer) => context(answer),
         Output::Activity(answer) => activity(answer),
         Output::Index { text } if text.is_empty() => EMPTY.to_owned(),
-        Output::Index { text } | Output::Prompt { text } => text.clone(),
+        Output::Index { text } | Output::Prompt { text } | Output::Guide { text } => text.clone(),
         Output::NoteList { total, notes, page } => note_list(*total, notes, page),
         Output::MemoryFiles {
             index,

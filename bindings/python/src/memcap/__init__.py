@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 # Commands that only read; any other `call` may write.
 _READS = frozenset({
     "view", "memory_read", "memory_view", "prompt", "memory_search", "memory_get", "memory_stats",
-    "build_context", "recent_activity",
+    "build_context", "recent_activity", "memory_guide",
 })
 
 
@@ -136,6 +136,10 @@ class Memory:
 
     def memory_delete(self, filename: str) -> str:
         return self._typed("notes", "memory-delete", (filename,))
+
+    def memory_guide(self) -> str:
+        """The whole protocol for keeping memory, with examples of structured notes."""
+        return self._typed("notes", "memory-guide", (), writes=False)
 
     # --- search -----------------------------------------------------------
 
