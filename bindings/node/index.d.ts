@@ -42,6 +42,15 @@ export interface SearchResult {
   text: string;
   score: number;
   source: Source;
+  /** The observations and relations written on those lines. */
+  observations: Observation[];
+  relations: WrittenRelation[];
+}
+export interface WrittenRelation {
+  relationType: string;
+  target: string;
+  context?: string;
+  line: number;
 }
 export interface SearchAnswer {
   query: string;

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::commands::build_context::{MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT};
+use crate::commands::memory_search::SearchFilters;
 use crate::commands::recent_activity::ActivityType;
 use crate::commands::record_turn::Role;
 use crate::error::{Result, ToolError};
@@ -71,6 +72,7 @@ pub enum Command {
         max_results: u32,
         min_score: f32,
         source: Source,
+        filters: SearchFilters,
     },
     /// Lines `first..=last` of a file (1-based); `last` `None` reads on to
     /// the cap.
@@ -140,6 +142,7 @@ impl Command {
             max_results,
             min_score,
             source,
+            filters: SearchFilters::default(),
         })
     }
 }
@@ -235,6 +238,12 @@ pub fn parse(input: &str) -> Result<Command> {
             max_results: args.max_results(command)?,
             min_score: args.min_score(command)?,
             source: args.source(command)?,
+            filters: SearchFilters {
+                categories: args.strings(command, "categories")?,
+                tags: args.strings(command, "tags")?,
+                types: args.strings(command, "types")?,
+                after: args.timeframe_named(command, "after_date")?,
+            },
         },
         "memory_get" => {
             let (first, last) = args.line_window(command)?;
@@ -604,13 +613,18 @@ impl Args<'_> {
 
     /// The optional `timeframe` ([`Timeframe`]), with the words sent.
     fn timeframe(&self, command: &str) -> Result<Option<(String, Timeframe)>> {
-        match self.optional_string(command, "timeframe")? {
+        self.timeframe_named(command, "timeframe")
+    }
+
+    /// An optional field `name` read as a [`Timeframe`], with the words sent.
+    fn timeframe_named(&self, command: &str, name: &str) -> Result<Option<(String, Timeframe)>> {
+        match self.optional_string(command, name)? {
             "" => Ok(None),
             text => Timeframe::parse(text)
                 .map(|t| Some((text.trim().to_owned(), t)))
                 .ok_or_else(|| {
                     invalid(format!(
-                        "Parameter \"timeframe\" for command {command} must be {}; got {text:?}.",
+                        "Parameter \"{name}\" for command {command} must be {}; got {text:?}.",
                         timeframe::ACCEPTED
                     ))
                 }),

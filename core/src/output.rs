@@ -288,6 +288,23 @@ pub struct SearchResult {
     pub text: String,
     pub score: f32,
     pub source: crate::tools::Source,
+    /// The observations and relations written on the passage's lines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub observations: Vec<ObservationItem>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub relations: Vec<WrittenRelation>,
+}
+
+/// A relation as written on a line (a search does not resolve it:
+/// `build_context` does).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WrittenRelation {
+    pub relation_type: String,
+    pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    pub line: u32,
 }
 
 /// The size of what was searched.
@@ -360,6 +377,7 @@ pub struct ObservationItem {
     pub category: String,
     pub content: String,
     pub tags: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
     /// Its line in the file (1-based).
     pub line: u32,

@@ -141,6 +141,17 @@ macro_rules! search_functions {
                             text: r.text,
                             score: r.score,
                             source: wit_source(r.source),
+                            observations: r.observations.into_iter().map(wit_observation).collect(),
+                            relations: r
+                                .relations
+                                .into_iter()
+                                .map(|r| WitWrittenRelation {
+                                    relation_type: r.relation_type,
+                                    target: r.target,
+                                    context: r.context,
+                                    line: r.line,
+                                })
+                                .collect(),
                         })
                         .collect(),
                     total_found: count(a.total_found),
@@ -199,6 +210,16 @@ macro_rules! search_functions {
             }
         }
 
+        fn wit_observation(o: memcap_core::output::ObservationItem) -> WitObservation {
+            WitObservation {
+                category: o.category,
+                content: o.content,
+                tags: o.tags,
+                context: o.context,
+                line: o.line,
+            }
+        }
+
         fn wit_source(source: memcap_core::tools::Source) -> WitSource {
             use memcap_core::tools::Source;
             match source {
@@ -216,7 +237,8 @@ macro_rules! search_functions {
 }
 pub(crate) use search_functions;
 
-/// The graph functions of a world, over its generated types:
+/// The graph functions of a world, over its generated types (after
+/// [`search_functions`], whose `wit_observation` they share):
 /// `build_context` and `recent_activity`, each checked as `call` checks its
 /// input (the typed arguments are that input) and returning its WIT record.
 macro_rules! graph_functions {
@@ -318,16 +340,6 @@ macro_rules! graph_functions {
                 permalink: n.permalink,
                 note_type: n.note_type,
                 changed: n.changed,
-            }
-        }
-
-        fn wit_observation(o: memcap_core::output::ObservationItem) -> WitObservation {
-            WitObservation {
-                category: o.category,
-                content: o.content,
-                tags: o.tags,
-                context: o.context,
-                line: o.line,
             }
         }
 

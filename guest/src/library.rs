@@ -20,7 +20,7 @@ use exports::memcap::memory::types::{
     Observation as WitObservation, RelatedNote as WitRelatedNote, Relation as WitRelation,
     SearchAnswer as WitSearchAnswer, SearchResult as WitSearchResult, Source as WitSource,
     StatsAnswer as WitStatsAnswer, ToolDefinition as WitTool, ToolError as WitError,
-    ToolResult as WitResult,
+    ToolResult as WitResult, WrittenRelation as WitWrittenRelation,
 };
 use exports::memcap::memory::{files, graph, notes as note_tools, search, tool};
 use memcap_core::commands::record_turn::Role;

@@ -19,7 +19,7 @@ use memcap::memory::types::{
     GraphNote as WitGraphNote, NoteType as WitNoteType, Observation as WitObservation,
     RelatedNote as WitRelatedNote, Relation as WitRelation, SearchAnswer as WitSearchAnswer,
     SearchResult as WitSearchResult, Source as WitSource, StatsAnswer as WitStatsAnswer,
-    ToolError as WitError,
+    ToolError as WitError, WrittenRelation as WitWrittenRelation,
 };
 
 struct Component;

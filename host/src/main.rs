@@ -190,6 +190,19 @@ enum Command {
         /// Where to look: all, memory, chat or custom.
         #[arg(long, default_value = "all")]
         source: String,
+        /// Only passages holding an observation of this category (repeat
+        /// for any of several).
+        #[arg(long = "category")]
+        categories: Vec<String>,
+        /// Only passages holding an observation with this tag.
+        #[arg(long = "tag")]
+        tags: Vec<String>,
+        /// Only notes of this type (project, person…).
+        #[arg(long = "type")]
+        types: Vec<String>,
+        /// Only notes changed since: 2026-11-01, 7d.
+        #[arg(long)]
+        after_date: Option<String>,
     },
     /// Print lines of a file as memory_get gives them (JSON).
     Get {
@@ -365,11 +378,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             max_results,
             min_score,
             source,
+            categories,
+            tags,
+            types,
+            after_date,
         } => called(
             &memory,
             serde_json::json!({
                 "command": "memory_search", "query": query, "maxResults": max_results,
-                "minScore": min_score, "source": source,
+                "minScore": min_score, "source": source, "categories": categories,
+                "tags": tags, "types": types, "after_date": after_date,
             }),
         ),
         Command::Get { path, lines } => called(

@@ -263,6 +263,17 @@ fn note_commands_stay_inside(f: &EscapeFixture, host_dir: &str) -> usize {
             ),
             graph_text(f.memory.recent_activity(Some(&path), None, None)),
             graph_text(f.memory.recent_activity(Some("30d"), Some(&path), Some(1))),
+            // memory_search's filters are words too.
+            f.memory
+                .call(
+                    &serde_json::json!({
+                        "command": "memory_search", "query": "secret", "minScore": 0,
+                        "categories": [&path], "tags": [&path], "types": [&path],
+                        "after_date": &path,
+                    })
+                    .to_string(),
+                )
+                .into_result(),
         ];
         for result in results {
             tried += 1;

@@ -407,3 +407,120 @@ fn cycles_self_links_and_crowds_of_links_are_bounded() {
         (10_004, 30_003, 0)
     );
 }
+
+#[test]
+fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
+    let f = Fixture::new();
+    write(
+        &f,
+        "projects/alpha",
+        "Alpha",
+        NoteType::Project,
+        "## Storage\n- [decision] Use Postgres for storage #db (JSON support)\n\n\
+         ## Hosting\n\n- [idea] Postgres on a managed host #ops\n- depends_on [[Auth]]\n",
+    );
+    f.plant(
+        "people/carol.md",
+        "---\ntitle: Carol\ntype: person\n---\nCarol prefers Postgres for storage.\n",
+    );
+    let search = |extra: serde_json::Value| -> serde_json::Value {
+        let mut input =
+            json!({"command": "memory_search", "query": "postgres storage", "minScore": 0});
+        for (k, v) in extra.as_object().unwrap() {
+            input[k] = v.clone();
+        }
+        let result = f.memory.call(&input.to_string());
+        assert!(!result.is_error, "{}", result.content);
+        serde_json::from_str(&result.content).unwrap()
+    };
+    let paths = |answer: &serde_json::Value| -> Vec<String> {
+        answer["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    r["path"].as_str().unwrap(),
+                    r["lines"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let all = search(json!({}));
+    assert_eq!(all["results"].as_array().unwrap().len(), 3, "{all}");
+    // A hit names the observations and relations on its lines.
+    let decision = all["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"].as_str().unwrap().contains("[decision]"))
+        .unwrap();
+    assert_eq!(decision["observations"][0]["category"], "decision");
+    assert_eq!(decision["observations"][0]["context"], "JSON support");
+    let hosting = all["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"].as_str().unwrap().contains("[idea]"))
+        .unwrap();
+    assert_eq!(hosting["relations"][0]["relationType"], "depends_on");
+    assert_eq!(hosting["relations"][0]["target"], "Auth");
+    // Each filter, alone and together.
+    let decisions = search(json!({"categories": ["Decision"]}));
+    assert_eq!(
+        paths(&decisions),
+        [format!(
+            "/memories/projects/alpha.md {}",
+            decision["lines"].as_str().unwrap()
+        )]
+    );
+    let ops = search(json!({"tags": ["ops"]}));
+    assert_eq!(
+        paths(&ops),
+        [format!(
+            "/memories/projects/alpha.md {}",
+            hosting["lines"].as_str().unwrap()
+        )]
+    );
+    assert!(
+        paths(&search(
+            json!({"categories": ["decision"], "tags": ["ops"]})
+        ))
+        .is_empty()
+    );
+    let people = search(json!({"types": ["person"]}));
+    assert_eq!(paths(&people), ["/memories/people/carol.md 5-5"]);
+    assert_eq!(
+        search(json!({"types": ["project", "person"]}))["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    let old = SystemTime::now() - Duration::from_secs(30 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(f.root().join("people/carol.md"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let changed = json!({"command": "changed", "paths": ["/memories/people/carol.md"]});
+    assert!(!f.memory.call(&changed.to_string()).is_error);
+    let recent = search(json!({"after_date": "7d"}));
+    assert!(
+        paths(&recent)
+            .iter()
+            .all(|p| p.starts_with("/memories/projects/")),
+        "{recent}"
+    );
+    assert_eq!(paths(&search(json!({"after_date": "2000-01-01"}))).len(), 3);
+    let bad = f
+        .memory
+        .call(&json!({"command": "memory_search", "query": "x", "after_date": "soon"}).to_string());
+    assert!(
+        bad.is_error && bad.content.contains("after_date"),
+        "{}",
+        bad.content
+    );
+}

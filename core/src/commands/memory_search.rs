@@ -5,11 +5,20 @@
 
 use std::collections::HashMap;
 
+use crate::commands::build_context::note_type;
 use crate::error::Result;
 use crate::files;
+use crate::graph::index::GraphIndex;
+use crate::graph::links::Graph;
+use crate::graph::node::UNCATEGORIZED;
+use crate::graph::timeframe::Timeframe;
 use crate::io::Io;
-use crate::notes::maintain;
-use crate::output::{Output, SearchAnswer, SearchResult, SearchStats};
+use crate::notes::catalog::Catalog;
+use crate::notes::frontmatter;
+use crate::notes::maintain::{self, Needs};
+use crate::output::{
+    ObservationItem, Output, SearchAnswer, SearchResult, SearchStats, WrittenRelation,
+};
 use crate::search::chunks;
 use crate::search::embedder::{self, Embedder};
 use crate::search::index::{Hit, SearchIndex};
@@ -36,17 +45,96 @@ const NO_CHAT: &str = "No conversation history is recorded in this memory (/memo
 const NO_CUSTOM: &str = "No extra directories are granted to this memory, or they hold no \
                          files, so there was nothing to search: use source \"memory\" or \"all\".";
 
+/// What a search keeps besides its source (each given list must match, any
+/// of its items will do, case aside): passages whose lines hold an
+/// observation of one of `categories` and tagged with one of `tags`, in
+/// notes of one of `types` changed since `after`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchFilters {
+    pub categories: Vec<String>,
+    pub tags: Vec<String>,
+    pub types: Vec<String>,
+    /// With the words it was given in.
+    pub after: Option<(String, Timeframe)>,
+}
+
+impl SearchFilters {
+    pub fn is_empty(&self) -> bool {
+        self.categories.is_empty()
+            && self.tags.is_empty()
+            && self.types.is_empty()
+            && self.after.is_none()
+    }
+
+    /// Whether lines `first..=last` of the note at `path` pass.
+    fn keep(
+        &self,
+        catalog: &Catalog,
+        graph: &Graph,
+        (path, first, last): (&str, u32, u32),
+        since: Option<u64>,
+    ) -> bool {
+        let one_of = |wanted: &[String], value: &str| {
+            wanted.is_empty() || wanted.iter().any(|w| w.eq_ignore_ascii_case(value))
+        };
+        let Some(entry) = catalog.get(path) else {
+            return false;
+        };
+        if !one_of(&self.types, &note_type(&entry.meta))
+            || since.is_some_and(|since| entry.recency() < since)
+        {
+            return false;
+        }
+        if self.categories.is_empty() && self.tags.is_empty() {
+            return true;
+        }
+        let Some(node) = graph.id_of(path).map(|id| graph.node(id)) else {
+            return false;
+        };
+        node.facts().iter().any(|fact| {
+            (first..=last).contains(&fact.line)
+                && one_of(&self.categories, &fact.category)
+                && (self.tags.is_empty() || fact.tags.iter().any(|t| one_of(&self.tags, t)))
+        })
+    }
+}
+
 pub fn memory_search(
     io: &Io,
     query: &str,
     max_results: u32,
     min_score: f32,
     source: Source,
+    filters: &SearchFilters,
 ) -> Result<Output> {
-    maintain::fresh(io, |catalog, _| {
+    // Filters ask the graph and every note's metadata; a plain search does
+    // not decode the graph.
+    let needs = match filters.is_empty() {
+        true => Needs::Recent,
+        false => Needs::Graph,
+    };
+    let since = filters
+        .after
+        .as_ref()
+        .map(|(_, t)| t.since(io.env.now_seconds()));
+    maintain::fresh_with(io, needs, |catalog, _| {
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
-        let keep = |path: &str| source == Source::All || source_of(io, path) == source;
+        let graph = match needs {
+            Needs::Graph => Some(
+                GraphIndex::of(catalog)
+                    .graph()
+                    .expect("fresh_graph decoded it"),
+            ),
+            _ => None,
+        };
+        let in_source = |path: &str| source == Source::All || source_of(io, path) == source;
+        let keep = |path: &str, first: u32, last: u32| {
+            in_source(path)
+                && graph
+                    .as_ref()
+                    .is_none_or(|graph| filters.keep(catalog, graph, (path, first, last), since))
+        };
         // The index holds this embedder's vectors: one saved with another
         // model's, or none, was rebuilt when it was loaded.
         let embedder = io.env.embedder();
@@ -78,14 +166,16 @@ pub fn memory_search(
                 } else {
                     still_close(embedder?, query_vector.as_deref()?, &lines, hit)
                 };
-                holds.then_some(lines)
+                holds.then(|| (lines, written_on(&hit.path, text, hit)))
             }) {
-                Some(lines) => results.push(SearchResult {
+                Some((lines, (observations, relations))) => results.push(SearchResult {
                     path: format!("/memories/{}", hit.path),
                     lines: format!("{}-{}", hit.first, hit.last),
                     text: shown(lines),
                     score: (hit.score * 1000.0).round() / 1000.0,
                     source: source_of(io, &hit.path),
+                    observations,
+                    relations,
                 }),
                 None => stale += 1,
             }
@@ -98,8 +188,8 @@ pub fn memory_search(
             method: if embedder.is_some() { "hybrid" } else { "bm25" },
             degraded: match source {
                 // An empty source says so: a search of it can never answer.
-                Source::Chat if !index.paths().any(keep) => Some(NO_CHAT),
-                Source::Custom if !index.paths().any(keep) => Some(NO_CUSTOM),
+                Source::Chat if !index.paths().any(in_source) => Some(NO_CHAT),
+                Source::Custom if !index.paths().any(in_source) => Some(NO_CUSTOM),
                 _ if embedder.is_none() => Some(NO_VECTORS),
                 _ => None,
             }
@@ -118,6 +208,42 @@ fn read_note(io: &Io, path: &str) -> Option<(String, String)> {
     let text = files::read_indexed(io, path)?;
     let title = chunks::title(&text);
     Some((text, title))
+}
+
+/// The observations and relations written on the hit's lines of the note
+/// at `path` (markdown notes only, as the graph reads them), from its text
+/// as read now.
+fn written_on(path: &str, text: &str, hit: &Hit) -> (Vec<ObservationItem>, Vec<WrittenRelation>) {
+    if !crate::graph::index::is_markdown(path) || !text.contains(['[', '#']) {
+        return (Vec::new(), Vec::new());
+    }
+    let (body, before) = frontmatter::body(text);
+    let parsed = crate::graph::parse(body);
+    let on_hit = |line: u32| (hit.first..=hit.last).contains(&(line + before));
+    let observations = parsed
+        .observations
+        .into_iter()
+        .filter(|o| on_hit(o.line))
+        .map(|o| ObservationItem {
+            category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
+            content: o.content,
+            tags: o.tags,
+            context: o.context,
+            line: o.line + before,
+        })
+        .collect();
+    let relations = parsed
+        .relations
+        .into_iter()
+        .filter(|r| on_hit(r.line))
+        .map(|r| WrittenRelation {
+            relation_type: r.kind,
+            target: r.target,
+            context: r.context,
+            line: r.line + before,
+        })
+        .collect();
+    (observations, relations)
 }
 
 /// The hit's lines in `text`, or `None` when the file no longer has them

@@ -135,7 +135,7 @@ fn decode(bytes: &[u8]) -> Option<Graph> {
 }
 
 /// Whether the file at `path` is markdown, by its name.
-fn is_markdown(path: &str) -> bool {
+pub fn is_markdown(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     lower.ends_with(".md") || lower.ends_with(".markdown")
 }

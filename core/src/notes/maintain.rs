@@ -83,7 +83,7 @@ pub fn fresh_graph<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Re
 
 /// What `f` needs of the catalog.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Needs {
+pub enum Needs {
     /// The most recent notes and the totals.
     Recent,
     /// Every note.
@@ -92,7 +92,8 @@ enum Needs {
     Graph,
 }
 
-fn fresh_with<T>(
+/// [`fresh`], [`fresh_all`] or [`fresh_graph`], as `needs` says.
+pub fn fresh_with<T>(
     io: &Io,
     needs: Needs,
     mut f: impl FnMut(&Catalog, &str) -> Result<T>,

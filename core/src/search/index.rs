@@ -296,8 +296,8 @@ impl SearchIndex {
     }
 
     /// The best `limit` passages for a query (its [`SearchIndex::query_terms`]
-    /// and, with vectors, its unit vector) in the notes whose paths `keep`
-    /// accepts, best first, at least `min_score` each; a passage
+    /// and, with vectors, its unit vector) that `keep` accepts (by note
+    /// path, first and last line), best first, at least `min_score` each; a passage
     /// overlapping a better one of the same note is left out, so the
     /// answers are distinct places. With the query's unit vector the scores
     /// are hybrid ([`score::fused`]) and every chunk is a candidate.
@@ -307,7 +307,7 @@ impl SearchIndex {
         query_vector: Option<&[f32]>,
         limit: usize,
         min_score: f32,
-        keep: &dyn Fn(&str) -> bool,
+        keep: &dyn Fn(&str, u32, u32) -> bool,
     ) -> Vec<Hit> {
         let n = self.live_chunks;
         if n == 0 {
@@ -375,7 +375,7 @@ impl SearchIndex {
         let mut hits: Vec<Hit> = Vec::new();
         for (s, id, text, cosine) in ranked {
             let chunk = self.chunk(id).expect("scored chunks are live");
-            if !keep(chunk.note) {
+            if !keep(chunk.note, chunk.first, chunk.last) {
                 continue;
             }
             let overlaps = hits
@@ -584,7 +584,13 @@ mod tests {
 
     /// The hits for `query`, keywords only, in every note.
     fn find(index: &SearchIndex, query: &str, limit: usize, min_score: f32) -> Vec<Hit> {
-        index.search(&index.query_terms(query), None, limit, min_score, &|_| true)
+        index.search(
+            &index.query_terms(query),
+            None,
+            limit,
+            min_score,
+            &|_, _, _| true,
+        )
     }
 
     fn index(notes: &[(&str, &str)]) -> SearchIndex {
