@@ -41,12 +41,10 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
     fn version(&self) -> u32 {
         VERSION
     }
-    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
+    fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<(), FsError> {
         match change {
-            NoteChange::Put(entry) => {
-                let file = io.fs.open(&entry.path, false)?;
-                let (bytes, _) = file.read_at(0, 1 << 20)?;
-                let words = Words::words_of(&String::from_utf8_lossy(&bytes));
+            NoteChange::Put(entry, text) => {
+                let words = Words::words_of(text.unwrap_or_default());
                 self.0
                     .notes
                     .insert(entry.path.clone(), (entry.stamp, words));

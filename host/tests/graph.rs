@@ -10,7 +10,7 @@ mod common;
 use std::time::{Duration, SystemTime};
 
 use common::Fixture;
-use memcap::{ContextAnswer, NoteType, ToolErrorKind as K};
+use memcap::{ContextAnswer, Memory, NoteType, ToolErrorKind as K};
 use serde_json::json;
 
 fn write(f: &Fixture, filename: &str, name: &str, note_type: NoteType, content: &str) {
@@ -287,6 +287,22 @@ fn a_frontmatter_permalink_keeps_links_across_a_rename() {
         related(&moved),
         [("/memories/a.md".into(), 1)],
         "the backlink follows the permalink"
+    );
+    // The saved graph lost or damaged: rebuilt from the files, the same.
+    let journal = f.root().join(".memcap/notes.jsonl");
+    std::fs::remove_file(&journal).unwrap();
+    assert_eq!(
+        target(&f).as_deref(),
+        Some("/memories/archive/2026/d-v1.md")
+    );
+    std::fs::write(&journal, b"{\"memcap_notes\": 1}\n\x00\xff garbage").unwrap();
+    let again = Memory::open(f.root()).unwrap();
+    let a = again
+        .build_context("memory://a", Some(1), None, None, None)
+        .unwrap();
+    assert_eq!(
+        a.primary[0].relations[0].resolved.as_deref(),
+        Some("/memories/archive/2026/d-v1.md")
     );
 }
 

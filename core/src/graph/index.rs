@@ -14,12 +14,10 @@ use std::collections::BTreeMap;
 use super::links::Graph;
 use super::node::Node;
 use crate::error::FsError;
-use crate::files;
 use crate::io::Io;
+use crate::layout::CHAT;
 use crate::notes::catalog::Catalog;
 use crate::notes::derived::{DerivedIndex, NoteChange};
-use crate::search::source::source_of;
-use crate::tools::Source;
 
 /// A saved state not decoded yet, and the changes taken since.
 struct Undecoded {
@@ -146,22 +144,19 @@ impl DerivedIndex for GraphIndex {
     }
 
     fn version(&self) -> u32 {
-        1
+        2
     }
 
-    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
+    fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<(), FsError> {
         let change = match change {
-            NoteChange::Put(entry) => {
+            NoteChange::Put(entry, text) => {
                 // Only markdown notes hold observations and relations (as in
                 // basic-memory), and conversation history is searched, not
                 // part of the graph; a note that cannot be read holds none.
                 // Every note can still be linked to.
-                let text =
-                    match is_markdown(&entry.path) && source_of(io, &entry.path) != Source::Chat {
-                        true => files::read_indexed(io, &entry.path).unwrap_or_default(),
-                        false => String::new(),
-                    };
-                Change::Put(Node::read(entry, &text))
+                let read = is_markdown(&entry.path) && entry.path.split('/').next() != Some(CHAT);
+                let text = text.filter(|_| read).unwrap_or_default();
+                Change::Put(Node::read(entry, text))
             }
             NoteChange::Removed(path) => Change::Removed(path.to_owned()),
         };

@@ -2,8 +2,6 @@
 //! one made from its path as basic-memory makes them) and the keys a
 //! relation's target is looked up by (title, permalink, path).
 
-use std::hash::{DefaultHasher, Hash, Hasher};
-
 use unicode_normalization::UnicodeNormalization;
 
 /// A lookup key: NFC, lowercase, trimmed, `\` as `/`, no leading `/`.
@@ -96,13 +94,22 @@ pub fn declared_permalink(declared: Option<&str>) -> Option<&str> {
         .filter(|p| !p.is_empty())
 }
 
-/// The hash a name is kept under in the graph's maps: a 64-bit hash of its
-/// key, so the maps hold numbers, not strings (two names of one hash, about
-/// one chance in 10^9 at a million names, would be taken for one).
+/// The hash a name is kept under in the graph's maps, so they hold numbers,
+/// not strings (two names of one hash, about one chance in 10^8 at a
+/// million names, would be taken for one). FNV-1a over the key's bytes: it
+/// is saved with the graph, so it must not change with the toolchain, as
+/// std's `DefaultHasher` may.
 pub fn hash(key: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    key.hash(&mut hasher);
-    hasher.finish()
+    fnv1a(key.as_bytes())
+}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes
+        .iter()
+        .fold(OFFSET, |h, &b| (h ^ u64::from(b)).wrapping_mul(PRIME))
 }
 
 /// The keys a note is found by: its title, its permalink, its path
@@ -158,6 +165,14 @@ mod tests {
         assert_eq!(slug("Version 2.0.0"), "version-2.0.0");
         assert_eq!(slug("notes/camelCaseName.md"), "notes/camel-case-name");
         assert_eq!(slug("people/Bob's notes.md"), "people/bobs-notes");
+    }
+
+    #[test]
+    fn the_saved_hash_is_fnv1a() {
+        // The published test vectors: a saved graph stays readable.
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash("foobar"), 0x8594_4171_f739_67e8);
     }
 
     #[test]

@@ -22,8 +22,10 @@ use crate::io::Io;
 /// One change among the notes.
 #[derive(Clone, Copy, Debug)]
 pub enum NoteChange<'a> {
-    /// A note is new, or changed since the index last took it.
-    Put(&'a Entry),
+    /// A note is new, or changed since the index last took it, with its
+    /// text as read now (read once for every index), `None` when it cannot
+    /// be read or is not UTF-8 text.
+    Put(&'a Entry, Option<&'a str>),
     /// The note at this root-relative path is gone.
     Removed(&'a str),
 }
@@ -37,8 +39,8 @@ pub trait DerivedIndex {
     /// another version is never restored (the index is rebuilt instead).
     fn version(&self) -> u32;
 
-    /// Takes one change. The note's text, when needed, is read through `io`;
-    /// the cost should be proportional to the note, not to the store.
+    /// Takes one change; the cost should be proportional to the note, not
+    /// to the store.
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError>;
 
     /// Its whole state, for the journal's snapshot. An index may answer
@@ -86,7 +88,8 @@ pub fn verify<'a>(
     let mut changes = 0;
     for entry in notes {
         if held.remove(&entry.path) != Some(entry.stamp.digest()) {
-            index.apply(io, NoteChange::Put(entry))?;
+            let text = crate::files::read_indexed(io, &entry.path);
+            index.apply(io, NoteChange::Put(entry, text.as_deref()))?;
             changes += 1;
         }
     }
@@ -124,8 +127,12 @@ impl Derived {
             return Ok(());
         }
         for record in records {
+            let text;
             let change = match record {
-                Record::Put(entry) => NoteChange::Put(entry),
+                Record::Put(entry) => {
+                    text = crate::files::read_indexed(io, &entry.path);
+                    NoteChange::Put(entry, text.as_deref())
+                }
                 Record::Del(path) => NoteChange::Removed(path),
                 _ => continue,
             };

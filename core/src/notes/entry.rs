@@ -27,10 +27,15 @@ impl FileStamp {
     /// The stamp as one number, for indexes that only need to tell whether
     /// a note changed since they took it (equal stamps, equal digests).
     pub fn digest(&self) -> u64 {
-        use std::hash::{DefaultHasher, Hash, Hasher};
-        let mut hasher = DefaultHasher::new();
-        (self.size, self.modified, self.changed).hash(&mut hasher);
-        hasher.finish()
+        let mut bytes = Vec::with_capacity(40);
+        bytes.extend(self.size.to_le_bytes());
+        for time in [self.modified, self.changed] {
+            // A missing time as a value no stamp has (nanoseconds < 10^9).
+            let (seconds, nanos) = time.unwrap_or((u64::MAX, u32::MAX));
+            bytes.extend(seconds.to_le_bytes());
+            bytes.extend(nanos.to_le_bytes());
+        }
+        crate::graph::names::fnv1a(&bytes)
     }
 
     /// A stamp of `size` bytes and no times, for tests.

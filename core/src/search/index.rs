@@ -23,7 +23,6 @@ use super::frozen::{Frozen, Posting, SavedChunk, Writer};
 use super::score;
 use super::terms::Analyzer;
 use crate::error::FsError;
-use crate::files;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::derived::{DerivedIndex, NoteChange};
@@ -534,12 +533,12 @@ impl DerivedIndex for SearchIndex {
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
         match change {
-            NoteChange::Put(entry) => {
+            NoteChange::Put(entry, text) => {
                 // A note that cannot be read (no permission, gone meanwhile)
                 // or is not UTF-8 text has no passages; the catalog lists its
                 // problem, and the rest of the memory stays searchable.
-                let text = files::read_indexed(io, &entry.path).unwrap_or_default();
-                self.put(&entry.path, entry.stamp, &text, io.env.embedder());
+                let text = text.unwrap_or_default();
+                self.put(&entry.path, entry.stamp, text, io.env.embedder());
             }
             NoteChange::Removed(path) => self.remove(path),
         }
