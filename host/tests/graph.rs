@@ -466,20 +466,18 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
     let all = search(json!({}));
     assert_eq!(all["results"].as_array().unwrap().len(), 3, "{all}");
     // A hit names the observations and relations on its lines.
-    let decision = all["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["text"].as_str().unwrap().contains("[decision]"))
-        .unwrap();
+    let holding = |words: &str| -> &serde_json::Value {
+        all["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["text"].as_str().unwrap().contains(words))
+            .unwrap()
+    };
+    let decision = holding("[decision]");
     assert_eq!(decision["observations"][0]["category"], "decision");
     assert_eq!(decision["observations"][0]["context"], "JSON support");
-    let hosting = all["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["text"].as_str().unwrap().contains("[idea]"))
-        .unwrap();
+    let hosting = holding("[idea]");
     assert_eq!(hosting["relations"][0]["relationType"], "depends_on");
     assert_eq!(hosting["relations"][0]["target"], "Auth");
     // Each filter, alone and together.

@@ -6,6 +6,7 @@ use std::collections::{HashSet, VecDeque};
 
 use crate::error::{Result, ToolError};
 use crate::files;
+use crate::graph::Observation;
 use crate::graph::index::GraphIndex;
 use crate::graph::links::{Graph, NoteId};
 use crate::graph::node::{Node, UNCATEGORIZED};
@@ -143,13 +144,7 @@ pub fn read_items(
     let observations = parsed
         .observations
         .into_iter()
-        .map(|o| ObservationItem {
-            category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
-            content: o.content,
-            tags: o.tags,
-            context: o.context,
-            line: o.line + before,
-        })
+        .map(|o| observation_item(o, before))
         .collect();
     let relations = parsed
         .relations
@@ -165,6 +160,19 @@ pub fn read_items(
         })
         .collect();
     (observations, relations)
+}
+
+/// An observation as answers give it: `note` for one without a category,
+/// its line counted from the top of the file (`before` lines precede the
+/// body).
+pub fn observation_item(o: Observation, before: u32) -> ObservationItem {
+    ObservationItem {
+        category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
+        content: o.content,
+        tags: o.tags,
+        context: o.context,
+        line: o.line + before,
+    }
 }
 
 fn context_note(io: &Io, catalog: &Catalog, graph: &Graph, id: NoteId) -> ContextNote {

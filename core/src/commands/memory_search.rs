@@ -5,12 +5,11 @@
 
 use std::collections::HashMap;
 
-use crate::commands::build_context::note_type;
+use crate::commands::build_context::{note_type, observation_item};
 use crate::error::Result;
 use crate::files;
 use crate::graph::index::GraphIndex;
 use crate::graph::links::Graph;
-use crate::graph::node::UNCATEGORIZED;
 use crate::graph::timeframe::Timeframe;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
@@ -224,13 +223,7 @@ fn written_on(path: &str, text: &str, hit: &Hit) -> (Vec<ObservationItem>, Vec<W
         .observations
         .into_iter()
         .filter(|o| on_hit(o.line))
-        .map(|o| ObservationItem {
-            category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
-            content: o.content,
-            tags: o.tags,
-            context: o.context,
-            line: o.line + before,
-        })
+        .map(|o| observation_item(o, before))
         .collect();
     let relations = parsed
         .relations

@@ -7,6 +7,8 @@
 //! fresh snapshot under a new generation. Not synced: it is a cache, and a
 //! lost or torn record only means a note is read again.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
 use super::catalog::{Catalog, Entry, FileStamp};
@@ -38,7 +40,9 @@ struct Header {
 #[derive(Serialize, Deserialize, Clone)]
 #[serde(rename_all = "lowercase")]
 pub(super) enum Record {
-    Put(Entry),
+    /// Shared with the catalog: a rebuild queues every note once, not a
+    /// copy of each.
+    Put(Rc<Entry>),
     Del(String),
     /// A directory's stamp as of its last listing.
     Dir(String, FileStamp),

@@ -11,6 +11,8 @@
 //! Long because the three ways of looking share one clock, one budget and
 //! one rule for trusting a stamp; apart, they would drift.
 
+use std::rc::Rc;
+
 use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
 use super::is_note_path;
@@ -367,7 +369,7 @@ impl Catalog {
             // Reread only because its stamp is young: nothing to record.
             return Ok(());
         }
-        self.record(Record::Put(entry))
+        self.record(Record::Put(Rc::new(entry)))
     }
 }
 

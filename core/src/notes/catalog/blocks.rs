@@ -34,7 +34,7 @@ impl Catalog {
             .last()
             .map(|e| (Reverse(e.recency()), Rc::from(e.path.as_str())));
         for entry in recent {
-            catalog.admit(entry);
+            catalog.admit(Rc::new(entry));
         }
         catalog.blocks = Some(blocks);
         if catalog.before_horizon >= catalog.notes {
@@ -74,7 +74,7 @@ impl Catalog {
         for entry in read {
             // A note read already (a recent one) may have changed since.
             if !self.entries.contains_key(entry.path.as_str()) {
-                self.admit(entry);
+                self.admit(Rc::new(entry));
             }
         }
         if done {

@@ -62,7 +62,7 @@ impl Catalog {
         Ok(())
     }
 
-    pub(super) fn put(&mut self, entry: Entry) -> Result<(), FsError> {
+    pub(super) fn put(&mut self, entry: Rc<Entry>) -> Result<(), FsError> {
         self.remove(&entry.path)?;
         self.by_type[entry.meta.kind as usize] += 1;
         self.bytes += entry.stamp.size;
@@ -73,9 +73,8 @@ impl Catalog {
 
     /// Adds a note the totals already count (read from the snapshot, or
     /// counted by `put`).
-    pub(super) fn admit(&mut self, entry: Entry) {
+    pub(super) fn admit(&mut self, entry: Rc<Entry>) {
         let key: Rc<str> = Rc::from(entry.path.as_str());
-        let entry = Rc::new(entry);
         let recency = (Reverse(entry.recency()), Rc::clone(&key));
         if self.horizon.as_ref().is_some_and(|h| recency <= *h) {
             self.before_horizon += 1;
