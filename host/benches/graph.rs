@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{median_ms, memcap, store_sizes, time_ms};
+use common::{make_old, median_ms, memcap, store_sizes, time_ms};
 use memcap::Memory;
 
 /// xorshift: the same store on every run.
@@ -28,11 +28,10 @@ impl Rng {
 
 const RELATION_TYPES: [&str; 5] = ["depends_on", "relates_to", "part_of", "owned_by", "follows"];
 
-/// Writes `notes` notes, an hour old; returns how many relations they hold.
+/// Writes `notes` notes, an hour old ([`make_old`]); returns how many relations they hold.
 fn plant(root: &Path, notes: usize) -> usize {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut relations = 0;
-    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     for i in 0..notes {
         let dir = root.join(format!("area-{:02}", i % 50));
         std::fs::create_dir_all(&dir).unwrap();
@@ -58,12 +57,7 @@ fn plant(root: &Path, notes: usize) -> usize {
         }
         let path = dir.join(format!("topic-{i:06}.md"));
         std::fs::write(&path, text).unwrap();
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(hour_ago)
-            .unwrap();
+        make_old(&path);
     }
     relations
 }

@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::time::{Duration, SystemTime};
-
 use common::Fixture;
 use memcap::{ContextAnswer, Memory, NoteType, ToolErrorKind as K};
 use serde_json::json;
@@ -201,13 +199,7 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
     // Recent activity: newest first, by the files' stamps; an old file
     // another program left is outside a week but inside a year.
     f.plant("archive/old.md", "- [fact] From last spring\n");
-    let old = SystemTime::now() - Duration::from_secs(40 * 86_400);
-    std::fs::File::options()
-        .write(true)
-        .open(f.root().join("archive/old.md"))
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    f.age("archive/old.md", 40 * 86_400);
     let week = f.memory.recent_activity(None, None, None).unwrap();
     let paths: Vec<&str> = week.items.iter().map(|i| i.note.path.as_str()).collect();
     assert_eq!(week.timeframe, "7d");
@@ -351,13 +343,7 @@ fn bad_urls_and_parameters_say_what_to_send() {
         );
     }
     // A pattern some notes match, none of them changed in the timeframe.
-    let old = SystemTime::now() - Duration::from_secs(10 * 86_400);
-    std::fs::File::options()
-        .write(true)
-        .open(f.root().join("a.md"))
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    f.age("a.md", 10 * 86_400);
     let e = f
         .memory
         .build_context("memory://*", None, Some("7d"), None, None)
@@ -512,13 +498,7 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
             .len(),
         3
     );
-    let old = SystemTime::now() - Duration::from_secs(30 * 86_400);
-    std::fs::File::options()
-        .write(true)
-        .open(f.root().join("people/carol.md"))
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    f.age("people/carol.md", 30 * 86_400);
     let changed = json!({"command": "changed", "paths": ["/memories/people/carol.md"]});
     assert!(!f.memory.call(&changed.to_string()).is_error);
     let recent = search(json!({"after_date": "7d"}));

@@ -6,7 +6,6 @@ use std::collections::{HashSet, VecDeque};
 
 use crate::error::{Result, ToolError};
 use crate::files;
-use crate::graph::Observation;
 use crate::graph::index::GraphIndex;
 use crate::graph::links::{Graph, NoteId};
 use crate::graph::node::{Node, UNCATEGORIZED};
@@ -16,7 +15,8 @@ use crate::notes::catalog::Catalog;
 use crate::notes::frontmatter::Meta;
 use crate::notes::{frontmatter, maintain};
 use crate::output::{
-    ContextAnswer, ContextNote, GraphNote, ObservationItem, Output, Page, RelatedNote, RelationItem,
+    ContextAnswer, ContextNote, GraphNote, ObservationItem, Output, Page, RelatedNote,
+    RelationItem, WrittenRelation,
 };
 use crate::text::rfc3339;
 
@@ -32,7 +32,7 @@ pub const MAX_RELATED_LIMIT: u32 = 50;
 
 /// What a URL names, as the graph looks it up: `memory://` and a leading
 /// `/memories/` taken off.
-pub fn pattern_of(url: &str) -> &str {
+fn pattern_of(url: &str) -> &str {
     let url = url.trim();
     let url = url.strip_prefix("memory://").unwrap_or(url);
     let url = url.strip_prefix("/memories/").unwrap_or(url);
@@ -129,30 +129,26 @@ pub fn note_type(meta: &Meta) -> String {
     }
 }
 
-/// The observations and relations the note's file holds now, with the
-/// file's line numbers (none when it cannot be read).
-pub fn read_items(
-    io: &Io,
-    graph: &Graph,
-    node: &Node,
-) -> (Vec<ObservationItem>, Vec<RelationItem>) {
-    let Some(text) = files::read_indexed(io, &node.path) else {
-        return (Vec::new(), Vec::new());
-    };
-    let (body, before) = frontmatter::body(&text);
+/// The observations and relations written in a note's `text`, with the
+/// file's line numbers (the body after the frontmatter is what is read).
+pub fn written_items(text: &str) -> (Vec<ObservationItem>, Vec<WrittenRelation>) {
+    let (body, before) = frontmatter::body(text);
     let parsed = crate::graph::parse(body);
     let observations = parsed
         .observations
         .into_iter()
-        .map(|o| observation_item(o, before))
+        .map(|o| ObservationItem {
+            category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
+            content: o.content,
+            tags: o.tags,
+            context: o.context,
+            line: o.line + before,
+        })
         .collect();
     let relations = parsed
         .relations
         .into_iter()
-        .map(|r| RelationItem {
-            resolved: graph
-                .resolve(&node.path, &r.target)
-                .map(|id| format!("/memories/{}", graph.node(id).path)),
+        .map(|r| WrittenRelation {
             relation_type: r.kind,
             target: r.target,
             context: r.context,
@@ -162,22 +158,34 @@ pub fn read_items(
     (observations, relations)
 }
 
-/// An observation as answers give it: `note` for one without a category,
-/// its line counted from the top of the file (`before` lines precede the
-/// body).
-pub fn observation_item(o: Observation, before: u32) -> ObservationItem {
-    ObservationItem {
-        category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
-        content: o.content,
-        tags: o.tags,
-        context: o.context,
-        line: o.line + before,
+/// What the note's file holds now ([`written_items`]; nothing when it
+/// cannot be read).
+pub fn read_items(io: &Io, node: &Node) -> (Vec<ObservationItem>, Vec<WrittenRelation>) {
+    files::read_indexed(io, &node.path)
+        .map(|text| written_items(&text))
+        .unwrap_or_default()
+}
+
+/// A relation of the note `node` with the note it reaches, if any.
+pub fn resolved(graph: &Graph, node: &Node, written: WrittenRelation) -> RelationItem {
+    RelationItem {
+        resolved: graph
+            .resolve(&node.path, &written.target)
+            .map(|id| format!("/memories/{}", graph.node(id).path)),
+        relation_type: written.relation_type,
+        target: written.target,
+        context: written.context,
+        line: written.line,
     }
 }
 
 fn context_note(io: &Io, catalog: &Catalog, graph: &Graph, id: NoteId) -> ContextNote {
     let node = graph.node(id);
-    let (mut observations, mut relations) = read_items(io, graph, node);
+    let (mut observations, relations) = read_items(io, node);
+    let mut relations: Vec<RelationItem> = relations
+        .into_iter()
+        .map(|r| resolved(graph, node, r))
+        .collect();
     let more_observations = observations.len().saturating_sub(ITEMS_SHOWN);
     let more_relations = relations.len().saturating_sub(ITEMS_SHOWN);
     observations.truncate(ITEMS_SHOWN);

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::commands::build_context::{note_type, observation_item};
+use crate::commands::build_context::{note_type, written_items};
 use crate::error::Result;
 use crate::files;
 use crate::graph::index::GraphIndex;
@@ -13,7 +13,6 @@ use crate::graph::links::Graph;
 use crate::graph::timeframe::Timeframe;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
-use crate::notes::frontmatter;
 use crate::notes::maintain::{self, Needs};
 use crate::output::{
     ObservationItem, Output, SearchAnswer, SearchResult, SearchStats, WrittenRelation,
@@ -216,26 +215,10 @@ fn written_on(path: &str, text: &str, hit: &Hit) -> (Vec<ObservationItem>, Vec<W
     if !crate::graph::index::is_markdown(path) || !text.contains(['[', '#']) {
         return (Vec::new(), Vec::new());
     }
-    let (body, before) = frontmatter::body(text);
-    let parsed = crate::graph::parse(body);
-    let on_hit = |line: u32| (hit.first..=hit.last).contains(&(line + before));
-    let observations = parsed
-        .observations
-        .into_iter()
-        .filter(|o| on_hit(o.line))
-        .map(|o| observation_item(o, before))
-        .collect();
-    let relations = parsed
-        .relations
-        .into_iter()
-        .filter(|r| on_hit(r.line))
-        .map(|r| WrittenRelation {
-            relation_type: r.kind,
-            target: r.target,
-            context: r.context,
-            line: r.line + before,
-        })
-        .collect();
+    let on_hit = |line: u32| (hit.first..=hit.last).contains(&line);
+    let (mut observations, mut relations) = written_items(text);
+    observations.retain(|o| on_hit(o.line));
+    relations.retain(|r| on_hit(r.line));
     (observations, relations)
 }
 

@@ -11,7 +11,7 @@ use crate::notes::maintain;
 use crate::output::{ActivityAnswer, ActivityItem, Output, Page};
 use crate::text::rfc3339;
 
-use super::build_context::{graph_note, note_type, read_items};
+use super::build_context::{graph_note, note_type, read_items, resolved};
 
 /// Items on one page.
 pub const PER_PAGE: usize = 10;
@@ -114,7 +114,7 @@ pub fn recent_activity(
                     items.push(entity("entity"));
                 }
                 Some(ActivityType::Observation) | Some(ActivityType::Relation) => {
-                    let (observations, relations) = read_items(io, &graph, node);
+                    let (observations, relations) = read_items(io, node);
                     let wanted = PER_PAGE - items.len();
                     let read: Box<dyn Iterator<Item = ActivityItem>> = match kind {
                         Some(ActivityType::Observation) => {
@@ -124,7 +124,7 @@ pub fn recent_activity(
                             }))
                         }
                         _ => Box::new(relations.into_iter().skip(skip).map(|r| ActivityItem {
-                            relation: Some(r),
+                            relation: Some(resolved(&graph, node, r)),
                             ..entity("relation")
                         })),
                     };

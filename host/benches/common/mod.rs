@@ -32,14 +32,18 @@ pub fn plant(root: &Path, notes: usize) {
         .unwrap();
         // A store's notes are mostly old; memcap rereads files changed in the
         // last seconds whatever their stamp says.
-        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .unwrap()
-            .set_modified(hour_ago)
-            .unwrap();
+        make_old(&path);
     }
+}
+
+/// Sets a planted file's modification time an hour back.
+pub fn make_old(path: &Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|file| file.set_modified(hour_ago))
+        .unwrap();
 }
 
 /// One-shot `memcap --root ROOT ARGS…`: its stdout (it must succeed).

@@ -51,6 +51,17 @@ impl Fixture {
         std::fs::write(path, bytes).unwrap();
     }
 
+    /// Sets the file `rel`'s modification time `seconds` back from now, as
+    /// a file another program left long ago has it.
+    pub fn age(&self, rel: &str, seconds: u64) {
+        let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
+        std::fs::File::options()
+            .write(true)
+            .open(self.root().join(rel))
+            .and_then(|file| file.set_modified(then))
+            .unwrap();
+    }
+
     /// Reads a file directly on the host.
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.root().join(rel)).unwrap()
