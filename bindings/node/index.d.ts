@@ -35,6 +35,18 @@ export interface ToolDefinition {
 
 export type Source = 'all' | 'memory' | 'chat' | 'custom';
 
+/** What `memorySearch` keeps: each list any of its items (case aside), all given together. */
+export interface SearchFilters {
+  /** Observation categories on the passage's lines: `['decision']`. */
+  categories?: string[] | string;
+  /** Observation tags on those lines, `#` or not: `['db']`. */
+  tags?: string[] | string;
+  /** Note types: `['project']`, or another vault's `['person']`. */
+  types?: string[] | string;
+  /** Notes changed since: `2026-11-01`, `7d`, `2 weeks`. */
+  afterDate?: string;
+}
+
 export interface SearchResult {
   path: string;
   /** `first-last`, as `memoryGet` takes them. */
@@ -165,7 +177,7 @@ export class Memory {
   memoryUpdate(filename: string, oldStr: string, newStr: string): Promise<string>;
   memoryDelete(filename: string): Promise<string>;
   memoryGuide(): Promise<string>;
-  memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source): Promise<SearchAnswer>;
+  memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source, filters?: SearchFilters): Promise<SearchAnswer>;
   memoryGet(path: string, first?: number, last?: number): Promise<GetAnswer>;
   memoryStats(): Promise<StatsAnswer>;
   buildContext(url: string, depth?: number, timeframe?: string, maxRelated?: number, page?: number): Promise<ContextAnswer>;

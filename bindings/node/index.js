@@ -204,9 +204,16 @@ export class Memory {
   memoryGuide() {
     return this.#export('notes', 'memoryGuide', [], false);
   }
-  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks}`. */
-  memorySearch(query, maxResults, minScore, source) {
-    return this.#export('search', 'memorySearch', [query, maxResults, minScore, source], false);
+  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks}`; `filters` (`{categories, tags, types, afterDate}`, each optional) keeps passages holding an observation of one of `categories` with one of `tags`, in notes of one of `types` changed since `afterDate` (`2026-11-01`, `7d`). */
+  memorySearch(query, maxResults, minScore, source, filters) {
+    const list = (items) => (items === undefined ? [] : typeof items === 'string' ? [items] : [...items]);
+    const record = filters && {
+      categories: list(filters.categories),
+      tags: list(filters.tags),
+      types: list(filters.types),
+      afterDate: filters.afterDate ?? undefined,
+    };
+    return this.#export('search', 'memorySearch', [query, maxResults, minScore, source, record], false);
   }
   /** Lines `first`..`last` of a file: `{path, lines, text, totalLines, more}`. */
   memoryGet(path, first, last) {

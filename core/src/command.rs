@@ -117,6 +117,7 @@ impl Command {
         max_results: u32,
         min_score: f32,
         source: Source,
+        filters: SearchFilters,
     ) -> Result<Command> {
         if query.trim().is_empty() {
             return Err(invalid(
@@ -142,7 +143,7 @@ impl Command {
             max_results,
             min_score,
             source,
-            filters: SearchFilters::default(),
+            filters,
         })
     }
 }
@@ -238,12 +239,12 @@ pub fn parse(input: &str) -> Result<Command> {
             max_results: args.max_results(command)?,
             min_score: args.min_score(command)?,
             source: args.source(command)?,
-            filters: SearchFilters {
-                categories: args.strings(command, "categories")?,
-                tags: args.strings(command, "tags")?,
-                types: args.strings(command, "types")?,
-                after: args.timeframe_named(command, "after_date")?,
-            },
+            filters: search_filters(
+                args.strings(command, "categories")?,
+                args.strings(command, "tags")?,
+                args.strings(command, "types")?,
+                Some(args.optional_string(command, "after_date")?),
+            )?,
         },
         "memory_get" => {
             let (first, last) = args.line_window(command)?;
@@ -322,6 +323,46 @@ fn json_problem(e: &serde_json::Error) -> String {
         "Invalid tool input: not valid JSON ({e}). Send one object such as \
          {{\"command\": \"view\", \"path\": \"/memories\"}}."
     )
+}
+
+/// `memory_search`'s filters from their parts, as `call` and the typed
+/// function both take them: items trimmed, tags with or without `#`, empty
+/// items dropped; `after_date` empty or missing is no bound.
+pub fn search_filters(
+    categories: Vec<String>,
+    tags: Vec<String>,
+    types: Vec<String>,
+    after_date: Option<&str>,
+) -> Result<SearchFilters> {
+    let clean = |items: Vec<String>, strip: &[char]| -> Vec<String> {
+        items
+            .iter()
+            .map(|item| item.trim().trim_start_matches(strip).to_owned())
+            .filter(|item| !item.is_empty())
+            .collect()
+    };
+    Ok(SearchFilters {
+        categories: clean(categories, &[]),
+        tags: clean(tags, &['#']),
+        types: clean(types, &[]),
+        after: timeframe_param("memory_search", "after_date", after_date.unwrap_or(""))?,
+    })
+}
+
+/// `text` sent as the field `name` read as a [`Timeframe`], with the words
+/// sent; empty is none.
+fn timeframe_param(command: &str, name: &str, text: &str) -> Result<Option<(String, Timeframe)>> {
+    match text.trim() {
+        "" => Ok(None),
+        trimmed => Timeframe::parse(trimmed)
+            .map(|t| Some((trimmed.to_owned(), t)))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "Parameter \"{name}\" for command {command} must be {}; got {text:?}.",
+                    timeframe::ACCEPTED
+                ))
+            }),
+    }
 }
 
 fn invalid(message: String) -> ToolError {
@@ -618,17 +659,7 @@ impl Args<'_> {
 
     /// An optional field `name` read as a [`Timeframe`], with the words sent.
     fn timeframe_named(&self, command: &str, name: &str) -> Result<Option<(String, Timeframe)>> {
-        match self.optional_string(command, name)? {
-            "" => Ok(None),
-            text => Timeframe::parse(text)
-                .map(|t| Some((text.trim().to_owned(), t)))
-                .ok_or_else(|| {
-                    invalid(format!(
-                        "Parameter \"{name}\" for command {command} must be {}; got {text:?}.",
-                        timeframe::ACCEPTED
-                    ))
-                }),
-        }
+        timeframe_param(command, name, self.optional_string(command, name)?)
     }
 
     /// `view_range` is used only when it holds exactly two items, as in the SDK;

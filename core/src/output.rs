@@ -200,6 +200,8 @@ pub struct NoteInfo {
     pub permalink: Option<String>,
     pub problem: Option<String>,
     pub frontmatter: bool,
+    /// Relations the note writes (links to other notes).
+    pub relations: u32,
 }
 
 /// One note in full, as `memory_read` returns it.

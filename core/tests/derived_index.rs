@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use memcap_core::error::FsError;
 use memcap_core::notes::catalog;
-use memcap_core::notes::derived::{DerivedIndex, NoteChange};
+use memcap_core::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
 use memcap_core::notes::entry::FileStamp;
 use memcap_core::storage::Storage;
 use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
@@ -41,7 +41,7 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
     fn version(&self) -> u32 {
         VERSION
     }
-    fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<(), FsError> {
+    fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
         match change {
             NoteChange::Put(entry, text) => {
                 let words = Words::words_of(text.unwrap_or_default());
@@ -53,7 +53,7 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
                 self.0.notes.remove(path);
             }
         }
-        Ok(())
+        Ok(NoteFacts::default())
     }
     fn persist(&mut self) -> Cow<'_, [u8]> {
         Cow::Owned(serde_json::to_vec(&self.0).unwrap())
@@ -213,7 +213,7 @@ fn a_damaged_part_costs_a_rebuild_never_a_wrong_answer() {
             fn version(&self) -> u32 {
                 1
             }
-            fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
+            fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
                 self.0.apply(io, change)
             }
             fn persist(&mut self) -> Cow<'_, [u8]> {

@@ -114,6 +114,7 @@ macro_rules! search_functions {
             max_results: Option<u32>,
             min_score: Option<f32>,
             source: Option<WitSource>,
+            filters: Option<WitSearchFilters>,
         ) -> Result<WitSearchAnswer, WitError> {
             use memcap_core::tools::{MAX_RESULTS_DEFAULT, MIN_SCORE_DEFAULT, Source};
             let source = match source.unwrap_or(WitSource::All) {
@@ -122,12 +123,27 @@ macro_rules! search_functions {
                 WitSource::Chat => Source::Chat,
                 WitSource::Custom => Source::Custom,
             };
-            let command = memcap_core::command::Command::search(
-                query,
-                max_results.unwrap_or(MAX_RESULTS_DEFAULT),
-                min_score.unwrap_or(MIN_SCORE_DEFAULT),
-                source,
+            let filters = filters.unwrap_or(WitSearchFilters {
+                categories: Vec::new(),
+                tags: Vec::new(),
+                types: Vec::new(),
+                after_date: None,
+            });
+            let command = memcap_core::command::search_filters(
+                filters.categories,
+                filters.tags,
+                filters.types,
+                filters.after_date.as_deref(),
             )
+            .and_then(|filters| {
+                memcap_core::command::Command::search(
+                    query,
+                    max_results.unwrap_or(MAX_RESULTS_DEFAULT),
+                    min_score.unwrap_or(MIN_SCORE_DEFAULT),
+                    source,
+                    filters,
+                )
+            })
             .map_err(|e| $crate::to_wit_error!(WitError, e))?;
             match $crate::execute(command) {
                 Ok(memcap_core::output::Output::Search(a)) => Ok(WitSearchAnswer {

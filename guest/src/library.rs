@@ -18,9 +18,10 @@ use exports::memcap::memory::types::{
     ContextAnswer as WitContextAnswer, ContextNote as WitContextNote, DataResult as WitDataResult,
     GetAnswer as WitGetAnswer, GraphNote as WitGraphNote, NoteType as WitNoteType,
     Observation as WitObservation, RelatedNote as WitRelatedNote, Relation as WitRelation,
-    SearchAnswer as WitSearchAnswer, SearchResult as WitSearchResult, Source as WitSource,
-    StatsAnswer as WitStatsAnswer, ToolDefinition as WitTool, ToolError as WitError,
-    ToolResult as WitResult, WrittenRelation as WitWrittenRelation,
+    SearchAnswer as WitSearchAnswer, SearchFilters as WitSearchFilters,
+    SearchResult as WitSearchResult, Source as WitSource, StatsAnswer as WitStatsAnswer,
+    ToolDefinition as WitTool, ToolError as WitError, ToolResult as WitResult,
+    WrittenRelation as WitWrittenRelation,
 };
 use exports::memcap::memory::{files, graph, notes as note_tools, search, tool};
 use memcap_core::commands::record_turn::Role;
@@ -122,8 +123,9 @@ impl search::Guest for Component {
         max_results: Option<u32>,
         min_score: Option<f32>,
         source: Option<WitSource>,
+        filters: Option<WitSearchFilters>,
     ) -> Result<WitSearchAnswer, WitError> {
-        search_answer(query, max_results, min_score, source)
+        search_answer(query, max_results, min_score, source, filters)
     }
 
     fn memory_get(

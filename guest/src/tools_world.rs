@@ -18,8 +18,8 @@ use memcap::memory::types::{
     ContextAnswer as WitContextAnswer, ContextNote as WitContextNote, GetAnswer as WitGetAnswer,
     GraphNote as WitGraphNote, NoteType as WitNoteType, Observation as WitObservation,
     RelatedNote as WitRelatedNote, Relation as WitRelation, SearchAnswer as WitSearchAnswer,
-    SearchResult as WitSearchResult, Source as WitSource, StatsAnswer as WitStatsAnswer,
-    ToolError as WitError, WrittenRelation as WitWrittenRelation,
+    SearchFilters as WitSearchFilters, SearchResult as WitSearchResult, Source as WitSource,
+    StatsAnswer as WitStatsAnswer, ToolError as WitError, WrittenRelation as WitWrittenRelation,
 };
 
 struct Component;
@@ -124,8 +124,9 @@ impl Guest for Component {
         max_results: Option<u32>,
         min_score: Option<f32>,
         source: Option<WitSource>,
+        filters: Option<WitSearchFilters>,
     ) -> Result<WitSearchAnswer, WitError> {
-        search_answer(query, max_results, min_score, source)
+        search_answer(query, max_results, min_score, source, filters)
     }
 
     fn memory_get(

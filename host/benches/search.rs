@@ -122,11 +122,13 @@ fn measure(notes: usize) -> Row {
     );
 
     let memory = Memory::open(&root).unwrap();
-    memory.memory_search("warm up", None, None, None).unwrap();
+    memory
+        .memory_search("warm up", None, None, None, None)
+        .unwrap();
     let warm = median_ms(
         queries
             .iter()
-            .map(|q| time_ms(|| drop(memory.memory_search(q, None, None, None).unwrap())))
+            .map(|q| time_ms(|| drop(memory.memory_search(q, None, None, None, None).unwrap())))
             .collect(),
     );
     let change = median_ms(

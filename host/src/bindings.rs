@@ -11,5 +11,5 @@ pub use exports::memcap::memory::types::ToolError as WitError;
 pub use exports::memcap::memory::types::ToolResult as WitResult;
 pub use exports::memcap::memory::types::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, Observation,
-    RelatedNote, Relation, SearchAnswer, SearchResult, Source, StatsAnswer,
+    RelatedNote, Relation, SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer,
 };

@@ -23,7 +23,8 @@ pub mod watch;
 
 pub use bindings::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
-    Observation, RelatedNote, Relation, Role, SearchAnswer, SearchResult, Source, StatsAnswer,
+    Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,
+    StatsAnswer,
 };
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;

@@ -7,8 +7,8 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use crate::bindings::{
-    ActivityAnswer, ContextAnswer, GetAnswer, Memcap, NoteType, Role, SearchAnswer, Source,
-    StatsAnswer, WitResult,
+    ActivityAnswer, ContextAnswer, GetAnswer, Memcap, NoteType, Role, SearchAnswer, SearchFilters,
+    Source, StatsAnswer, WitResult,
 };
 use crate::error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
@@ -483,17 +483,25 @@ impl Memory {
 
     /// The passages that best answer `query` (WIT `memory-search`): at most
     /// `max_results` (1 to 20, default 6) scoring at least `min_score` (0 to
-    /// 1, default 0.35), from `source` (default all).
+    /// 1, default 0.35), from `source` (default all), kept by `filters`
+    /// (categories, tags, types, after-date; none keeps every passage).
     pub fn memory_search(
         &self,
         query: &str,
         max_results: Option<u32>,
         min_score: Option<f32>,
         source: Option<Source>,
+        filters: Option<&SearchFilters>,
     ) -> Result<SearchAnswer, ToolError> {
         self.invoke(query.len(), false, |b, s| {
-            b.memcap_memory_search()
-                .call_memory_search(s, query, max_results, min_score, source)
+            b.memcap_memory_search().call_memory_search(
+                s,
+                query,
+                max_results,
+                min_score,
+                source,
+                filters,
+            )
         })?
         .map_err(ToolError::from)
     }

@@ -8,7 +8,7 @@
 mod common;
 
 use common::Fixture;
-use memcap::{ContextAnswer, Memory, NoteType, ToolErrorKind as K};
+use memcap::{ContextAnswer, Memory, NoteType, SearchFilters, ToolErrorKind as K};
 use serde_json::json;
 
 fn write(f: &Fixture, filename: &str, name: &str, note_type: NoteType, content: &str) {
@@ -95,6 +95,15 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
         ),
         (1, 3, 2, 2)
     );
+    // The index and memory_view count the relations a note writes.
+    assert!(
+        f.read("MEMORY.md")
+            .contains("- [Alpha](projects/alpha.md) (2 relations)\n"),
+        "{}",
+        f.read("MEMORY.md")
+    );
+    let all = f.memory.memory_view(true).unwrap();
+    assert!(all.contains("  relations: 2 (build_context"), "{all}");
 
     // The targets appear: the same relations now reach them.
     write(
@@ -195,6 +204,14 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
         "{:?}",
         related(&alpha)
     );
+    // Another program's note is counted as memcap's own, and so is the
+    // count in a new process (the journal carries it).
+    let index = f.read("MEMORY.md");
+    let carol = index.lines().find(|l| l.starts_with("- [Carol]")).unwrap();
+    assert!(carol.ends_with(") (1 relation)"), "{index}");
+    let again = Memory::open(f.root()).unwrap();
+    let all = again.memory_view(true).unwrap();
+    assert!(all.contains("  relations: 2 (build_context"), "{all}");
 
     // Recent activity: newest first, by the files' stamps; an old file
     // another program left is outside a week but inside a year.
@@ -517,4 +534,37 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
         "{}",
         bad.content
     );
+
+    // The typed function takes the same filters (a tag with its `#`).
+    let typed = |filters: SearchFilters| {
+        f.memory
+            .memory_search("postgres storage", None, Some(0.0), None, Some(&filters))
+    };
+    let none = SearchFilters {
+        categories: vec![],
+        tags: vec![],
+        types: vec![],
+        after_date: None,
+    };
+    let ops = typed(SearchFilters {
+        tags: vec!["#ops".into()],
+        ..none.clone()
+    })
+    .unwrap();
+    assert_eq!(ops.results.len(), 1);
+    assert_eq!(ops.results[0].observations[0].category, "idea");
+    let people = typed(SearchFilters {
+        types: vec!["person".into()],
+        ..none.clone()
+    })
+    .unwrap();
+    assert_eq!(people.results[0].path, "/memories/people/carol.md");
+    assert_eq!(typed(none.clone()).unwrap().results.len(), 3);
+    let e = typed(SearchFilters {
+        after_date: Some("soon".into()),
+        ..none
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, K::InvalidPath);
+    assert!(e.message.contains("after_date"), "{}", e.message);
 }

@@ -271,7 +271,7 @@ fn the_typed_functions_answer_records() {
     write(&f, "db.md", "We chose Postgres.\nIt has JSON.\n");
     let answer = f
         .memory
-        .memory_search("postgres", Some(1), None, Some(Source::Memory))
+        .memory_search("postgres", Some(1), None, Some(Source::Memory), None)
         .unwrap();
     assert_eq!(answer.results.len(), 1);
     assert_eq!(answer.results[0].path, "/memories/db.md");
@@ -282,16 +282,19 @@ fn the_typed_functions_answer_records() {
 
     let e = f
         .memory
-        .memory_search("postgres", Some(0), None, None)
+        .memory_search("postgres", Some(0), None, None, None)
         .unwrap_err();
     assert_eq!(e.kind, K::InvalidPath);
     assert!(e.message.contains("max-results"), "{}", e.message);
     let e = f
         .memory
-        .memory_search("postgres", None, Some(2.0), None)
+        .memory_search("postgres", None, Some(2.0), None, None)
         .unwrap_err();
     assert!(e.message.contains("min-score"), "{}", e.message);
-    let e = f.memory.memory_search(" ", None, None, None).unwrap_err();
+    let e = f
+        .memory
+        .memory_search(" ", None, None, None, None)
+        .unwrap_err();
     assert!(e.message.contains("empty"), "{}", e.message);
 
     let got = f
@@ -535,7 +538,9 @@ fn vectors_find_a_passage_that_says_it_in_other_words() {
     let rebuilt = generation(&f);
     assert_ne!(rebuilt, before);
     let again = Memory::builder(f.root()).vectors(false).open().unwrap();
-    again.memory_search(PARAPHRASE, None, None, None).unwrap();
+    again
+        .memory_search(PARAPHRASE, None, None, None, None)
+        .unwrap();
     assert_eq!(generation(&f), rebuilt);
     drop(again);
     assert_eq!(answer["method"], "bm25");
@@ -553,7 +558,9 @@ fn vectors_find_a_passage_that_says_it_in_other_words() {
     // On again in a new process: its index (saved without vectors) is
     // rebuilt with them, and the paraphrase is found again.
     let on = Memory::builder(f.root()).open().unwrap();
-    let answer = on.memory_search(PARAPHRASE, None, Some(0.0), None).unwrap();
+    let answer = on
+        .memory_search(PARAPHRASE, None, Some(0.0), None, None)
+        .unwrap();
     assert_eq!(answer.method, "hybrid");
     assert_eq!(answer.results[0].path, "/memories/commute.md");
 }
@@ -567,7 +574,7 @@ fn a_passage_found_by_its_vector_is_read_back_too() {
     std::thread::sleep(std::time::Duration::from_millis(3_100));
     let search = || {
         f.memory
-            .memory_search(PARAPHRASE, None, Some(0.0), None)
+            .memory_search(PARAPHRASE, None, Some(0.0), None, None)
             .unwrap()
             .results
             .into_iter()
@@ -601,7 +608,7 @@ fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
     // A fresh handle: nothing warm in memory.
     let reopened = memcap::Memory::builder(f.root()).open().unwrap();
     let answer = reopened
-        .memory_search("egret heron", Some(5), Some(0.0), None)
+        .memory_search("egret heron", Some(5), Some(0.0), None, None)
         .unwrap();
     let mut paths: Vec<&str> = answer.results.iter().map(|r| r.path.as_str()).collect();
     paths.sort();
@@ -610,7 +617,7 @@ fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
     let again = memcap::Memory::builder(f.root()).open().unwrap();
     assert_eq!(
         again
-            .memory_search("egret", None, None, None)
+            .memory_search("egret", None, None, None, None)
             .unwrap()
             .results[0]
             .path,
@@ -704,7 +711,9 @@ fn a_hundred_thousand_note_store_answers_searches() {
     let mut calls = 0;
     loop {
         calls += 1;
-        let answer = memory.memory_search("word99999", None, None, None).unwrap();
+        let answer = memory
+            .memory_search("word99999", None, None, None, None)
+            .unwrap();
         if answer.total_files == 100_000 {
             assert_eq!(answer.results[0].path, "/memories/d099/n99999.md");
             break;
@@ -717,7 +726,7 @@ fn a_hundred_thousand_note_store_answers_searches() {
     }
     let fresh = Memory::open(f.root()).unwrap();
     let answer = fresh
-        .memory_search("project 42 item 42", Some(20), None, None)
+        .memory_search("project 42 item 42", Some(20), None, None, None)
         .unwrap();
     assert_eq!(answer.results.len(), 20);
     assert_eq!(fresh.memory_stats().unwrap().total_files, 100_000);

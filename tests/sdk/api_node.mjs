@@ -59,6 +59,11 @@ check(ctx.related.length === 1 && ctx.related[0].note.path === '/memories/db.md'
 const recent = await m.recentActivity('1d', 'relation');
 check(recent.total === 2 && recent.items[0].relation.target === 'Database', JSON.stringify(recent));
 check((await m.memoryStats()).unresolved === 1, 'memoryStats counts the relation to Bob as unresolved');
+check((await m.memoryView(true)).includes('  relations: 2 ('), 'memoryView counts the relations a note writes');
+const tagged = await m.memorySearch('postgres', undefined, 0, undefined, { tags: ['#db'], types: 'project' });
+check(tagged.results.length === 1 && tagged.results[0].path === '/memories/alpha.md', JSON.stringify(tagged));
+check(JSON.stringify(tagged.results[0].observations[0].tags) === '["db"]', JSON.stringify(tagged));
+await expectKind('invalid-path', m.memorySearch('postgres', undefined, undefined, undefined, { afterDate: 'soon' }));
 await expectKind('not-found', m.buildContext('memory://nobody'));
 await expectKind('invalid-path', m.buildContext('memory://alpha', 4));
 await expectKind('invalid-path', m.recentActivity('soon'));

@@ -36,6 +36,7 @@ pub fn memory_view(io: &Io, all: bool, page: Option<u32>) -> Result<Output> {
                     permalink: meta.permalink.clone(),
                     problem: meta.problem.clone(),
                     frontmatter: meta.frontmatter,
+                    relations: entry.relations,
                 }
             })
             .collect();

@@ -17,7 +17,7 @@ use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
 use crate::notes::catalog::Catalog;
-use crate::notes::derived::{DerivedIndex, NoteChange};
+use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
 
 /// A saved state not decoded yet, and the changes taken since.
 struct Undecoded {
@@ -147,7 +147,8 @@ impl DerivedIndex for GraphIndex {
         2
     }
 
-    fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<(), FsError> {
+    fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
+        let mut facts = NoteFacts::default();
         let change = match change {
             NoteChange::Put(entry, text) => {
                 // Only markdown notes hold observations and relations (as in
@@ -156,12 +157,14 @@ impl DerivedIndex for GraphIndex {
                 // Every note can still be linked to.
                 let read = is_markdown(&entry.path) && entry.path.split('/').next() != Some(CHAT);
                 let text = text.filter(|_| read).unwrap_or_default();
-                Change::Put(Node::read(entry, text))
+                let node = Node::read(entry, text);
+                facts.relations = Some(u32::try_from(node.links().len()).unwrap_or(u32::MAX));
+                Change::Put(node)
             }
             NoteChange::Removed(path) => Change::Removed(path.to_owned()),
         };
         self.apply_change(change);
-        Ok(())
+        Ok(facts)
     }
 
     fn persist(&mut self) -> Cow<'_, [u8]> {

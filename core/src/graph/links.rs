@@ -311,6 +311,7 @@ pub(super) mod tests {
             path: path.to_owned(),
             stamp: FileStamp::sized(text.len() as u64),
             meta: read(text, name),
+            relations: 0,
         };
         Node::read(&entry, text)
     }

@@ -30,6 +30,23 @@ pub enum NoteChange<'a> {
     Removed(&'a str),
 }
 
+/// What an index learned of a note that the catalog lists with it (so a
+/// listing never has to ask the index).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoteFacts {
+    /// Relations the note writes (the graph counts them).
+    pub relations: Option<u32>,
+}
+
+impl NoteFacts {
+    /// These facts, with what `other` knows that these do not.
+    pub fn and(self, other: NoteFacts) -> NoteFacts {
+        NoteFacts {
+            relations: self.relations.or(other.relations),
+        }
+    }
+}
+
 /// An index derived from the notes.
 pub trait DerivedIndex {
     /// Its name in the journal: unique among the registered indexes.
@@ -40,8 +57,9 @@ pub trait DerivedIndex {
     fn version(&self) -> u32;
 
     /// Takes one change; the cost should be proportional to the note, not
-    /// to the store.
-    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError>;
+    /// to the store. Returns what it learned of a note put that the
+    /// catalog keeps with it ([`NoteFacts::default`] when nothing).
+    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError>;
 
     /// Its whole state, for the journal's snapshot. An index may answer
     /// from what it saved from then on (hence `&mut`), as the search index
@@ -76,28 +94,41 @@ pub fn registry() -> Vec<Box<dyn DerivedIndex>> {
     ]
 }
 
+/// What [`verify`] did.
+#[derive(Debug, Default)]
+pub struct Verified {
+    /// Changes the index took.
+    pub changes: usize,
+    /// Notes put whose facts differ from what the catalog has (the index
+    /// counts them otherwise than when the catalog last heard).
+    pub facts: Vec<(String, NoteFacts)>,
+}
+
 /// Brings `index` in line with `notes` (every note, as the catalog has
 /// them): notes it lacks or took at another stamp are put, notes it has
-/// that are gone are removed. Returns how many changes that took.
+/// that are gone are removed.
 pub fn verify<'a>(
     io: &Io,
     index: &mut dyn DerivedIndex,
     notes: impl Iterator<Item = &'a Entry>,
-) -> Result<usize, FsError> {
+) -> Result<Verified, FsError> {
     let mut held = index.stamps();
-    let mut changes = 0;
+    let mut verified = Verified::default();
     for entry in notes {
         if held.remove(&entry.path) != Some(entry.stamp.digest()) {
             let text = crate::files::read_indexed(io, &entry.path);
-            index.apply(io, NoteChange::Put(entry, text.as_deref()))?;
-            changes += 1;
+            let facts = index.apply(io, NoteChange::Put(entry, text.as_deref()))?;
+            if facts.relations.is_some_and(|n| n != entry.relations) {
+                verified.facts.push((entry.path.clone(), facts));
+            }
+            verified.changes += 1;
         }
     }
     for path in held.keys() {
         index.apply(io, NoteChange::Removed(path))?;
-        changes += 1;
+        verified.changes += 1;
     }
-    Ok(changes)
+    Ok(verified)
 }
 
 /// Where a derived index's saved state lies in the journal's snapshot.
@@ -120,27 +151,31 @@ impl Derived {
         }
     }
 
-    /// Hands the catalog's records of one change to every index.
-    pub fn follow(&mut self, io: &Io, records: &[super::journal::Record]) -> Result<(), FsError> {
+    /// Hands one of the catalog's records to every index; returns what
+    /// they learned of a note put.
+    pub fn follow(
+        &mut self,
+        io: &Io,
+        record: &super::journal::Record,
+    ) -> Result<NoteFacts, FsError> {
         use super::journal::Record;
         if self.indexes.is_empty() {
-            return Ok(());
+            return Ok(NoteFacts::default());
         }
-        for record in records {
-            let text;
-            let change = match record {
-                Record::Put(entry) => {
-                    text = crate::files::read_indexed(io, &entry.path);
-                    NoteChange::Put(entry, text.as_deref())
-                }
-                Record::Del(path) => NoteChange::Removed(path),
-                _ => continue,
-            };
-            for index in &mut self.indexes {
-                index.apply(io, change)?;
+        let text;
+        let change = match record {
+            Record::Put(entry) => {
+                text = crate::files::read_indexed(io, &entry.path);
+                NoteChange::Put(entry, text.as_deref())
             }
+            Record::Del(path) => NoteChange::Removed(path),
+            _ => return Ok(NoteFacts::default()),
+        };
+        let mut facts = NoteFacts::default();
+        for index in &mut self.indexes {
+            facts = facts.and(index.apply(io, change)?);
         }
-        Ok(())
+        Ok(facts)
     }
 
     /// Every index's state, with where it will lie (the states one after
@@ -198,17 +233,19 @@ impl Derived {
         all
     }
 
-    /// Checks every index against every note; returns the changes that took.
+    /// Checks every index against every note.
     pub fn verify_all<'a>(
         &mut self,
         io: &Io,
         notes: impl Iterator<Item = &'a Entry> + Clone,
-    ) -> Result<usize, FsError> {
-        let mut changes = 0;
+    ) -> Result<Verified, FsError> {
+        let mut all = Verified::default();
         for index in &mut self.indexes {
-            changes += verify(io, &mut **index, notes.clone())?;
+            let verified = verify(io, &mut **index, notes.clone())?;
+            all.changes += verified.changes;
+            all.facts.extend(verified.facts);
         }
-        Ok(changes)
+        Ok(all)
     }
 
     /// The index named `name`, for the commands that answer from it.

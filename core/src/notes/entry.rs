@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::derived::NoteFacts;
 use super::frontmatter::Meta;
 
 /// When a file or directory last changed, as far as the catalog needs to know.
@@ -56,9 +57,22 @@ pub struct Entry {
     pub path: String,
     pub stamp: FileStamp,
     pub meta: Meta,
+    /// Relations the note writes (links to other notes), as the derived
+    /// indexes counted them when they took its text; shown in the index
+    /// and by `memory_view`, without asking the graph.
+    pub relations: u32,
 }
 
 impl Entry {
+    /// A copy with what `facts` say, when they say something new.
+    pub fn with_facts(&self, facts: NoteFacts) -> Option<Entry> {
+        let relations = facts.relations.filter(|&n| n != self.relations)?;
+        Some(Entry {
+            relations,
+            ..self.clone()
+        })
+    }
+
     /// Seconds since the epoch of the last change, for "most recent first".
     pub fn recency(&self) -> u64 {
         self.stamp.modified.map_or(0, |(s, _)| s)

@@ -9,6 +9,8 @@ pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, split,
 };
+use std::fmt::Write as _;
+
 use crate::io::Io;
 use crate::text::one_line;
 
@@ -93,7 +95,8 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
     out
 }
 
-/// `- [Name](path) - description`, with a mark when the frontmatter is broken.
+/// `- [Name](path) - description (3 relations)`, the count only when the
+/// note writes relations, with a mark when the frontmatter is broken.
 pub fn entry_line(entry: &Entry) -> String {
     let mut line = format!(
         "- [{}]({})",
@@ -104,6 +107,13 @@ pub fn entry_line(entry: &Entry) -> String {
     if !description.is_empty() {
         line.push_str(" - ");
         line.push_str(&description);
+    }
+    match entry.relations {
+        0 => {}
+        1 => line.push_str(" (1 relation)"),
+        n => {
+            let _ = write!(line, " ({n} relations)");
+        }
     }
     if entry.meta.problem.is_some() {
         line.push_str(" (problem: memory_view with all=true says what)");
@@ -160,5 +170,21 @@ mod tests {
         assert_eq!(link("my notes/a (1).md"), "<my notes/a (1).md>");
         assert_eq!(link("a/b.md"), "a/b.md");
         assert_eq!(one_line("x y", 1), "x…");
+    }
+
+    #[test]
+    fn a_line_counts_the_relations_a_note_writes() {
+        let entry = |relations| Entry {
+            path: "a.md".to_owned(),
+            stamp: crate::notes::entry::FileStamp::sized(0),
+            meta: crate::notes::frontmatter::read(
+                "---\nname: A\ndescription: d\ntype: user\n---\n",
+                "a.md",
+            ),
+            relations,
+        };
+        assert_eq!(entry_line(&entry(0)), "- [A](a.md) - d");
+        assert_eq!(entry_line(&entry(1)), "- [A](a.md) - d (1 relation)");
+        assert_eq!(entry_line(&entry(12)), "- [A](a.md) - d (12 relations)");
     }
 }

@@ -20,7 +20,7 @@ use crate::io::Io;
 use crate::layout::JOURNAL;
 use crate::storage::{File, Kind};
 
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 9;
 /// What is read first: the header line and, in most stores, the whole head.
 const FIRST_READ: u64 = 64 * 1024;
 
@@ -148,7 +148,8 @@ impl Catalog {
         };
         for line in bytes[..last_newline].split(|&b| b == b'\n') {
             if let Ok(record) = serde_json::from_slice::<Record>(line) {
-                self.derived.follow(io, std::slice::from_ref(&record))?;
+                // Its entry already holds the facts the writer's indexes found.
+                self.derived.follow(io, &record)?;
                 self.apply_record(record)?;
                 self.records += 1;
             }

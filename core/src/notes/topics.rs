@@ -121,6 +121,7 @@ mod tests {
             path: path.to_owned(),
             stamp: crate::notes::entry::FileStamp::sized(0),
             meta: crate::notes::frontmatter::read(text, path.rsplit('/').next().unwrap()),
+            relations: 0,
         };
         let notes = [
             note(

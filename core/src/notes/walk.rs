@@ -361,6 +361,8 @@ impl Catalog {
             path: path.to_owned(),
             stamp,
             meta,
+            // Counted when the derived indexes take its text (`follow`).
+            relations: 0,
         };
         if self
             .note(path)?

@@ -179,6 +179,13 @@ fn note_list(total: usize, notes: &[NoteInfo], page: &Page) -> String {
         if let Some(permalink) = &note.permalink {
             let _ = writeln!(out, "  permalink: {permalink}");
         }
+        if note.relations > 0 {
+            let _ = writeln!(
+                out,
+                "  relations: {} (build_context with this path shows them)",
+                note.relations
+            );
+        }
         if let Some(problem) = &note.problem {
             let _ = writeln!(out, "  problem: {problem}");
         } else if !note.frontmatter {

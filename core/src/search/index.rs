@@ -25,7 +25,7 @@ use super::terms::Analyzer;
 use crate::error::FsError;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
-use crate::notes::derived::{DerivedIndex, NoteChange};
+use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
 use crate::notes::entry::FileStamp;
 
 /// A chunk added since the saved form.
@@ -531,7 +531,7 @@ impl DerivedIndex for SearchIndex {
         4
     }
 
-    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<(), FsError> {
+    fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
         match change {
             NoteChange::Put(entry, text) => {
                 // A note that cannot be read (no permission, gone meanwhile)
@@ -542,7 +542,7 @@ impl DerivedIndex for SearchIndex {
             }
             NoteChange::Removed(path) => self.remove(path),
         }
-        Ok(())
+        Ok(NoteFacts::default())
     }
 
     fn persist(&mut self) -> Cow<'_, [u8]> {

@@ -149,13 +149,28 @@ class Memory:
         max_results: Optional[int] = None,
         min_score: Optional[float] = None,
         source: Optional[str] = None,
+        *,
+        categories: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        types: Sequence[str] = (),
+        after_date: Optional[str] = None,
     ) -> Dict[str, Any]:
         """The passages that best answer `query`: a dict with `results` (each
-        `path`, `lines`, `text`, `score`, `source`), `total_found`, `method`,
-        `degraded`, `total_files`, `total_chunks`."""
+        `path`, `lines`, `text`, `score`, `source`, and the `observations` and
+        `relations` on its lines), `total_found`, `method`, `degraded`,
+        `total_files`, `total_chunks`. The filters keep passages holding an
+        observation of one of `categories` with one of `tags`, in notes of one
+        of `types` changed since `after_date` (`2026-11-01`, `7d`)."""
         # A whole number is a fine threshold (0, 1): the WIT type is f32.
         min_score = None if min_score is None else float(min_score)
-        return self._record("memory-search", (query, max_results, min_score, source))
+        filters = None
+        if categories or tags or types or after_date is not None:
+            filters = Record()
+            for name, items in (("categories", categories), ("tags", tags), ("types", types)):
+                # One word for a list of one, as `call` takes it.
+                setattr(filters, name, [items] if isinstance(items, str) else list(items))
+            setattr(filters, "after-date", after_date)
+        return self._record("memory-search", (query, max_results, min_score, source, filters))
 
     def memory_get(self, path: str, first: Optional[int] = None, last: Optional[int] = None) -> Dict[str, Any]:
         """Lines `first`..`last` of a file: `path`, `lines`, `text`, `total_lines`, `more`."""

@@ -42,10 +42,27 @@ impl Catalog {
     }
 
     /// Hands the changes found here since the last time to the derived
-    /// indexes.
+    /// indexes, and keeps what they learned of each note put with it (in
+    /// the catalog and in the record the journal gets).
     pub(in crate::notes) fn follow(&mut self, io: &Io) -> Result<(), FsError> {
-        self.derived.follow(io, &self.pending[self.fed..])?;
-        self.fed = self.pending.len();
+        while self.fed < self.pending.len() {
+            let at = self.fed;
+            let facts = self.derived.follow(io, &self.pending[at])?;
+            self.fed += 1;
+            let Record::Put(entry) = &self.pending[at] else {
+                continue;
+            };
+            let Some(updated) = entry.with_facts(facts) else {
+                continue;
+            };
+            let updated = Rc::new(updated);
+            // Unless a later change in this call replaced or removed it.
+            let current = self.entries.get(entry.path.as_str());
+            if current.is_some_and(|e| Rc::ptr_eq(e, entry)) {
+                self.put(Rc::clone(&updated))?;
+            }
+            self.pending[at] = Record::Put(updated);
+        }
         Ok(())
     }
 

@@ -271,6 +271,15 @@ impl Catalog {
     pub fn verify_derived(&mut self, io: &Io) -> Result<usize, FsError> {
         self.read_all()?;
         let notes = self.entries.values().map(|e| &**e);
-        self.derived.verify_all(io, notes)
+        let verified = self.derived.verify_all(io, notes)?;
+        // An index that counts otherwise now (a new version of it): the
+        // catalog takes its facts, and the journal with it.
+        for (path, facts) in verified.facts {
+            let updated = self.get(&path).and_then(|e| e.with_facts(facts));
+            if let Some(updated) = updated {
+                self.record(Record::Put(Rc::new(updated)))?;
+            }
+        }
+        Ok(verified.changes)
     }
 }
