@@ -108,4 +108,6 @@ bench: setup build
     cargo bench -p memcap-host --bench scale
     cargo bench -p memcap-host --bench search
     cargo bench -p memcap-host --bench graph
+    cargo bench -p memcap-core --bench graph_update
+    CARGO_TARGET_WASM32_WASIP2_RUNNER="{{venv}}/bin/wasmtime run" cargo bench -p memcap-core --bench graph_update --target wasm32-wasip2
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
