@@ -18,34 +18,17 @@ use memcap_core::notes::frontmatter;
 use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
 use memcap_core::{Indexes, Io};
 
-const RELATION_TYPES: [&str; 5] = ["depends_on", "relates_to", "part_of", "owned_by", "follows"];
+#[path = "common/graph_notes.rs"]
+mod graph_notes;
 
-/// Note `i` of `notes`, its relations to notes picked by a fixed sequence
-/// (every tenth note's last to a note nobody wrote), as `host/benches/graph.rs`
-/// writes them; `version` changes one relation's type.
+/// Note `i` of `notes` as the catalog hands it over; `version` changes its
+/// first relation's type (odd versions) and its stamp.
 fn note(i: usize, notes: usize, version: usize) -> (Entry, String) {
-    let mut text = format!(
-        "---\ntitle: Topic {i}\ntype: note\npermalink: topics/topic-{i}\n---\n\n\
-         ## Observations\n- [fact] Topic {i} was measured on day {} #metrics\n\
-         - [decision] Keep topic {i} in area {} #area{} (agreed)\n\
-         - [idea] Link topic {i} to its neighbours\n\n## Relations\n",
-        i % 365,
-        i % 50,
-        i % 50
-    );
-    for (r, kind) in RELATION_TYPES.iter().enumerate() {
-        let kind = if r == 0 && version % 2 == 1 {
-            "precedes"
-        } else {
-            kind
-        };
-        let target = if r == 4 && i.is_multiple_of(10) {
-            format!("Missing {i}")
-        } else {
-            format!("Topic {}", (i * 7_919 + r * 104_729) % notes)
-        };
-        text.push_str(&format!("- {kind} [[{target}]]\n"));
-    }
+    let first_type = match version % 2 {
+        0 => graph_notes::RELATION_TYPES[0],
+        _ => "precedes",
+    };
+    let text = graph_notes::text(i, notes, first_type);
     let path = format!("area-{:02}/topic-{i:06}.md", i % 50);
     let entry = Entry {
         meta: frontmatter::read(&text, path.rsplit('/').next().unwrap()),

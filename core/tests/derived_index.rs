@@ -45,9 +45,15 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
         match change {
             NoteChange::Put(entry, text) => {
                 let words = Words::words_of(text.unwrap_or_default());
+                // A fact the catalog keeps with the note: words, counted
+                // otherwise by each version.
+                let counted = VERSION * words.len() as u32;
                 self.0
                     .notes
                     .insert(entry.path.clone(), (entry.stamp, words));
+                return Ok(NoteFacts {
+                    relations: Some(counted),
+                });
             }
             NoteChange::Removed(path) => {
                 self.0.notes.remove(path);
@@ -134,6 +140,12 @@ impl<'a> Instance<'a> {
         .unwrap()
     }
 
+    /// What the catalog keeps of `path` from the index's facts.
+    fn fact(&self, path: &str) -> u32 {
+        let io = self.io();
+        catalog::with(&io, |_, catalog| Ok(catalog.note(path)?.unwrap().relations)).unwrap()
+    }
+
     /// Changes needed to bring the index in line with every note (0 when
     /// it already was).
     fn repairs(&self) -> usize {
@@ -177,6 +189,8 @@ fn a_derived_index_follows_every_change_and_survives_restarts() {
         a.notes_with("deploy"),
         ["beta.md", "delta.md", "old/gamma.md"]
     );
+    // What the index told the catalog of it: deploy, note, from, editor.
+    assert_eq!(a.fact("delta.md"), 4);
 
     // A new instance restores the index from the journal.
     let c = Instance::new(&fs, &env, v1);
@@ -185,14 +199,19 @@ fn a_derived_index_follows_every_change_and_survives_restarts() {
         ["beta.md", "delta.md", "old/gamma.md"]
     );
     assert_eq!(c.repairs(), 0);
+    // The same, from the journal.
+    assert_eq!(c.fact("delta.md"), 4);
 
-    // A new version of the index cannot read the old state: it is rebuilt.
+    // A new version of the index cannot read the old state: it is rebuilt,
+    // and the catalog takes what it counts now (and keeps it).
     let d = Instance::new(&fs, &env, v2);
     assert_eq!(
         d.notes_with("deploy"),
         ["beta.md", "delta.md", "old/gamma.md"]
     );
     assert_eq!(d.repairs(), 0);
+    assert_eq!(d.fact("delta.md"), 8);
+    assert_eq!(Instance::new(&fs, &env, v2).fact("delta.md"), 8);
 }
 
 #[test]

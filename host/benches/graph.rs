@@ -14,52 +14,20 @@ use std::path::Path;
 use common::{make_old, median_ms, memcap, store_sizes, time_ms};
 use memcap::Memory;
 
-/// xorshift: the same store on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
-const RELATION_TYPES: [&str; 5] = ["depends_on", "relates_to", "part_of", "owned_by", "follows"];
+#[path = "../../core/benches/common/graph_notes.rs"]
+mod graph_notes;
 
 /// Writes `notes` notes, an hour old ([`make_old`]); returns how many relations they hold.
 fn plant(root: &Path, notes: usize) -> usize {
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut relations = 0;
     for i in 0..notes {
         let dir = root.join(format!("area-{:02}", i % 50));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut text = format!(
-            "---\ntitle: Topic {i}\ntype: note\npermalink: topics/topic-{i}\n---\n\n\
-             ## Observations\n- [fact] Topic {i} was measured on day {} #metrics\n\
-             - [decision] Keep topic {i} in area {} #area{} (agreed)\n\
-             - [idea] Link topic {i} to its neighbours\n\n## Relations\n",
-            i % 365,
-            i % 50,
-            i % 50
-        );
-        // Five relations: four to existing notes, one (every tenth note) to
-        // a note nobody wrote.
-        for (r, kind) in RELATION_TYPES.iter().enumerate() {
-            let target = if r == 4 && i % 10 == 0 {
-                format!("Missing {i}")
-            } else {
-                format!("Topic {}", rng.below(notes))
-            };
-            text.push_str(&format!("- {kind} [[{target}]]\n"));
-            relations += 1;
-        }
         let path = dir.join(format!("topic-{i:06}.md"));
+        let text = graph_notes::text(i, notes, graph_notes::RELATION_TYPES[0]);
         std::fs::write(&path, text).unwrap();
         make_old(&path);
     }
-    relations
+    notes * graph_notes::RELATION_TYPES.len()
 }
 
 struct Row {

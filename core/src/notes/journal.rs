@@ -147,9 +147,15 @@ impl Catalog {
             return Ok(());
         };
         for line in bytes[..last_newline].split(|&b| b == b'\n') {
-            if let Ok(record) = serde_json::from_slice::<Record>(line) {
-                // Its entry already holds the facts the writer's indexes found.
-                self.derived.follow(io, &record)?;
+            if let Ok(mut record) = serde_json::from_slice::<Record>(line) {
+                // The writer's entry holds the facts its indexes found; an
+                // index of another version here may count otherwise.
+                let facts = self.derived.follow(io, &record)?;
+                if let Record::Put(entry) = &record
+                    && let Some(updated) = entry.with_facts(facts)
+                {
+                    record = Record::Put(std::rc::Rc::new(updated));
+                }
                 self.apply_record(record)?;
                 self.records += 1;
             }
