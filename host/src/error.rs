@@ -113,4 +113,6 @@ pub enum OpenError {
     SharedMissing { path: std::path::PathBuf },
     #[error("the extra directory {} does not exist: check the path given with --extra", path.display())]
     ExtraMissing { path: std::path::PathBuf },
+    #[error(transparent)]
+    Database(#[from] crate::backend::database::OpenDbError),
 }

@@ -9,6 +9,7 @@
 //! # Ok::<(), memcap::OpenError>(())
 //! ```
 
+mod backend;
 mod bindings;
 mod cache;
 mod error;
@@ -19,6 +20,8 @@ mod memory;
 pub mod namespace;
 mod runtime;
 mod store;
+mod vfs;
+mod wasi_link;
 pub mod watch;
 
 pub use bindings::{
@@ -28,7 +31,8 @@ pub use bindings::{
 };
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
-pub use memory::{Memory, MemoryBuilder};
+pub use backend::database::OpenDbError;
+pub use memory::{DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 
 /// The library component (`memcap.wasm`) this host embeds.
 pub const GUEST_WASM: &[u8] = include_bytes!(env!("MEMCAP_GUEST_WASM"));

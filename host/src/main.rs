@@ -19,23 +19,30 @@ struct Cli {
     /// The memory directory, served to the agent as /memories.
     #[arg(long, env = "MEMCAP_ROOT", default_value = "./memories", global = true)]
     root: PathBuf,
+    /// Keep the memory in PostgreSQL instead of --root: a libpq URL
+    /// (postgres://user@host/db?sslmode=require). Each --namespace is its
+    /// own tree there ("default" when none is given).
+    #[arg(long, env = "MEMCAP_STORE", value_name = "URL", global = true, hide_env_values = true)]
+    store: Option<String>,
     /// The most files the store may hold; a change past it is refused.
     #[arg(long, env = "MEMCAP_MAX_FILES", default_value_t = Limits::default().max_store_files, global = true)]
     max_files: u64,
     /// The most bytes the store may hold; a change past it is refused.
     #[arg(long, env = "MEMCAP_MAX_BYTES", default_value_t = Limits::default().max_store_bytes, global = true)]
     max_bytes: u64,
-    /// Serve ROOT/NAMESPACE, one user's or project's store, and nothing
-    /// else under ROOT (letters, digits, '-', '_', '.'; no leading dot).
+    /// Serve ROOT/NAMESPACE (or the database's namespace NAMESPACE), one
+    /// user's or project's store, and nothing else under ROOT (letters,
+    /// digits, '-', '_', '.'; no leading dot).
     #[arg(long, env = "MEMCAP_NAMESPACE", global = true)]
     namespace: Option<String>,
-    /// Also grant DIR, seen as /memories/shared/NAME; append :ro to refuse
-    /// changes there. Repeat for several.
+    /// Also grant DIR (with --store: the namespace DIR), seen as
+    /// /memories/shared/NAME; append :ro to refuse changes there. Repeat
+    /// for several.
     #[arg(long, value_name = "NAME=DIR[:ro]", value_parser = parse_shared, global = true)]
     shared: Vec<SharedArg>,
-    /// Also grant DIR read-only, seen as /memories/extra/NAME: material to
-    /// search (source "custom") and read, never to change. Repeat for
-    /// several.
+    /// Also grant DIR (with --store: the namespace DIR) read-only, seen as
+    /// /memories/extra/NAME: material to search (source "custom") and read,
+    /// never to change. Repeat for several.
     #[arg(long, value_name = "NAME=DIR", value_parser = parse_extra, global = true)]
     extra: Vec<(String, PathBuf)>,
     /// Stop a call that runs longer than this many milliseconds.
@@ -322,7 +329,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ..Limits::default()
     };
     let serving = matches!(cli.command, Command::Mcp { .. });
-    let mut builder = Memory::builder(&cli.root)
+    let builder = match &cli.store {
+        Some(store) if store.is_empty() => Memory::builder(&cli.root),
+        Some(store) => {
+            if !memcap::MemoryBuilder::is_database(store) {
+                anyhow::bail!(
+                    "--store takes a PostgreSQL URL (postgres://user@host/db); for a directory use --root"
+                );
+            }
+            Memory::database(store)
+        }
+        None => Memory::builder(&cli.root),
+    };
+    let mut builder = builder
         // A server is set up once and watches its directory: it makes it.
         // A command makes nothing until it writes, so a mistyped --root
         // leaves no directories behind.

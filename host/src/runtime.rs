@@ -16,6 +16,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use crate::bindings::MemcapPre;
 use crate::cache::{CodeCache, Refusal};
 use crate::error::OpenError;
+use crate::vfs::{Fs, FsView};
 
 /// How often the epoch advances; call deadlines are counted in these ticks.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -24,7 +25,17 @@ pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 pub(crate) struct StoreData {
     pub wasi: WasiCtx,
     pub table: ResourceTable,
+    /// The file system a backend serves itself (unused where the guest is
+    /// granted host directories).
+    pub fs: Fs,
     pub limiter: GuestLimiter,
+}
+
+fn fs_view(data: &mut StoreData) -> FsView<'_> {
+    FsView {
+        table: &mut data.table,
+        fs: &data.fs,
+    }
 }
 
 impl WasiView for StoreData {
@@ -79,7 +90,29 @@ impl ResourceLimiter for GuestLimiter {
 
 pub(crate) struct Runtime {
     pub engine: Engine,
+    /// The component linked to wasmtime-wasi's file system (host
+    /// directories).
     pub pre: MemcapPre<StoreData>,
+    component: Component,
+    /// Linked to the file system in [`StoreData::fs`] instead; made on
+    /// first use.
+    served_fs: OnceLock<Result<MemcapPre<StoreData>, String>>,
+}
+
+impl Runtime {
+    /// The component linked to the file system a backend serves itself.
+    pub fn pre_served_fs(&self) -> wasmtime::Result<&MemcapPre<StoreData>> {
+        self.served_fs
+            .get_or_init(|| {
+                let mut linker = Linker::new(&self.engine);
+                crate::wasi_link::add_all_but_filesystem(&mut linker)
+                    .and_then(|()| crate::vfs::add_to_linker(&mut linker, fs_view))
+                    .and_then(|()| MemcapPre::new(linker.instantiate_pre(&self.component)?))
+                    .map_err(|e| format!("{e:#}"))
+            })
+            .as_ref()
+            .map_err(|e| wasmtime::format_err!("{e}"))
+    }
 }
 
 static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -111,7 +144,12 @@ fn init() -> wasmtime::Result<Runtime> {
                 std::thread::sleep(EPOCH_TICK);
             }
         })?;
-    Ok(Runtime { engine, pre })
+    Ok(Runtime {
+        engine,
+        pre,
+        component,
+        served_fs: OnceLock::new(),
+    })
 }
 
 /// Where compiled components are kept: `$MEMCAP_CACHE_DIR`, else

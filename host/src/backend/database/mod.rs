@@ -1,0 +1,351 @@
+//! The database backend: a namespace is a tree of rows in PostgreSQL,
+//! served to the guest as its file system ([`crate::vfs`]), so the same
+//! component runs unchanged and can name nothing outside its namespaces.
+//!
+//! One tool call is one transaction: [`Backend::begin`] takes each granted
+//! namespace's advisory lock (the cross-host form of a directory's
+//! `flock`, in one order: by namespace id) and reads its version; a
+//! namespace another host changed since this one last saw it is read
+//! again. The call runs on the trees held here, with no round trip per
+//! file operation; [`Backend::end`] writes the paths it changed in one
+//! batch, bumps the version and commits. A stopped call, a killed host or
+//! a lost connection rolls back, so the database never holds a change the
+//! agent was told failed, nor half of one.
+
+mod rows;
+mod schema;
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use memcap_core::layout::ROOT as GUEST_ROOT;
+use memcap_core::storage::mounts::Place;
+use postgres::{Client, Config, NoTls};
+use wasmtime_wasi::WasiCtxBuilder;
+
+use super::{Backend, Begun, Grant, Outcome, guest_path};
+use crate::error::{ToolError, ToolErrorKind};
+use crate::vfs::tree::Tree;
+use crate::vfs::{Fs, FsState, Mount};
+
+/// The first key of every advisory lock memcap takes ("memc"); the second
+/// is a namespace id (0: the schema).
+pub(crate) const LOCK_CLASS: i32 = 0x6d65_6d63;
+
+/// The largest file the guest may write on a database store: PostgreSQL's
+/// `bytea` holds at most 1 GB, and a call's memory is far less.
+const MAX_FILE_BYTES: u64 = 512 << 20;
+
+/// Why a database store could not be opened. For the person running
+/// memcap: the database's own words are kept, the connection string never.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenDbError {
+    #[error("the store {0:?} is not a PostgreSQL connection URL (postgres://user@host/db, as libpq takes it)")]
+    BadUrl(String),
+    #[error("could not connect to the memory database: {0}")]
+    Connect(postgres::Error),
+    #[error("the memory database refused memcap's setup: {0}")]
+    Query(postgres::Error),
+    #[error(
+        "could not create memcap's tables (the role needs CREATE on the database the first time): {0}"
+    )]
+    Create(postgres::Error),
+    #[error(
+        "the memory database was set up by a newer memcap (schema version {found}; this memcap knows version {}): upgrade memcap",
+        schema::VERSION
+    )]
+    NewerSchema { found: i32 },
+    #[error("the memory database's memcap_schema table holds no version memcap knows: was it changed by hand?")]
+    UnknownSchema,
+    #[error("the namespace {name:?} given with --{flag} does not exist in the memory database: write to it first (--namespace {name}) or copy a directory into it (memcap copy DIR URL#{name})")]
+    MissingNamespace { name: String, flag: &'static str },
+}
+
+impl OpenDbError {
+    fn query(e: postgres::Error) -> Self {
+        Self::Query(e)
+    }
+
+    fn create(e: postgres::Error) -> Self {
+        Self::Create(e)
+    }
+}
+
+/// How to reach the database, parsed once.
+#[derive(Clone)]
+pub(crate) struct Url(Config);
+
+impl Url {
+    /// Whether `store` names a database rather than a directory.
+    pub fn is_database(store: &str) -> bool {
+        store.starts_with("postgres://") || store.starts_with("postgresql://")
+    }
+
+    pub fn parse(store: &str) -> Result<Self, OpenDbError> {
+        let mut config = Config::from_str(store).map_err(|_| OpenDbError::BadUrl(redact(store)))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(5));
+        }
+        config.application_name("memcap");
+        Ok(Self(config))
+    }
+
+    pub fn connect(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
+        let mut client = self.0.connect(NoTls)?;
+        // No statement may outlast a call: a lock another host holds too
+        // long, or a server that stopped answering, fails the call.
+        let ms = call_timeout.as_millis().clamp(1, i32::MAX as u128);
+        client.batch_execute(&format!("SET statement_timeout = {ms}"))?;
+        Ok(client)
+    }
+}
+
+/// The URL with any password taken out, for messages.
+fn redact(store: &str) -> String {
+    match (store.find("://"), store.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &store[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or_default();
+            format!("{}{user}:…{}", &store[..scheme + 3], &store[at..])
+        }
+        _ => store.to_owned(),
+    }
+}
+
+/// One namespace served, as this host last saw it.
+struct Namespace {
+    name: String,
+    /// `None` until the namespace exists (the root's first write makes it).
+    id: Option<i64>,
+    /// The version the tree held here matches; `None`: read it again.
+    version: Option<i64>,
+    writable: bool,
+}
+
+pub(crate) struct DatabaseStore {
+    url: Url,
+    client: Option<Client>,
+    call_timeout: Duration,
+    /// The root first, then the grants in order: the mounts of `fs`.
+    namespaces: Vec<Namespace>,
+    fs: Fs,
+    /// Whether a transaction is open (between begin and end).
+    in_call: bool,
+}
+
+impl DatabaseStore {
+    /// Connects, makes or checks the schema and finds the namespaces. The
+    /// root namespace is made by its first write; granted ones must exist.
+    pub fn open(
+        url: Url,
+        namespace: &str,
+        grants: &[Grant],
+        create_root: bool,
+        call_timeout: Duration,
+    ) -> Result<Self, OpenDbError> {
+        let mut client = url.connect(call_timeout).map_err(OpenDbError::Connect)?;
+        schema::ensure(&mut client)?;
+        let mut namespaces = vec![Namespace {
+            name: namespace.to_owned(),
+            id: rows::find(&mut client, namespace).map_err(OpenDbError::query)?,
+            version: None,
+            writable: true,
+        }];
+        if namespaces[0].id.is_none() && create_root {
+            namespaces[0].id = Some(rows::create(&mut client, namespace).map_err(OpenDbError::query)?);
+        }
+        let mut mounts = vec![Mount {
+            guest_name: GUEST_ROOT.to_owned(),
+            tree: Tree::empty(),
+            writable: namespaces[0].id.is_some(),
+        }];
+        for grant in grants {
+            let name = grant.target.to_string_lossy().into_owned();
+            let id = rows::find(&mut client, &name).map_err(OpenDbError::query)?;
+            let Some(id) = id else {
+                let flag = match grant.place {
+                    Place::Shared => "shared",
+                    Place::Extra => "extra",
+                };
+                return Err(OpenDbError::MissingNamespace { name, flag });
+            };
+            namespaces.push(Namespace {
+                name,
+                id: Some(id),
+                version: None,
+                writable: !grant.read_only,
+            });
+            mounts.push(Mount {
+                guest_name: guest_path(grant.place, &grant.name),
+                tree: Tree::empty(),
+                writable: !grant.read_only,
+            });
+        }
+        let fs = Fs::default();
+        *fs.lock() = FsState {
+            mounts,
+            max_file_bytes: MAX_FILE_BYTES,
+        };
+        Ok(Self {
+            url,
+            client: Some(client),
+            call_timeout,
+            namespaces,
+            fs,
+            in_call: false,
+        })
+    }
+
+    /// The open connection, made again if the last one was lost.
+    fn client(&mut self) -> Result<&mut Client, postgres::Error> {
+        if self.client.as_ref().is_none_or(Client::is_closed) {
+            self.client = None;
+            self.client = Some(self.url.connect(self.call_timeout)?);
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+
+    /// Opens the call's transaction, takes the locks and reads again the
+    /// namespaces others changed. Returns whether a mount's grant changed
+    /// (the root namespace made by its first write, or a namespace gone).
+    fn start(&mut self, writes: bool) -> Result<bool, postgres::Error> {
+        self.client()?.batch_execute("BEGIN")?;
+        self.in_call = true;
+        let client = self.client.as_mut().expect("connected above");
+        let root = &mut self.namespaces[0];
+        if root.id.is_none() {
+            root.id = rows::find(client, &root.name)?;
+            if root.id.is_none() && writes {
+                root.id = Some(rows::create(client, &root.name)?);
+            }
+        }
+        let locks = self
+            .namespaces
+            .iter()
+            .filter_map(|ns| Some((ns.id?, ns.writable)))
+            .collect();
+        rows::lock(client, locks)?;
+        let mut state = self.fs.lock();
+        let mut regranted = false;
+        for (ns, mount) in self.namespaces.iter_mut().zip(&mut state.mounts) {
+            if let Some(id) = ns.id {
+                match rows::version(client, id)? {
+                    Some((version, _)) if ns.version == Some(version) => {}
+                    Some((version, next_ino)) => {
+                        let old = std::mem::replace(&mut mount.tree, Tree::empty());
+                        mount.tree = rows::load(client, id, ns.version, old, next_ino)?;
+                        ns.version = Some(version);
+                    }
+                    // Removed since: served empty, as a namespace not made yet.
+                    None => {
+                        ns.id = None;
+                        ns.version = None;
+                        mount.tree = Tree::empty();
+                    }
+                }
+            }
+            let writable = ns.writable && ns.id.is_some();
+            regranted |= mount.writable != writable;
+            mount.writable = writable;
+        }
+        Ok(regranted)
+    }
+
+    /// Writes what the call changed and commits.
+    fn save(&mut self) -> Result<(), postgres::Error> {
+        let client = self.client.as_mut().expect("a call holds a connection");
+        let mut state = self.fs.lock();
+        for (i, ns) in self.namespaces.iter_mut().enumerate() {
+            let (Some(id), true) = (ns.id, ns.writable) else {
+                continue;
+            };
+            let tree = &mut state.mounts[i].tree;
+            if !tree.is_dirty() {
+                continue;
+            }
+            let version = ns.version.unwrap_or(0) + 1;
+            rows::save(client, id, tree, version)?;
+            ns.version = Some(version);
+        }
+        drop(state);
+        client.batch_execute("COMMIT")
+    }
+
+    /// Throws the call's changes away: the transaction, and the trees
+    /// (read again by the next call).
+    fn discard(&mut self) {
+        if let Some(client) = self.client.as_mut() {
+            if client.batch_execute("ROLLBACK").is_err() {
+                self.client = None;
+            }
+        }
+        for ns in &mut self.namespaces {
+            ns.version = None;
+        }
+        // The root namespace may have been made by the call rolled back.
+        self.namespaces[0].id = None;
+    }
+}
+
+fn unreachable_error(e: &postgres::Error) -> ToolError {
+    log(e);
+    ToolError::new(
+        ToolErrorKind::Io,
+        "The memory database could not be reached or refused the call, so it did not run; \
+         nothing was changed. Try again in a moment.",
+    )
+}
+
+fn unsaved_error(e: &postgres::Error) -> ToolError {
+    log(e);
+    ToolError::new(
+        ToolErrorKind::Io,
+        "The change could not be saved in the memory database, so nothing was changed. \
+         View the file before trying again.",
+    )
+}
+
+/// The database's own words go to the operator (stderr), never the agent.
+fn log(e: &postgres::Error) {
+    eprintln!("memcap: memory database: {e}");
+}
+
+impl Backend for DatabaseStore {
+    fn begin(&mut self, writes: bool) -> Result<Begun, ToolError> {
+        match self.start(writes) {
+            Ok(made) => Ok(Begun {
+                fresh_instance: made,
+            }),
+            Err(e) => {
+                self.discard();
+                self.in_call = false;
+                Err(unreachable_error(&e))
+            }
+        }
+    }
+
+    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError> {
+        if !std::mem::take(&mut self.in_call) {
+            return Ok(());
+        }
+        match outcome {
+            Outcome::Returned => self.save().map_err(|e| {
+                self.discard();
+                unsaved_error(&e)
+            }),
+            Outcome::Stopped => {
+                self.discard();
+                Ok(())
+            }
+        }
+    }
+
+    fn grant(&self, _wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>> {
+        Ok(Some(self.fs.clone()))
+    }
+
+    fn directories(&self) -> Vec<(String, PathBuf)> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,62 @@
+//! The tables memcap keeps in PostgreSQL, made and upgraded by memcap
+//! itself under an advisory lock, so hosts starting together agree. A
+//! database whose schema is newer than this memcap's is refused.
+
+use postgres::Client;
+
+use super::{LOCK_CLASS, OpenDbError};
+
+/// The schema this memcap writes; stored in `memcap_schema`.
+pub(crate) const VERSION: i32 = 1;
+
+/// Version 1: namespaces (each a tree of entries, with the version every
+/// committing write bumps and the next inode number) and entries (one row
+/// a path; a file's bytes stored uncompressed, so ranges read fast).
+const CREATE: &str = "
+CREATE TABLE memcap_namespaces (
+    id bigserial PRIMARY KEY,
+    name text COLLATE \"C\" NOT NULL UNIQUE,
+    version bigint NOT NULL DEFAULT 0,
+    next_ino bigint NOT NULL DEFAULT 2,
+    created timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE memcap_entries (
+    ns bigint NOT NULL REFERENCES memcap_namespaces (id) ON DELETE CASCADE,
+    path text COLLATE \"C\" NOT NULL,
+    ino bigint NOT NULL,
+    mtime_ns bigint NOT NULL,
+    ctime_ns bigint NOT NULL,
+    ver bigint NOT NULL,
+    data bytea,
+    PRIMARY KEY (ns, path)
+);
+ALTER TABLE memcap_entries ALTER COLUMN data SET STORAGE EXTERNAL;
+CREATE TABLE memcap_schema (version integer NOT NULL);
+";
+
+/// Makes the tables in an empty database, or checks the version of those
+/// there.
+pub(crate) fn ensure(client: &mut Client) -> Result<(), OpenDbError> {
+    let mut tx = client.transaction().map_err(OpenDbError::query)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])
+        .map_err(OpenDbError::query)?;
+    let exists: bool = tx
+        .query_one("SELECT to_regclass('memcap_schema') IS NOT NULL", &[])
+        .map_err(OpenDbError::query)?
+        .get(0);
+    if !exists {
+        tx.batch_execute(CREATE).map_err(OpenDbError::create)?;
+        tx.execute("INSERT INTO memcap_schema (version) VALUES ($1)", &[&VERSION])
+            .map_err(OpenDbError::create)?;
+        return tx.commit().map_err(OpenDbError::create);
+    }
+    let found: Option<i32> = tx
+        .query_opt("SELECT max(version) FROM memcap_schema", &[])
+        .map_err(OpenDbError::query)?
+        .and_then(|row| row.get(0));
+    match found {
+        Some(VERSION) => tx.commit().map_err(OpenDbError::query),
+        Some(found) if found > VERSION => Err(OpenDbError::NewerSchema { found }),
+        _ => Err(OpenDbError::UnknownSchema),
+    }
+}

@@ -1,0 +1,189 @@
+//! The directory backend: the store is a host directory (and the shared and
+//! extra directories granted beside it), each granted to the guest as a
+//! wasmtime-wasi preopen, so cap-std resolves every path against it at the
+//! moment of the call. Calls are serialised across processes by `flock`.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+
+use super::{Backend, Begun, Grant, Outcome, guest_path};
+use crate::error::{OpenError, ToolError, ToolErrorKind};
+use crate::lock;
+use crate::store::{self, EmptyDir, Found};
+use crate::vfs::Fs;
+use memcap_core::layout::ROOT as GUEST_ROOT;
+use memcap_core::storage::mounts::Place;
+
+/// A directory granted beside the root.
+struct SharedDir {
+    place: Place,
+    name: String,
+    path: PathBuf,
+    read_only: bool,
+}
+
+pub(crate) struct DirectoryStore {
+    root: PathBuf,
+    shared: Vec<SharedDir>,
+    /// Every lock file, in the one order.
+    locks: Vec<File>,
+    /// The writable shared directories' `.memcap/tmp`, emptied as the
+    /// root's is.
+    shared_temps: Vec<cap_std::fs::Dir>,
+    /// `.memcap/tmp`, emptied after a call that stopped mid-write; `None`
+    /// while memcap cannot write the store.
+    temp: Option<cap_std::fs::Dir>,
+    /// While the store's directory does not exist, reads are served from
+    /// this empty directory and nothing is created.
+    empty: Option<EmptyDir>,
+}
+
+impl DirectoryStore {
+    /// Opens the store at `root` (absolute) with its grants; creates a
+    /// missing root when `create_root`.
+    pub fn open(root: PathBuf, grants: &[Grant], create_root: bool) -> Result<Self, OpenError> {
+        let mut locks = Vec::new();
+        let mut shared = Vec::new();
+        let mut shared_temps = Vec::new();
+        for grant in grants {
+            let path = std::path::absolute(&grant.target).map_err(|cause| OpenError::Root {
+                path: grant.target.clone(),
+                cause,
+            })?;
+            let prepared = match store::open_shared(&path, grant.read_only) {
+                Err(OpenError::SharedMissing { path }) if grant.place == Place::Extra => {
+                    return Err(OpenError::ExtraMissing { path });
+                }
+                other => other?,
+            };
+            locks.extend(prepared.lock);
+            shared_temps.extend(prepared.temp);
+            shared.push(SharedDir {
+                place: grant.place,
+                name: grant.name.clone(),
+                path,
+                read_only: grant.read_only,
+            });
+        }
+        let found = match store::open(&root)? {
+            Found::Missing if create_root => Found::Present(store::create(&root)?),
+            found => found,
+        };
+        let (temp, empty) = match found {
+            Found::Present(prepared) => {
+                locks.extend(prepared.lock);
+                (prepared.temp, None)
+            }
+            Found::Missing => {
+                let empty = EmptyDir::new().map_err(|cause| OpenError::Root {
+                    path: root.clone(),
+                    cause,
+                })?;
+                (None, Some(empty))
+            }
+        };
+        lock::sort(&mut locks);
+        Ok(Self {
+            root,
+            shared,
+            locks,
+            shared_temps,
+            temp,
+            empty,
+        })
+    }
+
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
+    /// Creates the store's directory for its first write; from then on the
+    /// instance serves it instead of the empty stand-in. The locks held are
+    /// let go and taken again with the new one, in the one order.
+    fn create_store(&mut self) -> Result<(), ToolError> {
+        let prepared = store::create(&self.root).map_err(|_| {
+            ToolError::new(
+                ToolErrorKind::Io,
+                "Could not create the memory directory, so nothing was written. \
+                 The host must let memcap create it, or create it first.",
+            )
+        })?;
+        if let Some(file) = prepared.lock {
+            lock::unlock_all(&self.locks);
+            self.locks.push(file);
+            lock::sort(&mut self.locks);
+            lock::lock_all(&self.locks).map_err(|_| lock_failed())?;
+        }
+        self.temp = prepared.temp;
+        self.empty = None;
+        Ok(())
+    }
+}
+
+fn lock_failed() -> ToolError {
+    ToolError::new(
+        ToolErrorKind::Io,
+        "Could not lock the memory directory; nothing was changed. Try again.",
+    )
+}
+
+impl Backend for DirectoryStore {
+    fn begin(&mut self, writes: bool) -> Result<Begun, ToolError> {
+        lock::lock_all(&self.locks).map_err(|_| lock_failed())?;
+        // A missing store is created by its first write, and served as soon
+        // as somebody else creates it.
+        if self.empty.is_some() && (writes || self.root.is_dir()) {
+            if let Err(e) = self.create_store() {
+                lock::unlock_all(&self.locks);
+                return Err(e);
+            }
+            return Ok(Begun {
+                fresh_instance: true,
+            });
+        }
+        Ok(Begun {
+            fresh_instance: false,
+        })
+    }
+
+    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError> {
+        if outcome == Outcome::Stopped {
+            // It may have stopped mid-write; the lock is still held, so no
+            // other write is in flight and its temp file can go.
+            for temp in self.temp.iter().chain(&self.shared_temps) {
+                let _ = store::remove_leftovers(temp);
+            }
+        }
+        lock::unlock_all(&self.locks);
+        Ok(())
+    }
+
+    fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>> {
+        let (dir, perms) = match &self.empty {
+            Some(empty) => (empty.path(), FsPerms::ReadOnly),
+            None => (self.root.as_path(), FsPerms::ReadWrite),
+        };
+        wasi.preopened_dir(dir, GUEST_ROOT, perms)?;
+        for shared in &self.shared {
+            let perms = if shared.read_only {
+                FsPerms::ReadOnly
+            } else {
+                FsPerms::ReadWrite
+            };
+            wasi.preopened_dir(&shared.path, guest_path(shared.place, &shared.name), perms)?;
+        }
+        Ok(None)
+    }
+
+    fn directories(&self) -> Vec<(String, PathBuf)> {
+        let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
+        grants.extend(
+            self.shared
+                .iter()
+                .map(|s| (guest_path(s.place, &s.name), s.path.clone())),
+        );
+        grants
+    }
+}

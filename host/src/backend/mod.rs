@@ -1,0 +1,78 @@
+//! The backend seam: where a store's files live. A directory
+//! ([`directory::DirectoryStore`]) and a PostgreSQL database
+//! ([`database::DatabaseStore`]) are the two; [`crate::Memory`] runs the
+//! same component, limits and warm instance above either, and calls the
+//! backend at three points: before a call (take the store's lock, bring its
+//! files up to date), when it makes an instance (grant the guest its
+//! files), and after the call (save or throw away what it changed).
+
+pub(crate) mod database;
+pub(crate) mod directory;
+
+use std::path::PathBuf;
+
+use wasmtime_wasi::WasiCtxBuilder;
+
+use memcap_core::layout::ROOT as GUEST_ROOT;
+use memcap_core::storage::mounts::Place;
+
+use crate::error::ToolError;
+use crate::vfs::Fs;
+
+/// A directory or namespace granted beside the root: shared
+/// (`/memories/shared/NAME`) or extra, read-only reference material
+/// (`/memories/extra/NAME`).
+#[derive(Clone, Debug)]
+pub(crate) struct Grant {
+    pub place: Place,
+    pub name: String,
+    /// A directory, or on a database store the namespace's name.
+    pub target: PathBuf,
+    pub read_only: bool,
+}
+
+/// The preopen name of a grant, as the guest finds it.
+pub(crate) fn guest_path(place: Place, name: &str) -> String {
+    format!("{GUEST_ROOT}/{}/{name}", place.dir())
+}
+
+/// How a call the guest ran came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It returned (its answer may still be a tool error): keep its changes.
+    Returned,
+    /// It trapped, ran out of time or memory, or the host gave up on it:
+    /// nothing it changed may stay that the backend can take back.
+    Stopped,
+}
+
+/// What [`Backend::begin`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Begun {
+    /// The instance must be made anew (the store's grants changed).
+    pub fresh_instance: bool,
+}
+
+/// One kind of store. Calls come one at a time (the caller holds a mutex),
+/// and every [`Backend::begin`] that succeeds is followed by one
+/// [`Backend::end`].
+pub(crate) trait Backend: Send {
+    /// Takes the store's cross-process lock and prepares the call; `writes`
+    /// says the call may change files. An error means the call does not
+    /// run, and holds nothing.
+    fn begin(&mut self, writes: bool) -> Result<Begun, ToolError>;
+
+    /// Ends the call and lets the lock go: a returned call's changes are
+    /// saved, a stopped one's thrown away where the backend can. An error
+    /// means the changes were not saved (the instance must not be reused:
+    /// it saw them).
+    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError>;
+
+    /// Grants a new instance its files: preopened directories on `wasi`,
+    /// or a file system of its own, returned.
+    fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>>;
+
+    /// The host directories served, as the agent sees them and on disk,
+    /// for a file watcher; none for a store that is not a directory.
+    fn directories(&self) -> Vec<(String, PathBuf)>;
+}

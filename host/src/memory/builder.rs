@@ -1,0 +1,218 @@
+//! [`MemoryBuilder`]: where a [`Memory`]'s store is (a directory or a
+//! database), what is granted beside it, and the limits it runs under.
+
+use std::path::{Path, PathBuf};
+
+use memcap_core::storage::mounts::Place;
+
+use super::Memory;
+use crate::backend::database::{DatabaseStore, Url};
+use crate::backend::directory::DirectoryStore;
+use crate::backend::{Backend, Grant};
+use crate::error::OpenError;
+use crate::limits::Limits;
+
+/// The namespace a database store serves when none is named.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// Where the store is.
+enum Location {
+    Directory(PathBuf),
+    /// A PostgreSQL connection URL.
+    Database(String),
+}
+
+/// Options for [`Memory`]; see [`Memory::builder`] and [`Memory::database`].
+pub struct MemoryBuilder {
+    location: Location,
+    namespace: Option<String>,
+    grants: Vec<Grant>,
+    limits: Limits,
+    vectors: bool,
+    create_root: bool,
+    private_umask: bool,
+}
+
+impl MemoryBuilder {
+    pub(super) fn directory(root: &Path) -> Self {
+        Self::at(Location::Directory(root.to_path_buf()))
+    }
+
+    pub(super) fn database(url: &str) -> Self {
+        Self::at(Location::Database(url.to_owned()))
+    }
+
+    /// Whether `store` is a database URL (`postgres://` or
+    /// `postgresql://`) rather than a directory.
+    pub fn is_database(store: &str) -> bool {
+        Url::is_database(store)
+    }
+
+    fn at(location: Location) -> Self {
+        Self {
+            location,
+            namespace: None,
+            grants: Vec::new(),
+            limits: Limits::default(),
+            vectors: true,
+            create_root: true,
+            private_umask: false,
+        }
+    }
+
+    /// Serves one user's or project's store: on a directory store
+    /// `BASE/name` instead of the base directory, on a database store the
+    /// namespace `name` (`default` when none is given). Only that one is
+    /// granted, so nothing under another namespace can be reached. `name`
+    /// is 1 to 64 ASCII letters, digits, `-`, `_` or `.`, not starting with
+    /// a dot; [`MemoryBuilder::open`] refuses others.
+    pub fn namespace(mut self, name: impl Into<String>) -> Self {
+        self.namespace = Some(name.into());
+        self
+    }
+
+    /// Grants `target` too, seen by the agent as `/memories/shared/NAME/...`:
+    /// memory shared by several users or projects. On a directory store
+    /// `target` is an existing directory, on a database store the name of
+    /// an existing namespace in the same database. It is its own preopen,
+    /// so the grant is exactly that; `read_only` refuses every change in it.
+    /// `name` follows the rules of [`MemoryBuilder::namespace`]. Files never
+    /// move between it and the rest of the store (a rename across is
+    /// refused), and it has its own lock, so servers of different users
+    /// write it safely.
+    pub fn shared(
+        mut self,
+        name: impl Into<String>,
+        target: impl AsRef<Path>,
+        read_only: bool,
+    ) -> Self {
+        self.grants.push(Grant {
+            place: Place::Shared,
+            name: name.into(),
+            target: target.as_ref().to_path_buf(),
+            read_only,
+        });
+        self
+    }
+
+    /// Grants `target` read-only, seen by the agent as
+    /// `/memories/extra/NAME/...`: reference material (docs, a wiki, another
+    /// project's notes) that `memory_search` finds as the `custom` source
+    /// and `view` / `memory_get` read, and that nothing memcap runs can
+    /// change. On a directory store `target` is an existing directory, on
+    /// a database store an existing namespace (`memcap copy` imports one).
+    /// `name` follows the rules of [`MemoryBuilder::namespace`].
+    pub fn extra(mut self, name: impl Into<String>, target: impl AsRef<Path>) -> Self {
+        self.grants.push(Grant {
+            place: Place::Extra,
+            name: name.into(),
+            target: target.as_ref().to_path_buf(),
+            read_only: true,
+        });
+        self
+    }
+
+    /// Replaces the default [`Limits`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether searches are hybrid, with the embedding model compiled into
+    /// the component (on by default), or keywords only (BM25) with `false`:
+    /// the guest is told `MEMCAP_VECTORS=off`, says so in every search
+    /// answer, and its index keeps no vectors (switching rebuilds it once).
+    pub fn vectors(mut self, on: bool) -> Self {
+        self.vectors = on;
+        self
+    }
+
+    /// Whether [`MemoryBuilder::open`] creates a missing store (the
+    /// default). With `false` nothing is created until the first call that
+    /// writes: reads answer as an empty store, so a mistyped path or
+    /// namespace leaves nothing behind (the CLI opens stores this way).
+    pub fn create_root(mut self, create: bool) -> Self {
+        self.create_root = create;
+        self
+    }
+
+    /// Whether opening adds 0o077 to the process umask (off by default), so
+    /// the files the guest creates are 0600 and its directories 0700 whatever
+    /// the umask was: WASI cannot pass a file mode. The umask belongs to the
+    /// whole process, so this is for programs that are memcap alone (the CLI
+    /// turns it on). Without it the store memcap creates is still 0700, which
+    /// keeps other users out of the files inside it.
+    pub fn private_umask(mut self, private: bool) -> Self {
+        self.private_umask = private;
+        self
+    }
+
+    /// Opens the store; see [`Memory::open`] and [`Memory::database`].
+    pub fn open(self) -> Result<Memory, OpenError> {
+        if let Some(name) = &self.namespace {
+            crate::namespace::check("namespace", name)?;
+        }
+        for (i, grant) in self.grants.iter().enumerate() {
+            let what = match grant.place {
+                Place::Shared => "shared directory name",
+                Place::Extra => "extra directory name",
+            };
+            crate::namespace::check(what, &grant.name)?;
+            if self.grants[..i]
+                .iter()
+                .any(|g| g.place == grant.place && g.name == grant.name)
+            {
+                return Err(OpenError::BadName {
+                    what,
+                    name: grant.name.clone(),
+                    why: "is given twice",
+                });
+            }
+        }
+        if self.private_umask {
+            tighten_umask();
+        }
+        let (backend, name): (Box<dyn Backend>, String) = match &self.location {
+            Location::Directory(base) => {
+                let base = match &self.namespace {
+                    Some(name) => base.join(name),
+                    None => base.clone(),
+                };
+                let root = std::path::absolute(&base).map_err(|cause| OpenError::Root {
+                    path: base.clone(),
+                    cause,
+                })?;
+                let store = DirectoryStore::open(root, &self.grants, self.create_root)?;
+                let name = store.root().display().to_string();
+                (Box::new(store), name)
+            }
+            Location::Database(url) => {
+                for grant in &self.grants {
+                    let target = grant.target.to_string_lossy();
+                    crate::namespace::check("namespace", &target)?;
+                }
+                let namespace = self.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
+                let url = Url::parse(url)?;
+                let store = DatabaseStore::open(
+                    url,
+                    namespace,
+                    &self.grants,
+                    self.create_root,
+                    self.limits.call_timeout,
+                )?;
+                (Box::new(store), format!("namespace {namespace}"))
+            }
+        };
+        Memory::serve(backend, name, self.limits, self.vectors)
+    }
+}
+
+/// WASI cannot pass a file mode, so the guest's files get the process umask:
+/// tighten it so they are 0600 and directories 0700. Bits are only ever
+/// removed from the umask, never added back.
+fn tighten_umask() {
+    use rustix::fs::Mode;
+    use rustix::process::umask;
+    let previous = umask(Mode::from_raw_mode(0o077));
+    umask(previous | Mode::from_raw_mode(0o077));
+}

@@ -1,0 +1,352 @@
+//! [`Memory`]: one store, served by the component, whatever backend holds
+//! its files (see [`crate::backend`]).
+
+mod api;
+mod builder;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use wasmtime::Store;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::WasiCtxBuilder;
+
+use crate::backend::{Backend, Outcome};
+use crate::bindings::{Memcap, WitResult};
+use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
+use crate::limits::Limits;
+use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
+
+pub use builder::{DEFAULT_NAMESPACE, MemoryBuilder};
+
+/// A memory store and the component that serves it.
+///
+/// Every call runs in the same sandbox: the guest sees the store as
+/// `/memories`, with no environment, network, stdio or other files. Calls are
+/// serialised per store, across threads, processes and (on a database)
+/// hosts, so no edit is lost. A call that traps, runs too long or exhausts
+/// its memory becomes an error result, and the next call gets a fresh
+/// instance.
+pub struct Memory {
+    /// The store, for messages: its directory, or its namespace.
+    name: String,
+    /// The host directories granted, as the agent sees them and on disk.
+    directories: Vec<(String, PathBuf)>,
+    limits: Limits,
+    /// Whether searches use the compiled-in embedding model.
+    vectors: bool,
+    runtime: &'static Runtime,
+    served: Mutex<Served>,
+}
+
+/// What serves the calls, behind the mutex.
+struct Served {
+    backend: Box<dyn Backend>,
+    /// A live instance, kept between calls so a call costs no instantiation.
+    warm: Option<Warm>,
+}
+
+struct Warm {
+    store: Store<StoreData>,
+    bindings: Memcap,
+}
+
+impl Memory {
+    /// Opens the memory directory `root`, creating it (mode 0700, with its
+    /// parents) if missing; see [`MemoryBuilder::create_root`] to leave that
+    /// to the first write. A directory memcap may not write is served for
+    /// reading. Leftovers of writes interrupted by a crash are removed. The
+    /// first open in a process loads the compiled component from the
+    /// on-disk cache (see `MEMCAP_CACHE_DIR`) or compiles it. The process
+    /// umask is left alone unless [`MemoryBuilder::private_umask`] asks.
+    pub fn open(root: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Self::builder(root).open()
+    }
+
+    /// Like [`Memory::open`], with options.
+    pub fn builder(root: impl AsRef<Path>) -> MemoryBuilder {
+        MemoryBuilder::directory(root.as_ref())
+    }
+
+    /// A store in PostgreSQL: `url` is a libpq connection URL
+    /// (`postgres://user@host/db?sslmode=…`). Each namespace
+    /// ([`MemoryBuilder::namespace`], `default` when none is given) is a
+    /// tree of rows, served to the same component as its directory; memcap
+    /// makes and upgrades its tables itself. One call is one transaction
+    /// under the namespace's advisory lock, so hosts sharing the database
+    /// never lose an edit, and a call that fails leaves nothing behind.
+    pub fn database(url: &str) -> MemoryBuilder {
+        MemoryBuilder::database(url)
+    }
+
+    fn serve(
+        backend: Box<dyn Backend>,
+        name: String,
+        limits: Limits,
+        vectors: bool,
+    ) -> Result<Self, OpenError> {
+        let memory = Memory {
+            name,
+            directories: backend.directories(),
+            limits,
+            vectors,
+            runtime: runtime::get()?,
+            served: Mutex::new(Served {
+                backend,
+                warm: None,
+            }),
+        };
+        // Instantiate now so a broken setup fails here, not on the first call.
+        let mut served = memory.lock();
+        let warm = memory
+            .instantiate(served.backend.as_ref())
+            .map_err(|e| OpenError::Component(format!("{e:#}")))?;
+        served.warm = Some(warm);
+        drop(served);
+        Ok(memory)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Served> {
+        // A panic while holding the mutex cannot leave files half-written
+        // (writes are atomic, or rolled back), so a poisoned lock is usable.
+        self.served.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What the store is, for messages: its directory, or its namespace
+    /// on a database.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The host directory served as `/memories`; `None` on a database.
+    pub fn root(&self) -> Option<&Path> {
+        self.directories.first().map(|(_, dir)| dir.as_path())
+    }
+
+    /// Every host directory the guest is granted, as the agent sees it and
+    /// on disk: `/memories` (the root), then each `/memories/shared/NAME`
+    /// and `/memories/extra/NAME`. None on a database store.
+    pub fn grants(&self) -> Vec<(String, PathBuf)> {
+        self.directories.clone()
+    }
+
+    /// Tells the guest that other programs changed `paths` (`/memories/...`,
+    /// as a file watcher reports them), so the index and every derived
+    /// index take them in now rather than at the next sweep; see
+    /// [`crate::watch::Watcher`].
+    pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
+        let input = serde_json::json!({"command": "changed", "paths": paths}).to_string();
+        let result = self.call(&input);
+        if result.is_error {
+            // The kind is not kept by `call`; the message says it all.
+            return Err(ToolError::new(ToolErrorKind::Io, result.content));
+        }
+        Ok(result.content)
+    }
+
+    /// The limits every call runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Runs a raw tool input through `f`; `Err` only when the host stopped
+    /// the call.
+    fn raw(
+        &self,
+        input: &str,
+        f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult>,
+    ) -> Result<ToolResult, ToolError> {
+        self.invoke(input.len(), call_writes(input), f)
+            .map(|r| ToolResult {
+                content: r.content,
+                is_error: r.is_error,
+            })
+    }
+
+    fn typed(
+        &self,
+        input_bytes: usize,
+        writes: bool,
+        f: impl FnOnce(
+            &Memcap,
+            &mut Store<StoreData>,
+        ) -> wasmtime::Result<Result<String, crate::bindings::WitError>>,
+    ) -> Result<String, ToolError> {
+        self.invoke(input_bytes, writes, f)?
+            .map_err(ToolError::from)
+    }
+
+    /// Runs `f` on the warm instance within the limits, between the
+    /// backend's begin and end. `writes`: whether the call may change files
+    /// (then a missing store is created first).
+    fn invoke<R>(
+        &self,
+        input_bytes: usize,
+        writes: bool,
+        f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R>,
+    ) -> Result<R, ToolError> {
+        let max = self.limits.max_input_bytes;
+        if input_bytes > max {
+            return Err(ToolError::new(
+                ToolErrorKind::TooLarge,
+                format!(
+                    "The tool input is {input_bytes} bytes; memcap accepts up to {max} bytes per call. \
+                     Split the content into several smaller files."
+                ),
+            ));
+        }
+        let mut served = self.lock();
+        let served = &mut *served;
+        let begun = served.backend.begin(writes)?;
+        // Ends the call if anything below unwinds, so no lock stays held.
+        let mut call = Call {
+            backend: served.backend.as_mut(),
+            ended: false,
+        };
+        if begun.fresh_instance {
+            served.warm = None;
+        }
+        if served.warm.is_none() {
+            match self.instantiate(call.backend) {
+                Ok(warm) => served.warm = Some(warm),
+                Err(_) => {
+                    let _ = call.end(Outcome::Stopped);
+                    return Err(guest_failure(writes));
+                }
+            }
+        }
+        let warm = served.warm.as_mut().expect("instance was just created");
+        let ticks = (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
+        warm.store.set_epoch_deadline(ticks as u64);
+        warm.store.data_mut().limiter.refused = false;
+        match f(&warm.bindings, &mut warm.store) {
+            Ok(r) => match call.end(Outcome::Returned) {
+                Ok(()) => Ok(r),
+                Err(e) => {
+                    // The instance saw changes that were not saved.
+                    served.warm = None;
+                    Err(e)
+                }
+            },
+            Err(trap) => {
+                let out_of_memory = warm.store.data().limiter.refused;
+                // A trapped instance may be in any state: never reuse it.
+                served.warm = None;
+                let _ = call.end(Outcome::Stopped);
+                Err(self.stopped(&trap, out_of_memory, writes))
+            }
+        }
+    }
+
+    fn stopped(&self, trap: &wasmtime::Error, out_of_memory: bool, writes: bool) -> ToolError {
+        let after = if writes { AFTER_WRITE } else { "" };
+        if trap.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::Interrupt) {
+            ToolError::new(
+                ToolErrorKind::TimedOut,
+                format!(
+                    "The memory command was stopped after {} s, memcap's time limit per call.{after}",
+                    self.limits.call_timeout.as_secs_f32()
+                ),
+            )
+        } else if out_of_memory {
+            ToolError::new(
+                ToolErrorKind::OutOfMemory,
+                format!(
+                    "The memory command needed more than {} MiB of memory and was stopped.{after}",
+                    self.limits.memory_bytes >> 20
+                ),
+            )
+        } else {
+            guest_failure(writes)
+        }
+    }
+
+    fn instantiate(&self, backend: &dyn Backend) -> wasmtime::Result<Warm> {
+        let mut wasi = WasiCtxBuilder::new();
+        // No args, stdio or network, and no environment but the quota (and
+        // vectors off, when asked): the store is all it gets.
+        wasi.allow_blocking_current_thread(true)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
+            .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string());
+        if !self.vectors {
+            wasi.env("MEMCAP_VECTORS", "off");
+        }
+        let fs = backend.grant(&mut wasi)?;
+        let pre = match fs {
+            Some(_) => self.runtime.pre_served_fs()?,
+            None => &self.runtime.pre,
+        };
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(1024);
+        let data = StoreData {
+            wasi: wasi.build(),
+            table,
+            fs: fs.unwrap_or_default(),
+            limiter: GuestLimiter {
+                memory_bytes: self.limits.memory_bytes,
+                refused: false,
+            },
+        };
+        let mut store = Store::new(&self.runtime.engine, data);
+        store.limiter(|d| &mut d.limiter);
+        store.set_epoch_deadline(u64::MAX / 2);
+        let bindings = pre.instantiate(&mut store)?;
+        Ok(Warm { store, bindings })
+    }
+}
+
+/// A call between [`Backend::begin`] and [`Backend::end`].
+struct Call<'a> {
+    backend: &'a mut dyn Backend,
+    ended: bool,
+}
+
+impl Call<'_> {
+    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError> {
+        self.ended = true;
+        self.backend.end(outcome)
+    }
+}
+
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        if !self.ended {
+            let _ = self.backend.end(Outcome::Stopped);
+        }
+    }
+}
+
+/// Whether a `call` input may change files, as the command table says
+/// (`memcap_core::tools::COMMANDS`); an unknown command counts as a write (the
+/// guest refuses it anyway). A missing store is created by the first call
+/// that may write.
+fn call_writes(input: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Command<'a> {
+        #[serde(borrow)]
+        command: Option<std::borrow::Cow<'a, str>>,
+    }
+    match serde_json::from_str::<Command>(input) {
+        Ok(Command { command: Some(c) }) => {
+            memcap_core::tools::command(&c).is_none_or(|spec| spec.writes)
+        }
+        _ => false,
+    }
+}
+
+/// Said after a stopped call that may have been writing.
+const AFTER_WRITE: &str = " A file it was changing holds either its old or its new content; \
+                           view it before retrying.";
+
+fn guest_failure(writes: bool) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::GuestFailure,
+        format!(
+            "The memory command failed inside memcap (an internal error).{}",
+            if writes { AFTER_WRITE } else { "" }
+        ),
+    )
+}
