@@ -32,6 +32,7 @@ pub use bindings::{
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
 pub use backend::database::OpenDbError;
+pub use backend::entries::{CopyError, Entry};
 pub use memory::{DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 
 /// The library component (`memcap.wasm`) this host embeds.

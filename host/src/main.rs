@@ -93,6 +93,18 @@ fn parse_extra(arg: &str) -> Result<(String, PathBuf), String> {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Copy a whole store. SRC and DST are each a directory or a database
+    /// URL with the namespace after # (postgres://host/db#alice; no # is
+    /// the namespace "default"). Every file goes, MEMORY.md with the agent's
+    /// text included; memcap's derived state is rebuilt at DST. A DST that
+    /// holds files is refused unless --replace.
+    Copy {
+        src: String,
+        dst: String,
+        /// Replace what DST holds (everything there goes first).
+        #[arg(long)]
+        replace: bool,
+    },
     /// Serve the memory to MCP clients (Claude Desktop, Claude Code, Cursor,
     /// VS Code) over stdio: the `memory` tool and the note tools, the prompt
     /// `memory` and the resource memory://MEMORY.md.
@@ -319,6 +331,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::Copy { src, dst, replace } = &cli.command {
+        return copy(src, dst, *replace);
+    }
     // A mistyped --root must not leave directories behind: the first
     // command that writes creates the store, reads see an empty one.
     let limits = Limits {
@@ -361,6 +376,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let memory = builder.open()?;
     let result: Result<String, ToolError> = match cli.command {
+        Command::Copy { .. } => unreachable!("handled before the store is opened"),
         Command::Call { json } => return serve_lines(&memory, json),
         Command::Mcp { http, no_watch } => return serve_mcp(memory, http, !no_watch),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
@@ -456,6 +472,57 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             eprintln!("{e}");
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// `memcap copy`: one store's files into another, of either kind.
+fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
+    let open = |spec: &str, create: bool| -> anyhow::Result<Memory> {
+        let builder = match spec.split_once('#') {
+            Some((url, namespace)) if memcap::MemoryBuilder::is_database(url) => {
+                Memory::database(url).namespace(namespace)
+            }
+            None if memcap::MemoryBuilder::is_database(spec) => Memory::database(spec),
+            _ => Memory::builder(spec),
+        };
+        Ok(builder.create_root(create).private_umask(true).open()?)
+    };
+    let from = open(src, false)?;
+    let entries = from.export()?;
+    drop(from);
+    let to = open(dst, true)?;
+    to.import(&entries, replace)?;
+    let files = entries
+        .iter()
+        .filter(|e| matches!(e, memcap::Entry::File(..)))
+        .count();
+    let bytes: usize = entries
+        .iter()
+        .map(|e| match e {
+            memcap::Entry::File(_, data) => data.len(),
+            memcap::Entry::Dir(_) => 0,
+        })
+        .sum();
+    println!(
+        "copied {files} files and {} directories ({bytes} bytes) from {} to {}",
+        entries.len() - files,
+        from_name(src),
+        from_name(dst)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A store as messages name it: a directory, or a database's namespace
+/// (never the URL, which may hold a password).
+fn from_name(spec: &str) -> String {
+    match spec.split_once('#') {
+        Some((url, namespace)) if memcap::MemoryBuilder::is_database(url) => {
+            format!("the database's namespace {namespace}")
+        }
+        None if memcap::MemoryBuilder::is_database(spec) => {
+            format!("the database's namespace {}", memcap::DEFAULT_NAMESPACE)
+        }
+        _ => spec.to_owned(),
     }
 }
 

@@ -8,12 +8,18 @@ use std::path::PathBuf;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
+use super::entries::{CopyError, Entry, is_reserved};
 use super::{Backend, Begun, Grant, Outcome, guest_path};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
 use crate::lock;
 use crate::store::{self, EmptyDir, Found};
 use crate::vfs::Fs;
-use memcap_core::layout::ROOT as GUEST_ROOT;
+use memcap_core::layout::{RESERVED, ROOT as GUEST_ROOT};
+
+/// `.memcap/lock` and `.memcap/tmp` by their names in `.memcap`: kept when a
+/// copy replaces the store (they are held, not derived).
+const LOCK_NAME: &str = "lock";
+const TEMP_NAME: &str = "tmp";
 use memcap_core::storage::mounts::Place;
 
 /// A directory granted beside the root.
@@ -99,6 +105,10 @@ impl DirectoryStore {
         &self.root
     }
 
+    fn open_root(&self) -> Result<cap_std::fs::Dir, CopyError> {
+        cap_std::fs::Dir::open_ambient_dir(&self.root, cap_std::ambient_authority()).map_err(io)
+    }
+
     /// Creates the store's directory for its first write; from then on the
     /// instance serves it instead of the empty stand-in. The locks held are
     /// let go and taken again with the new one, in the one order.
@@ -120,6 +130,10 @@ impl DirectoryStore {
         self.empty = None;
         Ok(())
     }
+}
+
+fn io(e: std::io::Error) -> CopyError {
+    CopyError::Io(e.to_string())
 }
 
 fn lock_failed() -> ToolError {
@@ -157,6 +171,101 @@ impl Backend for DirectoryStore {
             }
         }
         lock::unlock_all(&self.locks);
+        Ok(())
+    }
+
+    fn export(&mut self) -> Result<Vec<Entry>, CopyError> {
+        if self.empty.is_some() {
+            return Ok(Vec::new());
+        }
+        let root = self.open_root()?;
+        let mut out = Vec::new();
+        let mut stack = vec![String::new()];
+        while let Some(dir_path) = stack.pop() {
+            let dir = if dir_path.is_empty() {
+                root.try_clone().map_err(io)?
+            } else {
+                root.open_dir(&dir_path).map_err(io)?
+            };
+            for entry in dir.entries().map_err(io)? {
+                let entry = entry.map_err(io)?;
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else {
+                    return Err(CopyError::Refused(
+                        format!("{dir_path}/{}", name.to_string_lossy()),
+                        "its name is not UTF-8",
+                    ));
+                };
+                let path = if dir_path.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{dir_path}/{name}")
+                };
+                if is_reserved(&path) {
+                    continue;
+                }
+                // Links and special files are not memory: left out, as the
+                // guest leaves them out.
+                let kind = entry.file_type().map_err(io)?;
+                if kind.is_dir() {
+                    out.push(Entry::Dir(path.clone()));
+                    stack.push(path);
+                } else if kind.is_file() {
+                    out.push(Entry::File(path.clone(), root.read(&path).map_err(io)?));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(out)
+    }
+
+    fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+        let root = self.open_root()?;
+        let mut present = Vec::new();
+        for entry in root.entries().map_err(io)? {
+            let name = entry.map_err(io)?.file_name();
+            if name != RESERVED {
+                present.push(name);
+            }
+        }
+        if !present.is_empty() && !replace {
+            return Err(CopyError::NotEmpty);
+        }
+        if replace {
+            for name in present {
+                match root.symlink_metadata(&name).map_err(io)?.is_dir() {
+                    true => root.remove_dir_all(&name).map_err(io)?,
+                    false => root.remove_file(&name).map_err(io)?,
+                }
+            }
+            // The derived state goes too, so it is rebuilt from what lands.
+            let reserved = root.open_dir(RESERVED).map_err(io)?;
+            for entry in reserved.entries().map_err(io)? {
+                let name = entry.map_err(io)?.file_name();
+                if name == LOCK_NAME || name == TEMP_NAME {
+                    continue;
+                }
+                match reserved.symlink_metadata(&name).map_err(io)?.is_dir() {
+                    true => reserved.remove_dir_all(&name).map_err(io)?,
+                    false => reserved.remove_file(&name).map_err(io)?,
+                }
+            }
+        }
+        for entry in entries {
+            let path = entry.path();
+            if is_reserved(path) || path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
+                return Err(CopyError::Refused(path.to_owned(), "not a plain relative path memcap may write"));
+            }
+            match entry {
+                Entry::Dir(path) => root.create_dir_all(path).map_err(io)?,
+                Entry::File(path, data) => {
+                    if let Some((parent, _)) = path.rsplit_once('/') {
+                        root.create_dir_all(parent).map_err(io)?;
+                    }
+                    root.write(path, data).map_err(io)?;
+                }
+            }
+        }
         Ok(())
     }
 

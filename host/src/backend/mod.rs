@@ -8,6 +8,7 @@
 
 pub(crate) mod database;
 pub(crate) mod directory;
+pub(crate) mod entries;
 
 use std::path::PathBuf;
 
@@ -18,6 +19,7 @@ use memcap_core::storage::mounts::Place;
 
 use crate::error::ToolError;
 use crate::vfs::Fs;
+use entries::{CopyError, Entry};
 
 /// A directory or namespace granted beside the root: shared
 /// (`/memories/shared/NAME`) or extra, read-only reference material
@@ -71,6 +73,16 @@ pub(crate) trait Backend: Send {
     /// Grants a new instance its files: preopened directories on `wasi`,
     /// or a file system of its own, returned.
     fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>>;
+
+    /// Every directory and file of the root, `.memcap` left out (between
+    /// begin and end).
+    fn export(&mut self) -> Result<Vec<Entry>, CopyError>;
+
+    /// Writes `entries` into the root (between begin and end, saved by
+    /// end). A root holding anything but `.memcap` is refused, unless
+    /// `replace`: then everything in it goes first, memcap's derived state
+    /// too, so it is rebuilt from what lands.
+    fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError>;
 
     /// The host directories served, as the agent sees them and on disk,
     /// for a file watcher; none for a store that is not a directory.

@@ -11,6 +11,7 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
+use crate::backend::entries::{CopyError, Entry};
 use crate::backend::{Backend, Outcome};
 use crate::bindings::{Memcap, WitResult};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
@@ -147,6 +148,50 @@ impl Memory {
     /// The limits every call runs under.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// Every directory and file of the store, memcap's `.memcap` left out,
+    /// read under the store's lock (for `memcap copy`).
+    pub fn export(&self) -> Result<Vec<Entry>, CopyError> {
+        self.with_backend(false, |backend| backend.export())
+    }
+
+    /// Writes `entries` into the store under its lock, saved together; a
+    /// store that holds anything is refused unless `replace`, which removes
+    /// what is there first. memcap's derived state (the catalog, MEMORY.md's
+    /// generated part, the search index and the graph) is rebuilt from the
+    /// files by the next call.
+    pub fn import(&self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+        self.with_backend(true, |backend| backend.import(entries, replace))
+    }
+
+    /// Runs `f` on the backend between begin and end, with no guest call;
+    /// after a write the warm instance is made anew (its indexes saw none
+    /// of it).
+    fn with_backend<R>(
+        &self,
+        writes: bool,
+        f: impl FnOnce(&mut dyn Backend) -> Result<R, CopyError>,
+    ) -> Result<R, CopyError> {
+        let mut served = self.lock();
+        let served = &mut *served;
+        served.backend.begin(writes)?;
+        let mut call = Call {
+            backend: served.backend.as_mut(),
+            ended: false,
+        };
+        let result = f(&mut *call.backend);
+        let ended = call.end(if result.is_ok() {
+            Outcome::Returned
+        } else {
+            Outcome::Stopped
+        });
+        if writes {
+            served.warm = None;
+        }
+        let value = result?;
+        ended?;
+        Ok(value)
     }
 
     /// Runs a raw tool input through `f`; `Err` only when the host stopped

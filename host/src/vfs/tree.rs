@@ -168,6 +168,43 @@ impl Tree {
         out
     }
 
+    /// Removes everything: every path is marked, the root stays.
+    pub fn clear(&mut self) {
+        let paths: Vec<String> = self.rows().into_iter().map(|row| row.path).collect();
+        let next_ino = self.next_ino;
+        *self = Self::empty();
+        self.next_ino = next_ino;
+        self.dirty.extend(paths);
+    }
+
+    /// Makes the directory or file at `path` (relative to the root, no
+    /// `.` or `..`), with its parents; a file gets `data`.
+    pub fn put(&mut self, path: &str, data: Option<&[u8]>) -> Result<(), Code> {
+        let mut dir = ROOT_INO;
+        let parts: Vec<&str> = path.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            if part.is_empty() || *part == "." || *part == ".." || part.contains('\0') {
+                return Err(Code::Invalid);
+            }
+            let last = i + 1 == parts.len();
+            match (self.child(dir, part)?, last, data) {
+                (Some(ino), false, _) | (Some(ino), true, None) => {
+                    if !self.node(ino).is_some_and(Node::is_dir) {
+                        return Err(Code::NotDirectory);
+                    }
+                    dir = ino;
+                }
+                (Some(_), true, Some(_)) => return Err(Code::Exist),
+                (None, true, Some(bytes)) => {
+                    let ino = self.create_file(dir, part)?;
+                    self.write(ino, 0, bytes, u64::MAX)?;
+                }
+                (None, _, _) => dir = self.create_dir(dir, part)?,
+            }
+        }
+        Ok(())
+    }
+
     /// The row saved for `path` now, or `None` where nothing is there.
     pub fn row(&self, path: &str) -> Option<Row> {
         let ino = self.lookup_path(path)?;
@@ -185,6 +222,14 @@ impl Tree {
     }
 
     /// The paths changed since the last call, now forgotten.
+    /// The entries directly in the root.
+    pub fn top_names(&self) -> Vec<String> {
+        match self.node(ROOT_INO).map(|n| &n.body) {
+            Some(Body::Dir(entries)) => entries.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
     pub fn take_dirty(&mut self) -> BTreeSet<String> {
         std::mem::take(&mut self.dirty)
     }

@@ -24,6 +24,7 @@ use memcap_core::storage::mounts::Place;
 use postgres::{Client, Config, NoTls};
 use wasmtime_wasi::WasiCtxBuilder;
 
+use super::entries::{CopyError, Entry, is_reserved};
 use super::{Backend, Begun, Grant, Outcome, guest_path};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::vfs::tree::Tree;
@@ -44,13 +45,13 @@ pub enum OpenDbError {
     #[error("the store {0:?} is not a PostgreSQL connection URL (postgres://user@host/db, as libpq takes it)")]
     BadUrl(String),
     #[error("could not connect to the memory database: {0}")]
-    Connect(postgres::Error),
+    Connect(Described),
     #[error("the memory database refused memcap's setup: {0}")]
-    Query(postgres::Error),
+    Query(Described),
     #[error(
         "could not create memcap's tables (the role needs CREATE on the database the first time): {0}"
     )]
-    Create(postgres::Error),
+    Create(Described),
     #[error(
         "the memory database was set up by a newer memcap (schema version {found}; this memcap knows version {}): upgrade memcap",
         schema::VERSION
@@ -63,13 +64,41 @@ pub enum OpenDbError {
 }
 
 impl OpenDbError {
+    fn connect(e: postgres::Error) -> Self {
+        Self::Connect(Described(e))
+    }
+
     fn query(e: postgres::Error) -> Self {
-        Self::Query(e)
+        Self::Query(Described(e))
     }
 
     fn create(e: postgres::Error) -> Self {
-        Self::Create(e)
+        Self::Create(Described(e))
     }
+}
+
+/// A database error told in full: the server's message, or the client's
+/// with its cause ("error connecting to server: Connection refused").
+#[derive(Debug)]
+pub struct Described(postgres::Error);
+
+impl std::fmt::Display for Described {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&describe(&self.0))
+    }
+}
+
+fn describe(e: &postgres::Error) -> String {
+    if let Some(db) = e.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    let mut out = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(e) = cause {
+        out.push_str(&format!(": {e}"));
+        cause = e.source();
+    }
+    out
 }
 
 /// How to reach the database, parsed once.
@@ -144,7 +173,7 @@ impl DatabaseStore {
         create_root: bool,
         call_timeout: Duration,
     ) -> Result<Self, OpenDbError> {
-        let mut client = url.connect(call_timeout).map_err(OpenDbError::Connect)?;
+        let mut client = url.connect(call_timeout).map_err(OpenDbError::connect)?;
         schema::ensure(&mut client)?;
         let mut namespaces = vec![Namespace {
             name: namespace.to_owned(),
@@ -308,7 +337,7 @@ fn unsaved_error(e: &postgres::Error) -> ToolError {
 
 /// The database's own words go to the operator (stderr), never the agent.
 fn log(e: &postgres::Error) {
-    eprintln!("memcap: memory database: {e}");
+    eprintln!("memcap: memory database: {}", describe(e));
 }
 
 impl Backend for DatabaseStore {
@@ -339,6 +368,47 @@ impl Backend for DatabaseStore {
                 Ok(())
             }
         }
+    }
+
+    fn export(&mut self) -> Result<Vec<Entry>, CopyError> {
+        let state = self.fs.lock();
+        Ok(state.mounts[0]
+            .tree
+            .rows()
+            .into_iter()
+            .filter(|row| !row.path.is_empty() && !is_reserved(&row.path))
+            .map(|row| match row.data {
+                Some(data) => Entry::File(row.path, data),
+                None => Entry::Dir(row.path),
+            })
+            .collect())
+    }
+
+    fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+        let mut state = self.fs.lock();
+        let mount = &mut state.mounts[0];
+        if !mount.writable {
+            return Err(CopyError::Io("the namespace cannot be written".into()));
+        }
+        let tree = &mut mount.tree;
+        if tree.top_names().iter().any(|name| !is_reserved(name)) && !replace {
+            return Err(CopyError::NotEmpty);
+        }
+        if replace {
+            tree.clear();
+        }
+        for entry in entries {
+            let data = match entry {
+                Entry::Dir(_) => None,
+                Entry::File(_, data) => Some(data.as_slice()),
+            };
+            if is_reserved(entry.path()) {
+                return Err(CopyError::Refused(entry.path().to_owned(), "memcap keeps its own files there"));
+            }
+            tree.put(entry.path(), data)
+                .map_err(|_| CopyError::Refused(entry.path().to_owned(), "not a plain relative path, or it clashes with another entry"))?;
+        }
+        Ok(())
     }
 
     fn grant(&self, _wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>> {

@@ -1,0 +1,39 @@
+//! A store's files as plain entries, for copying a whole store between
+//! backends (`memcap copy`): its directories and files, memcap's own
+//! `.memcap` left out (the derived state is rebuilt where they land).
+
+use memcap_core::layout::RESERVED;
+
+/// One directory or file of a store, by its path under the root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Dir(String),
+    File(String, Vec<u8>),
+}
+
+impl Entry {
+    pub fn path(&self) -> &str {
+        match self {
+            Entry::Dir(path) | Entry::File(path, _) => path,
+        }
+    }
+}
+
+/// Why a store could not be copied out or in. For the person running
+/// memcap (it may name host paths).
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    #[error("the destination already holds files: copy into an empty store, or pass --replace to replace what is there")]
+    NotEmpty,
+    #[error("{0:?} cannot be copied: {1}")]
+    Refused(String, &'static str),
+    #[error("could not read or write the store: {0}")]
+    Io(String),
+    #[error(transparent)]
+    Call(#[from] crate::error::ToolError),
+}
+
+/// Whether `path` (under the root) is memcap's own.
+pub(crate) fn is_reserved(path: &str) -> bool {
+    path == RESERVED || path.starts_with(&format!("{RESERVED}/"))
+}
