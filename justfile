@@ -40,6 +40,8 @@ setup: toolchain
     # basic-memory's parser for the graph differential, as wheels Pyodide imports (it needs Python >= 3.12).
     {{venv}}/bin/pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 -d target/graph-oracle -r tests/graph/requirements.txt
     cd tests/hosts && npm install --silent --no-audit --no-fund
+    # PostgreSQL for the database backend's tests: Debian's server, started per run by tests/postgres/with-cluster.
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] || { echo "the tests need PostgreSQL: apt-get install postgresql-15" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; }
 
 # Build the host (which builds and embeds the guest) and copy both components to dist/.
 build: toolchain
@@ -56,10 +58,10 @@ package: build
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
     cd bindings/node && npm pack --silent --pack-destination ../../dist
 
-# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm), other hosts, the differential run against the SDK (through `call` and through `memcap mcp`), the MCP suite, the graph parser against basic-memory's, a short fuzz pass.
+# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the graph parser against basic-memory's, a short fuzz pass.
 test: setup build fuzz-ci
     cargo test --release -p memcap-core -p memcap-embed
-    MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
+    tests/postgres/with-cluster {{just_executable()}} _database-tests
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
     {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
@@ -67,6 +69,12 @@ test: setup build fuzz-ci
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
     {{venv}}/bin/python tests/sdk/test_sdk.py --memcap {{memcap}} --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
     node tests/graph/differential.mjs --parse target/release/examples/graph_parse --wheels target/graph-oracle --generated 3000
+
+# The host suites and the differentials on the database backend; run inside tests/postgres/with-cluster (it sets MEMCAP_TEST_STORE).
+_database-tests:
+    MEMCAP_DB_KILLS=200 MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
+    {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --seed database --store "$MEMCAP_TEST_STORE"
+    {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 100 --mcp --seed database-mcp --store "$MEMCAP_TEST_STORE"
 
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain

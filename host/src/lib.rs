@@ -24,6 +24,8 @@ mod vfs;
 mod wasi_link;
 pub mod watch;
 
+pub use backend::database::OpenDbError;
+pub use backend::entries::{CopyError, Entry};
 pub use bindings::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
     Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,
@@ -31,8 +33,6 @@ pub use bindings::{
 };
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
-pub use backend::database::OpenDbError;
-pub use backend::entries::{CopyError, Entry};
 pub use memory::{DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 
 /// The library component (`memcap.wasm`) this host embeds.

@@ -20,9 +20,15 @@ struct Cli {
     #[arg(long, env = "MEMCAP_ROOT", default_value = "./memories", global = true)]
     root: PathBuf,
     /// Keep the memory in PostgreSQL instead of --root: a libpq URL
-    /// (postgres://user@host/db?sslmode=require). Each --namespace is its
+    /// (postgres://user@host/db; no TLS yet). Each --namespace is its
     /// own tree there ("default" when none is given).
-    #[arg(long, env = "MEMCAP_STORE", value_name = "URL", global = true, hide_env_values = true)]
+    #[arg(
+        long,
+        env = "MEMCAP_STORE",
+        value_name = "URL",
+        global = true,
+        hide_env_values = true
+    )]
     store: Option<String>,
     /// The most files the store may hold; a change past it is refused.
     #[arg(long, env = "MEMCAP_MAX_FILES", default_value_t = Limits::default().max_store_files, global = true)]

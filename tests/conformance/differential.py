@@ -50,10 +50,28 @@ def is_repr_error(content: str) -> bool:
 # --- memcap ------------------------------------------------------------------
 
 
+def store_options(root: Path, store: str | None, namespace: str) -> list[str]:
+    """The options that give memcap its store: the directory `root`, or the
+    database namespace `namespace` (whose tree `export` copies to `root`)."""
+    if store is None:
+        return ["--root", str(root)]
+    return ["--store", store, "--namespace", namespace]
+
+
+def export(binary: str, root: Path, store: str | None, namespace: str) -> None:
+    """On a database store, makes `root` hold the namespace's tree."""
+    if store is not None:
+        subprocess.run(
+            [binary, "copy", f"{store}#{namespace}", str(root), "--replace"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+
+
 class Memcap:
-    def __init__(self, binary: str, root: Path):
+    def __init__(self, binary: str, options: list[str]):
         self.proc = subprocess.Popen(
-            [binary, "--root", str(root), "call"],
+            [binary, *options, "call"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -82,11 +100,11 @@ class McpMemcap:
     """The same calls through `memcap mcp` and its `memory` tool, with the
     official MCP client."""
 
-    def __init__(self, binary: str, root: Path):
+    def __init__(self, binary: str, options: list[str]):
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mcp"))
         from client import McpMemory
 
-        self.server = McpMemory(binary, ["--root", str(root), "--no-watch"])
+        self.server = McpMemory(binary, [*options, "--no-watch"])
 
     def call(self, command: dict) -> tuple[str, bool]:
         text, is_error, _ = self.server.call("memory", command)
@@ -390,7 +408,8 @@ def run(args: argparse.Namespace) -> int:
         # The SDK makes its root when constructed; so does memcap's library,
         # while its CLI leaves that to the first write (tested in `edges`).
         mc_root.mkdir(parents=True)
-        memcap = (McpMemcap if args.mcp else Memcap)(args.memcap, mc_root)
+        namespace = f"differential-{os.getpid()}-{seq}"
+        memcap = (McpMemcap if args.mcp else Memcap)(args.memcap, store_options(mc_root, args.store, namespace))
         gen = Generator(rng, sdk_root)
         try:
             for step in range(rng.randint(args.min_steps, args.max_steps)):
@@ -398,7 +417,7 @@ def run(args: argparse.Namespace) -> int:
                 where = f"sequence {seq} step {step} (seed {args.seed}): {json.dumps(command)}"
                 stats["steps"] += 1
                 mc_content, mc_error = memcap.call(command)
-                if leaks(mc_content, base):
+                if leaks(mc_content, base) or (args.store and args.store in mc_content):
                     failures.append(f"{where}\n  memcap leaked host or OS text: {mc_content!r}")
                 deviant = deviation(command)
                 if deviant is not None:
@@ -428,6 +447,7 @@ def run(args: argparse.Namespace) -> int:
                     resync = True
                 else:
                     stats["identical"] += 1
+                export(args.memcap, mc_root, args.store, namespace)
                 ref_tree, mc_tree = tree(sdk_root), tree(mc_root)
                 if INDEX in mc_tree and INDEX not in ref_tree:
                     stats["index-file-kept"] += 1
@@ -473,6 +493,7 @@ def main() -> int:
     parser.add_argument("--sequences", type=int, default=2000)
     parser.add_argument("--mcp", action="store_true", help="call memcap through `memcap mcp` and its memory tool (official MCP client) instead of `memcap call`")
     parser.add_argument("--seed", default="memcap")
+    parser.add_argument("--store", help="a PostgreSQL URL: memcap keeps each sequence in a namespace there (the database backend)")
     parser.add_argument("--min-steps", type=int, default=5)
     parser.add_argument("--max-steps", type=int, default=25)
     parser.add_argument("--max-failures", type=int, default=50)

@@ -253,8 +253,15 @@ impl Backend for DirectoryStore {
         }
         for entry in entries {
             let path = entry.path();
-            if is_reserved(path) || path.split('/').any(|p| p.is_empty() || p == "." || p == "..") {
-                return Err(CopyError::Refused(path.to_owned(), "not a plain relative path memcap may write"));
+            if is_reserved(path)
+                || path
+                    .split('/')
+                    .any(|p| p.is_empty() || p == "." || p == "..")
+            {
+                return Err(CopyError::Refused(
+                    path.to_owned(),
+                    "not a plain relative path memcap may write",
+                ));
             }
             match entry {
                 Entry::Dir(path) => root.create_dir_all(path).map_err(io)?,

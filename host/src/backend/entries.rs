@@ -23,7 +23,9 @@ impl Entry {
 /// memcap (it may name host paths).
 #[derive(Debug, thiserror::Error)]
 pub enum CopyError {
-    #[error("the destination already holds files: copy into an empty store, or pass --replace to replace what is there")]
+    #[error(
+        "the destination already holds files: copy into an empty store, or pass --replace to replace what is there"
+    )]
     NotEmpty,
     #[error("{0:?} cannot be copied: {1}")]
     Refused(String, &'static str),

@@ -70,7 +70,7 @@ impl Memory {
     }
 
     /// A store in PostgreSQL: `url` is a libpq connection URL
-    /// (`postgres://user@host/db?sslmode=…`). Each namespace
+    /// (`postgres://user@host/db`; no TLS yet). Each namespace
     /// ([`MemoryBuilder::namespace`], `default` when none is given) is a
     /// tree of rows, served to the same component as its directory; memcap
     /// makes and upgrades its tables itself. One call is one transaction

@@ -38,11 +38,16 @@ impl FsView<'_> {
     fn dir(&self, fd: &Resource<Descriptor>, mutate: bool) -> FsResult<(usize, Ino)> {
         let (mount, ino, flags) = self.descriptor(fd)?;
         let state = self.fs.lock();
-        let node = state.mounts[mount].tree.node(ino).ok_or(Code::BadDescriptor)?;
+        let node = state.mounts[mount]
+            .tree
+            .node(ino)
+            .ok_or(Code::BadDescriptor)?;
         if !node.is_dir() {
             return Err(Code::NotDirectory.into());
         }
-        if mutate && !(flags.contains(DescriptorFlags::MUTATE_DIRECTORY) && state.mounts[mount].writable) {
+        if mutate
+            && !(flags.contains(DescriptorFlags::MUTATE_DIRECTORY) && state.mounts[mount].writable)
+        {
             return Err(Code::NotPermitted.into());
         }
         Ok((mount, ino))
@@ -50,7 +55,10 @@ impl FsView<'_> {
 
     fn stat_of(&self, mount: usize, ino: Ino) -> FsResult<DescriptorStat> {
         let state = self.fs.lock();
-        let node = state.mounts[mount].tree.node(ino).ok_or(Code::BadDescriptor)?;
+        let node = state.mounts[mount]
+            .tree
+            .node(ino)
+            .ok_or(Code::BadDescriptor)?;
         Ok(DescriptorStat {
             type_: if node.is_dir() {
                 DescriptorType::Directory
@@ -82,19 +90,30 @@ impl FsView<'_> {
     /// change there.
     fn parent(&self, fd: &Resource<Descriptor>, path: &str) -> FsResult<(usize, Ino, String)> {
         let (mount, base) = self.dir(fd, true)?;
-        match self.fs.lock().mounts[mount].tree.resolve_parent(base, path)? {
+        match self.fs.lock().mounts[mount]
+            .tree
+            .resolve_parent(base, path)?
+        {
             (dir, Some(name)) => Ok((mount, dir, name)),
             // `.` or `a/..`: a directory that exists, never a new name.
             (_, None) => Err(Code::Exist.into()),
         }
     }
 
-    fn writer(&mut self, fd: Resource<Descriptor>, offset: Option<u64>) -> FsResult<Resource<OutputStream>> {
+    fn writer(
+        &mut self,
+        fd: Resource<Descriptor>,
+        offset: Option<u64>,
+    ) -> FsResult<Resource<OutputStream>> {
         let (mount, ino, flags) = self.descriptor(&fd)?;
         if !flags.contains(DescriptorFlags::WRITE) {
             return Err(Code::BadDescriptor.into());
         }
-        if self.fs.lock().mounts[mount].tree.node(ino).is_some_and(|n| n.is_dir()) {
+        if self.fs.lock().mounts[mount]
+            .tree
+            .node(ino)
+            .is_some_and(|n| n.is_dir())
+        {
             return Err(Code::IsDirectory.into());
         }
         let writer: OutputStream = Box::new(Writer::new(self.fs.clone(), mount, ino, offset));
@@ -120,7 +139,11 @@ impl types::Host for FsView<'_> {
 }
 
 impl types::HostDescriptor for FsView<'_> {
-    fn read_via_stream(&mut self, fd: Resource<Descriptor>, offset: u64) -> FsResult<Resource<InputStream>> {
+    fn read_via_stream(
+        &mut self,
+        fd: Resource<Descriptor>,
+        offset: u64,
+    ) -> FsResult<Resource<InputStream>> {
         let (mount, ino, flags) = self.descriptor(&fd)?;
         if !flags.contains(DescriptorFlags::READ) {
             return Err(Code::BadDescriptor.into());
@@ -128,13 +151,19 @@ impl types::HostDescriptor for FsView<'_> {
         let rest = {
             let state = self.fs.lock();
             let data = state.mounts[mount].tree.data(ino)?;
-            data.get(offset.min(data.len() as u64) as usize..).unwrap_or_default().to_vec()
+            data.get(offset.min(data.len() as u64) as usize..)
+                .unwrap_or_default()
+                .to_vec()
         };
         let stream: InputStream = Box::new(MemoryInputPipe::new(rest));
         Ok(self.table.push(stream)?)
     }
 
-    fn write_via_stream(&mut self, fd: Resource<Descriptor>, offset: u64) -> FsResult<Resource<OutputStream>> {
+    fn write_via_stream(
+        &mut self,
+        fd: Resource<Descriptor>,
+        offset: u64,
+    ) -> FsResult<Resource<OutputStream>> {
         self.writer(fd, Some(offset))
     }
 
@@ -142,7 +171,13 @@ impl types::HostDescriptor for FsView<'_> {
         self.writer(fd, None)
     }
 
-    fn advise(&mut self, fd: Resource<Descriptor>, _offset: u64, _len: u64, _advice: Advice) -> FsResult<()> {
+    fn advise(
+        &mut self,
+        fd: Resource<Descriptor>,
+        _offset: u64,
+        _len: u64,
+        _advice: Advice,
+    ) -> FsResult<()> {
         self.descriptor(&fd)?;
         Ok(())
     }
@@ -173,13 +208,23 @@ impl types::HostDescriptor for FsView<'_> {
         Ok(state.mounts[mount].tree.set_size(ino, size, max)?)
     }
 
-    fn set_times(&mut self, fd: Resource<Descriptor>, _atime: NewTimestamp, _mtime: NewTimestamp) -> FsResult<()> {
+    fn set_times(
+        &mut self,
+        fd: Resource<Descriptor>,
+        _atime: NewTimestamp,
+        _mtime: NewTimestamp,
+    ) -> FsResult<()> {
         // memcap never sets times; refused rather than faked.
         self.descriptor(&fd)?;
         Err(Code::Unsupported.into())
     }
 
-    fn read(&mut self, fd: Resource<Descriptor>, len: u64, offset: u64) -> FsResult<(Vec<u8>, bool)> {
+    fn read(
+        &mut self,
+        fd: Resource<Descriptor>,
+        len: u64,
+        offset: u64,
+    ) -> FsResult<(Vec<u8>, bool)> {
         let (mount, ino, flags) = self.descriptor(&fd)?;
         if !flags.contains(DescriptorFlags::READ) {
             return Err(Code::BadDescriptor.into());
@@ -243,7 +288,12 @@ impl types::HostDescriptor for FsView<'_> {
         self.stat_of(mount, ino)
     }
 
-    fn stat_at(&mut self, fd: Resource<Descriptor>, _flags: PathFlags, path: String) -> FsResult<DescriptorStat> {
+    fn stat_at(
+        &mut self,
+        fd: Resource<Descriptor>,
+        _flags: PathFlags,
+        path: String,
+    ) -> FsResult<DescriptorStat> {
         let (mount, ino) = self.resolve(&fd, &path)?;
         self.stat_of(mount, ino)
     }
@@ -364,7 +414,12 @@ impl types::HostDescriptor for FsView<'_> {
         Ok(())
     }
 
-    fn symlink_at(&mut self, fd: Resource<Descriptor>, _old_path: String, _new_path: String) -> FsResult<()> {
+    fn symlink_at(
+        &mut self,
+        fd: Resource<Descriptor>,
+        _old_path: String,
+        _new_path: String,
+    ) -> FsResult<()> {
         // A link could only name something inside the namespace, but
         // memcap never makes one, and the store keeps none.
         self.dir(&fd, true)?;
@@ -377,7 +432,11 @@ impl types::HostDescriptor for FsView<'_> {
         Ok(())
     }
 
-    fn is_same_object(&mut self, fd: Resource<Descriptor>, other: Resource<Descriptor>) -> wasmtime::Result<bool> {
+    fn is_same_object(
+        &mut self,
+        fd: Resource<Descriptor>,
+        other: Resource<Descriptor>,
+    ) -> wasmtime::Result<bool> {
         let a = self.table.get(&fd)?;
         let b = self.table.get(&other)?;
         Ok(a.mount == b.mount && a.ino == b.ino)
@@ -388,7 +447,12 @@ impl types::HostDescriptor for FsView<'_> {
         Ok(self.hash_of(mount, ino))
     }
 
-    fn metadata_hash_at(&mut self, fd: Resource<Descriptor>, _flags: PathFlags, path: String) -> FsResult<MetadataHashValue> {
+    fn metadata_hash_at(
+        &mut self,
+        fd: Resource<Descriptor>,
+        _flags: PathFlags,
+        path: String,
+    ) -> FsResult<MetadataHashValue> {
         let (mount, ino) = self.resolve(&fd, &path)?;
         Ok(self.hash_of(mount, ino))
     }
@@ -400,7 +464,10 @@ impl types::HostDescriptor for FsView<'_> {
 }
 
 impl types::HostDirectoryEntryStream for FsView<'_> {
-    fn read_directory_entry(&mut self, stream: Resource<EntryStream>) -> FsResult<Option<DirectoryEntry>> {
+    fn read_directory_entry(
+        &mut self,
+        stream: Resource<EntryStream>,
+    ) -> FsResult<Option<DirectoryEntry>> {
         Ok(self.table.get_mut(&stream)?.0.pop_front())
     }
 

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use wasmtime::component::{HasData, Linker, ResourceTable};
 
-pub(crate) use bindings::wasi::filesystem::types::ErrorCode as Code;
 use bindings::wasi::filesystem::types::DescriptorFlags;
+pub(crate) use bindings::wasi::filesystem::types::ErrorCode as Code;
 use tree::{Ino, Tree};
 
 mod bindings {
@@ -102,7 +102,9 @@ pub struct Descriptor {
 }
 
 /// A directory listing, taken whole when it is opened.
-pub struct EntryStream(std::collections::VecDeque<bindings::wasi::filesystem::types::DirectoryEntry>);
+pub struct EntryStream(
+    std::collections::VecDeque<bindings::wasi::filesystem::types::DirectoryEntry>,
+);
 
 /// What the host functions see of the store: the resource table and the
 /// file system.

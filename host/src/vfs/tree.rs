@@ -96,7 +96,11 @@ impl Tree {
     /// first inode number no row uses.
     pub fn from_rows(rows: impl IntoIterator<Item = Row>, next_ino: Ino) -> Self {
         let mut rows: Vec<Row> = rows.into_iter().collect();
-        rows.sort_by(|a, b| depth(&a.path).cmp(&depth(&b.path)).then(a.path.cmp(&b.path)));
+        rows.sort_by(|a, b| {
+            depth(&a.path)
+                .cmp(&depth(&b.path))
+                .then(a.path.cmp(&b.path))
+        });
         let mut tree = Self::empty();
         tree.dirty.clear();
         tree.next_ino = next_ino.max(ROOT_INO + 1);
@@ -162,7 +166,11 @@ impl Tree {
                 out.push(row);
             }
             if let Some(Body::Dir(entries)) = self.node(ino).map(|n| &n.body) {
-                stack.extend(entries.iter().map(|(name, &child)| (child, join(&path, name))));
+                stack.extend(
+                    entries
+                        .iter()
+                        .map(|(name, &child)| (child, join(&path, name))),
+                );
             }
         }
         out
@@ -534,7 +542,13 @@ impl Tree {
 
     /// Writes `bytes` at `offset`, zero-filling a gap; refuses a file
     /// past `max_size`.
-    pub fn write(&mut self, ino: Ino, offset: u64, bytes: &[u8], max_size: u64) -> Result<(), Code> {
+    pub fn write(
+        &mut self,
+        ino: Ino,
+        offset: u64,
+        bytes: &[u8],
+        max_size: u64,
+    ) -> Result<(), Code> {
         let end = offset
             .checked_add(bytes.len() as u64)
             .filter(|&end| end <= max_size)
@@ -598,10 +612,16 @@ mod tests {
         let y = tree.create_file(ROOT_INO, "y").unwrap();
         tree.write(y, 0, b"new", u64::MAX).unwrap();
         tree.rename(ROOT_INO, "y", ROOT_INO, "x").unwrap();
-        assert_eq!(tree.data(tree.resolve(ROOT_INO, "x").unwrap()), Ok(&b"new"[..]));
+        assert_eq!(
+            tree.data(tree.resolve(ROOT_INO, "x").unwrap()),
+            Ok(&b"new"[..])
+        );
         assert_eq!(tree.resolve(ROOT_INO, "y"), Err(Code::NoEntry));
         assert_eq!(tree.rename(ROOT_INO, "a", b, "c"), Err(Code::Invalid));
-        assert_eq!(tree.rename(ROOT_INO, "x", ROOT_INO, "a"), Err(Code::IsDirectory));
+        assert_eq!(
+            tree.rename(ROOT_INO, "x", ROOT_INO, "a"),
+            Err(Code::IsDirectory)
+        );
     }
 
     #[test]

@@ -42,7 +42,9 @@ const MAX_FILE_BYTES: u64 = 512 << 20;
 /// memcap: the database's own words are kept, the connection string never.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenDbError {
-    #[error("the store {0:?} is not a PostgreSQL connection URL (postgres://user@host/db, as libpq takes it)")]
+    #[error(
+        "the store {0:?} is not a PostgreSQL connection URL (postgres://user@host/db, as libpq takes it)"
+    )]
     BadUrl(String),
     #[error("could not connect to the memory database: {0}")]
     Connect(Described),
@@ -57,9 +59,13 @@ pub enum OpenDbError {
         schema::VERSION
     )]
     NewerSchema { found: i32 },
-    #[error("the memory database's memcap_schema table holds no version memcap knows: was it changed by hand?")]
+    #[error(
+        "the memory database's memcap_schema table holds no version memcap knows: was it changed by hand?"
+    )]
     UnknownSchema,
-    #[error("the namespace {name:?} given with --{flag} does not exist in the memory database: write to it first (--namespace {name}) or copy a directory into it (memcap copy DIR URL#{name})")]
+    #[error(
+        "the namespace {name:?} given with --{flag} does not exist in the memory database: write to it first (--namespace {name}) or copy a directory into it (memcap copy DIR URL#{name})"
+    )]
     MissingNamespace { name: String, flag: &'static str },
 }
 
@@ -182,7 +188,8 @@ impl DatabaseStore {
             writable: true,
         }];
         if namespaces[0].id.is_none() && create_root {
-            namespaces[0].id = Some(rows::create(&mut client, namespace).map_err(OpenDbError::query)?);
+            namespaces[0].id =
+                Some(rows::create(&mut client, namespace).map_err(OpenDbError::query)?);
         }
         let mut mounts = vec![Mount {
             guest_name: GUEST_ROOT.to_owned(),
@@ -304,10 +311,10 @@ impl DatabaseStore {
     /// Throws the call's changes away: the transaction, and the trees
     /// (read again by the next call).
     fn discard(&mut self) {
-        if let Some(client) = self.client.as_mut() {
-            if client.batch_execute("ROLLBACK").is_err() {
-                self.client = None;
-            }
+        if let Some(client) = self.client.as_mut()
+            && client.batch_execute("ROLLBACK").is_err()
+        {
+            self.client = None;
         }
         for ns in &mut self.namespaces {
             ns.version = None;
@@ -403,10 +410,17 @@ impl Backend for DatabaseStore {
                 Entry::File(_, data) => Some(data.as_slice()),
             };
             if is_reserved(entry.path()) {
-                return Err(CopyError::Refused(entry.path().to_owned(), "memcap keeps its own files there"));
+                return Err(CopyError::Refused(
+                    entry.path().to_owned(),
+                    "memcap keeps its own files there",
+                ));
             }
-            tree.put(entry.path(), data)
-                .map_err(|_| CopyError::Refused(entry.path().to_owned(), "not a plain relative path, or it clashes with another entry"))?;
+            tree.put(entry.path(), data).map_err(|_| {
+                CopyError::Refused(
+                    entry.path().to_owned(),
+                    "not a plain relative path, or it clashes with another entry",
+                )
+            })?;
         }
         Ok(())
     }

@@ -37,7 +37,10 @@ pub(crate) fn lock(client: &mut Client, mut ids: Vec<(i64, bool)>) -> Result<(),
         if exclusive {
             client.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &key])?;
         } else {
-            client.execute("SELECT pg_advisory_xact_lock_shared($1, $2)", &[&LOCK_CLASS, &key])?;
+            client.execute(
+                "SELECT pg_advisory_xact_lock_shared($1, $2)",
+                &[&LOCK_CLASS, &key],
+            )?;
         }
     }
     Ok(())

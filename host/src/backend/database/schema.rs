@@ -46,8 +46,11 @@ pub(crate) fn ensure(client: &mut Client) -> Result<(), OpenDbError> {
         .get(0);
     if !exists {
         tx.batch_execute(CREATE).map_err(OpenDbError::create)?;
-        tx.execute("INSERT INTO memcap_schema (version) VALUES ($1)", &[&VERSION])
-            .map_err(OpenDbError::create)?;
+        tx.execute(
+            "INSERT INTO memcap_schema (version) VALUES ($1)",
+            &[&VERSION],
+        )
+        .map_err(OpenDbError::create)?;
         return tx.commit().map_err(OpenDbError::create);
     }
     let found: Option<i32> = tx

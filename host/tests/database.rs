@@ -1,0 +1,521 @@
+//! The PostgreSQL backend against a real server (`tests/postgres/with-cluster`
+//! starts one and sets `MEMCAP_TEST_STORE`): the same answers as a
+//! directory, namespaces that cannot reach each other, hosts that lose no
+//! update and see each other's writes, crashes and a restarted server that
+//! leave nothing half-written, clear errors for a bad setup, and `copy`.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use memcap::{Entry, Memory, ToolErrorKind};
+
+const MEMCAP: &str = env!("CARGO_BIN_EXE_memcap");
+
+fn store() -> String {
+    std::env::var("MEMCAP_TEST_STORE").expect(
+        "MEMCAP_TEST_STORE is not set: run these tests through tests/postgres/with-cluster \
+         (./dev test does), which starts a throwaway PostgreSQL",
+    )
+}
+
+/// A namespace no other test uses.
+fn namespace(tag: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn open(ns: &str) -> Memory {
+    Memory::database(&store()).namespace(ns).open().unwrap()
+}
+
+fn call(memory: &Memory, input: serde_json::Value) -> (String, bool) {
+    let result = memory.call(&input.to_string());
+    (result.content, result.is_error)
+}
+
+/// The calls an agent session makes, errors and escapes included.
+fn session() -> Vec<serde_json::Value> {
+    use serde_json::json;
+    vec![
+        json!({"command": "view", "path": "/memories"}),
+        json!({"command": "create", "path": "/memories/notes/a.md", "file_text": "alpha\nbeta\n"}),
+        json!({"command": "create", "path": "/memories/notes/a.md", "file_text": "again"}),
+        json!({"command": "str_replace", "path": "/memories/notes/a.md", "old_str": "beta", "new_str": "gamma"}),
+        json!({"command": "insert", "path": "/memories/notes/a.md", "insert_line": 1, "insert_text": "one"}),
+        json!({"command": "view", "path": "/memories/notes/a.md", "view_range": [1, 2]}),
+        json!({"command": "rename", "path": "/memories/notes/a.md", "old_path": "/memories/notes/a.md", "new_path": "/memories/b.md"}),
+        json!({"command": "view", "path": "/memories/../etc/passwd"}),
+        json!({"command": "create", "path": "/memories/.memcap/x", "file_text": "x"}),
+        json!({"command": "memory_write", "filename": "people/ada", "name": "Ada", "description": "a person",
+               "type": "user", "content": "- [role] engineer #ops\n- works_on [[Project X]]"}),
+        json!({"command": "memory_write", "filename": "project-x", "name": "Project X", "description": "the project",
+               "type": "project", "content": "- [goal] ship the database backend"}),
+        json!({"command": "memory_view", "all": false}),
+        json!({"command": "memory_read", "topics": ["Ada"]}),
+        json!({"command": "memory_update", "filename": "people/ada.md", "old_str": "engineer", "new_str": "lead"}),
+        json!({"command": "build_context", "url": "memory://people/ada", "depth": 2}),
+        json!({"command": "view", "path": "/memories"}),
+        json!({"command": "delete", "path": "/memories/notes"}),
+        json!({"command": "delete", "path": "/memories/b.md"}),
+        json!({"command": "memory_delete", "filename": "project-x.md"}),
+        json!({"command": "view", "path": "/memories"}),
+    ]
+}
+
+/// Times, and directories' sizes (file-system dependent on disk), differ
+/// between stores; nothing else may.
+fn comparable(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.split_once('\t') {
+            Some((_, path)) if path == "/memories" || path.ends_with('/') => {
+                format!("<dir>\t{path}")
+            }
+            _ => blank_times(line),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Blanks dates and times (`2026-11-25T10:00:00Z`).
+fn blank_times(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_date = i + 10 <= bytes.len()
+            && bytes[i..i + 4].iter().all(u8::is_ascii_digit)
+            && bytes[i + 4] == b'-'
+            && bytes[i + 7] == b'-';
+        if is_date {
+            out.push_str("<time>");
+            i += 10;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || b"T:.Z+-".contains(&bytes[i])) {
+                i += 1;
+            }
+        } else {
+            let ch = text[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+#[test]
+fn a_session_answers_as_on_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let on_disk = Memory::open(dir.path().join("memories")).unwrap();
+    let in_db = open(&namespace("session"));
+    let mut compared = 0;
+    for input in session() {
+        let (a, a_err) = call(&on_disk, input.clone());
+        let (b, b_err) = call(&in_db, input.clone());
+        assert_eq!((comparable(&a), a_err), (comparable(&b), b_err), "{input}");
+        compared += 1;
+    }
+    let stats = |m: &Memory| {
+        let s = m.memory_stats().unwrap();
+        (s.total_files, s.total_chunks)
+    };
+    assert_eq!(stats(&on_disk), stats(&in_db));
+    assert_eq!(compared, session().len());
+}
+
+#[test]
+fn namespaces_reach_only_themselves_and_their_grants() {
+    let (alice, bob, team) = (namespace("alice"), namespace("bob"), namespace("team"));
+    open(&alice)
+        .create("/memories/secret.md", "alice's secret")
+        .unwrap();
+    open(&team)
+        .create("/memories/plan.md", "the team plan")
+        .unwrap();
+    let bob_mem = Memory::database(&store())
+        .namespace(&bob)
+        .shared("team", &team, true)
+        .open()
+        .unwrap();
+    for path in [
+        "/memories/secret.md",
+        "/memories/../secret.md",
+        &format!("/memories/../{alice}/secret.md"),
+        &format!("/memories/shared/{alice}/secret.md"),
+        "/memories/shared/../../secret.md",
+    ] {
+        let result = bob_mem.view(path, None);
+        assert!(result.is_err(), "{path}: {result:?}");
+    }
+    let hits = bob_mem
+        .memory_search("secret", None, Some(0.0), None, None)
+        .unwrap();
+    assert!(
+        hits.results.iter().all(|r| !r.text.contains("alice")),
+        "{hits:?}"
+    );
+    assert!(
+        bob_mem
+            .view("/memories/shared/team/plan.md", None)
+            .unwrap()
+            .contains("the team plan")
+    );
+    let refused = bob_mem
+        .create("/memories/shared/team/new.md", "x")
+        .unwrap_err();
+    assert_ne!(refused.kind, ToolErrorKind::GuestFailure, "{refused:?}");
+    assert!(open(&team).view("/memories/new.md", None).is_err());
+    // A grant of a namespace that does not exist is refused at open.
+    let missing = Memory::database(&store())
+        .namespace(&bob)
+        .shared("x", "no-such-namespace", false)
+        .open();
+    assert!(missing.is_err());
+}
+
+/// `memcap --store URL --namespace NS call` with `input`, to its end.
+fn run_call(ns: &str, input: String) -> std::process::Output {
+    let mut child = Command::new(MEMCAP)
+        .args(["--store", &store(), "--namespace", ns, "call"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn writers_on_two_hosts_lose_nothing_and_see_each_other() {
+    const WRITERS: usize = 16;
+    const EACH: usize = 10;
+    let ns = namespace("hosts");
+    let a = open(&ns);
+    a.create("/memories/log.md", "start\n").unwrap();
+    let b = open(&ns);
+    // Host A writes a note; host B's next call finds it.
+    a.create("/memories/found.md", "the zebra crossing is painted blue")
+        .unwrap();
+    let hits = b
+        .memory_search("zebra crossing", None, None, None, None)
+        .unwrap();
+    assert!(
+        hits.results.iter().any(|r| r.path == "/memories/found.md"),
+        "{hits:?}"
+    );
+    std::thread::scope(|scope| {
+        for w in 0..WRITERS {
+            let ns = ns.clone();
+            scope.spawn(move || {
+                let input: String = (0..EACH)
+                    .flat_map(|k| {
+                        [
+                            serde_json::json!({"command": "insert", "path": "/memories/log.md",
+                                "insert_line": 1, "insert_text": format!("w{w}-{k}")}),
+                            serde_json::json!({"command": "create",
+                                "path": format!("/memories/w{w}/{k}.md"), "file_text": "x"}),
+                        ]
+                    })
+                    .map(|v| v.to_string() + "\n")
+                    .collect();
+                let out = run_call(&ns, input);
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let errors = String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .filter(|l| l.contains("\"is_error\":true"))
+                    .count();
+                assert_eq!(errors, 0, "{}", String::from_utf8_lossy(&out.stdout));
+            });
+        }
+    });
+    let log = b.view("/memories/log.md", None).unwrap();
+    for w in 0..WRITERS {
+        for k in 0..EACH {
+            assert!(log.contains(&format!("w{w}-{k}\n")), "w{w}-{k} lost");
+        }
+    }
+    let files = b
+        .export()
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(e, Entry::File(p, _) if p.starts_with('w')))
+        .count();
+    assert_eq!(files, WRITERS * EACH);
+    println!(
+        "{} inserts and {} creates from {WRITERS} processes: 0 lost",
+        WRITERS * EACH,
+        files
+    );
+}
+
+#[test]
+fn a_killed_host_leaves_old_or_new_text_and_nothing_staged() {
+    let kills: usize = std::env::var("MEMCAP_DB_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let ns = namespace("kill");
+    let memory = open(&ns);
+    for n in 0..4 {
+        memory
+            .create(&format!("/memories/n{n}.md"), "v0\n")
+            .unwrap();
+    }
+    drop(memory);
+    let mut rng_state = 0x9e3779b97f4a7c15_u64;
+    for round in 0..kills {
+        let input: String = (0..200)
+            .map(|i| {
+                let n = i % 4;
+                serde_json::json!({"command": "memory_write", "filename": format!("n{n}.md"),
+                    "name": format!("N{n}"), "description": "d", "type": "project",
+                    "content": format!("v{round}-{i}\n{}", "body line\n".repeat(50))})
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+        let mut child = Command::new(MEMCAP)
+            .args(["--store", &store(), "--namespace", &ns, "call"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        std::thread::sleep(std::time::Duration::from_millis(30 + rng_state % 120));
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let memory = open(&ns);
+    for entry in memory.export().unwrap() {
+        if let Entry::File(path, data) = entry {
+            let text = String::from_utf8(data).unwrap();
+            if path.starts_with('n') {
+                assert!(
+                    text.starts_with("---") || text == "v0\n",
+                    "{path}: {text:?}"
+                );
+                assert!(
+                    text.ends_with("body line\n") || text == "v0\n",
+                    "{path} cut: {text:?}"
+                );
+            }
+        }
+    }
+    // Nothing staged: `.memcap/tmp` is empty in the saved rows.
+    let staged = psql(&format!(
+        "SELECT count(*) FROM memcap_entries e JOIN memcap_namespaces n ON n.id = e.ns \
+         WHERE n.name = '{ns}' AND e.path LIKE '.memcap/tmp/%'"
+    ));
+    assert_eq!(staged.trim(), "0");
+    // The index agrees with the files.
+    let index = memory.view("/memories/MEMORY.md", None).unwrap();
+    for n in 0..4 {
+        let view = memory.view(&format!("/memories/n{n}.md"), None).unwrap();
+        if view.contains("name: N") {
+            assert!(index.contains(&format!("[N{n}](n{n}.md)")), "{index}");
+        }
+    }
+    println!("{kills} kill -9 of a writing host: every note old or new, 0 staged rows");
+}
+
+/// Runs SQL through `psql` against the test server.
+fn psql(sql: &str) -> String {
+    let out = Command::new("psql")
+        .args([&store(), "-At", "-c", sql])
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn cluster(action: &str) {
+    let dir = std::env::var("MEMCAP_TEST_CLUSTER").expect("MEMCAP_TEST_CLUSTER is set");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/postgres/cluster");
+    let status = Command::new(script).args([action, &dir]).status().unwrap();
+    assert!(status.success(), "cluster {action}");
+}
+
+#[test]
+fn a_restarted_server_fails_calls_clearly_then_serves_them() {
+    let ns = namespace("restart");
+    let memory = open(&ns);
+    memory.create("/memories/kept.md", "acknowledged").unwrap();
+    cluster("down");
+    let failed = memory.create("/memories/lost.md", "never acknowledged");
+    let view = memory.view("/memories/kept.md", None);
+    cluster("up");
+    let error = failed.unwrap_err();
+    assert_eq!(error.kind, ToolErrorKind::Io);
+    assert!(error.message.contains("nothing was changed"), "{error:?}");
+    for text in [&error.message, &view.unwrap_err().message] {
+        assert!(
+            !text.contains("postgres") && !text.contains("SELECT") && !text.contains("/tmp"),
+            "{text}"
+        );
+    }
+    assert!(
+        memory
+            .view("/memories/kept.md", None)
+            .unwrap()
+            .contains("acknowledged")
+    );
+    assert!(memory.view("/memories/lost.md", None).is_err());
+    memory.create("/memories/after.md", "back").unwrap();
+}
+
+/// `memcap ARGS`: its exit code and standard error.
+fn cli(args: &[&str]) -> (i32, String) {
+    let out = Command::new(MEMCAP).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_bad_setup_gets_a_clear_message_and_a_failing_exit() {
+    let url = store();
+    let (host_part, _) = url.rsplit_once('/').unwrap();
+    let cases = [
+        ("postgres://[::1", "not a PostgreSQL connection URL"),
+        (&format!("{host_part}/no_such_db") as &str, "does not exist"),
+        (
+            "postgres://nobody@%2Fno%2Fsuch%2Fdir:1/x",
+            "could not connect",
+        ),
+    ];
+    for (store, says) in cases {
+        let (code, stderr) = cli(&["--store", store, "view", "/memories"]);
+        assert_ne!(code, 0, "{store}");
+        assert!(stderr.contains(says), "{store}: {stderr}");
+    }
+    // A read-only role reads, and its writes fail with a typed error.
+    let ns = namespace("ro");
+    open(&ns).create("/memories/a.md", "readable").unwrap();
+    psql(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memcap_reader') THEN \
+          CREATE ROLE memcap_reader LOGIN; END IF; END $$; \
+          GRANT SELECT ON ALL TABLES IN SCHEMA public TO memcap_reader",
+    );
+    let reader = url.replacen("postgres@", "memcap_reader@", 1);
+    let (code, _) = cli(&[
+        "--store",
+        &reader,
+        "--namespace",
+        &ns,
+        "view",
+        "/memories/a.md",
+    ]);
+    assert_eq!(code, 0);
+    let (code, stderr) = cli(&[
+        "--store",
+        &reader,
+        "--namespace",
+        &ns,
+        "create",
+        "/memories/b.md",
+        "x",
+    ]);
+    assert_ne!(code, 0);
+    // The tool error (the last line) is the agent's; the database's own
+    // words before it are the operator's log.
+    let told = stderr.lines().last().unwrap_or_default();
+    assert!(
+        told.contains("could not be saved") && told.contains("nothing was changed"),
+        "{stderr}"
+    );
+    assert!(
+        !told.contains("permission") && !told.contains("memcap_entries"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_newer_schema_is_refused() {
+    // A database of its own, so the other tests keep theirs.
+    let db = format!("newer_{}", std::process::id());
+    psql(&format!("CREATE DATABASE {db}"));
+    let url = format!("{}/{db}", store().rsplit_once('/').unwrap().0);
+    open_url(&url);
+    Command::new("psql")
+        .args([&url, "-c", "INSERT INTO memcap_schema VALUES (99)"])
+        .output()
+        .unwrap();
+    let (code, stderr) = cli(&["--store", &url, "view", "/memories"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("newer memcap") && stderr.contains("99"),
+        "{stderr}"
+    );
+}
+
+fn open_url(url: &str) {
+    Memory::database(url)
+        .open()
+        .unwrap()
+        .create("/memories/x.md", "x")
+        .unwrap();
+}
+
+#[test]
+fn copy_to_the_database_and_back_gives_the_same_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let memory = Memory::open(&src).unwrap();
+    memory.create("/memories/a.md", "alpha").unwrap();
+    memory
+        .memory_write(
+            "people/ada",
+            "Ada",
+            "a person",
+            memcap::NoteType::User,
+            "- [role] lead",
+        )
+        .unwrap();
+    memory.create("/memories/deep/er/b.txt", "bytes\n").unwrap();
+    drop(memory);
+    let ns = namespace("copy");
+    let target = format!("{}#{ns}", store());
+    let back = dir.path().join("back");
+    let (code, stderr) = cli(&["copy", src.to_str().unwrap(), &target]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = cli(&["copy", src.to_str().unwrap(), &target]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("--replace"), "{stderr}");
+    let (code, stderr) = cli(&["copy", &target, back.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        common::snapshot(&src, false),
+        common::snapshot(&back, false)
+    );
+    // The copy serves: the note is indexed and found.
+    let copied = open(&ns);
+    assert!(
+        copied
+            .memory_view(false)
+            .unwrap()
+            .contains("[Ada](people/ada.md)")
+    );
+    let (code, stderr) = cli(&["copy", src.to_str().unwrap(), &target, "--replace"]);
+    assert_eq!(code, 0, "{stderr}");
+}
