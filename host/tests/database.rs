@@ -178,18 +178,26 @@ fn namespaces_reach_only_themselves_and_their_grants() {
     assert!(missing.is_err());
 }
 
-/// `memcap --store URL --namespace NS call` with `input`, to its end.
-fn run_call(ns: &str, input: String) -> std::process::Output {
+/// Starts `memcap --store URL --namespace NS call`, `input` fed to it from a
+/// thread; its output piped when `piped`, else dropped.
+fn spawn_call(ns: &str, input: String, piped: bool) -> std::process::Child {
+    let out = || if piped { Stdio::piped() } else { Stdio::null() };
     let mut child = Command::new(MEMCAP)
         .args(["--store", &store(), "--namespace", ns, "call"])
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(out())
+        .stderr(out())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    // A killed child closes the pipe: the write's error is expected then.
     std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    child.wait_with_output().unwrap()
+    child
+}
+
+/// `memcap --store URL --namespace NS call` with `input`, to its end.
+fn run_call(ns: &str, input: String) -> std::process::Output {
+    spawn_call(ns, input, true).wait_with_output().unwrap()
 }
 
 #[test]
@@ -285,15 +293,7 @@ fn a_killed_host_leaves_old_or_new_text_and_nothing_staged() {
                     + "\n"
             })
             .collect();
-        let mut child = Command::new(MEMCAP)
-            .args(["--store", &store(), "--namespace", &ns, "call"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        let mut child = spawn_call(&ns, input, false);
         rng_state ^= rng_state << 13;
         rng_state ^= rng_state >> 7;
         rng_state ^= rng_state << 17;
