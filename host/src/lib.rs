@@ -25,7 +25,7 @@ mod wasi_link;
 pub mod watch;
 
 pub use backend::database::OpenDbError;
-pub use backend::entries::{CopyError, Entry};
+pub use backend::entries::{CopyError, Entry, HostEdit};
 pub use bindings::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
     Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,

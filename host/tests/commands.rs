@@ -166,6 +166,12 @@ fn view_errors() {
     assert_eq!(err(f.memory.view("/memories/bin.dat", None)).0, K::NotText);
     f.plant("nul.txt", "a\0b");
     assert_eq!(err(f.memory.view("/memories/nul.txt", None)).0, K::NotText);
+}
+
+/// Only a directory can hold a FIFO.
+#[test]
+fn view_refuses_a_fifo() {
+    let f = Fixture::directory();
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
         f.root().join("fifo"),
@@ -195,8 +201,7 @@ fn view_refuses_more_than_999999_lines() {
 }
 
 #[test]
-fn create_writes_exact_text_private_and_makes_parents() {
-    use std::os::unix::fs::PermissionsExt;
+fn create_writes_exact_text_and_makes_parents() {
     let f = Fixture::new();
     assert_eq!(
         f.memory
@@ -205,6 +210,27 @@ fn create_writes_exact_text_private_and_makes_parents() {
         "File created successfully at: /memories/a/b/c/deep.md"
     );
     assert_eq!(f.read("a/b/c/deep.md"), "x\r\ny");
+    for dir in ["a", "a/b", "a/b/c"] {
+        assert_eq!(
+            f.snapshot(false).get(dir),
+            Some(&common::Node::Dir),
+            "{dir}"
+        );
+    }
+    // A trailing slash names a file, as in the SDK.
+    f.memory.create("/memories/newdir/", "").unwrap();
+    assert_eq!(
+        f.snapshot(false).get("newdir"),
+        Some(&common::Node::File(Vec::new()))
+    );
+}
+
+/// Modes are a directory's: files 0600, directories 0700.
+#[test]
+fn created_files_and_directories_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::directory();
+    f.memory.create("/memories/a/b/c/deep.md", "x").unwrap();
     let mode = |rel: &str| {
         std::fs::metadata(f.root().join(rel))
             .unwrap()
@@ -216,9 +242,6 @@ fn create_writes_exact_text_private_and_makes_parents() {
     for dir in ["a", "a/b", "a/b/c", ""] {
         assert_eq!(mode(dir), 0o700, "{dir:?}");
     }
-    // A trailing slash names a file, as in the SDK.
-    f.memory.create("/memories/newdir/", "").unwrap();
-    assert!(f.root().join("newdir").is_file());
 }
 
 #[test]
@@ -241,7 +264,7 @@ fn create_never_overwrites() {
         err(f.memory.create("/memories/", "x")).1,
         "File /memories/ already exists"
     );
-    std::fs::create_dir(f.root().join("dir")).unwrap();
+    f.mkdir("dir");
     assert_eq!(
         err(f.memory.create("/memories/dir", "x")).0,
         K::AlreadyExists
@@ -252,7 +275,7 @@ fn create_never_overwrites() {
 fn create_below_a_file_is_refused_and_leaves_nothing() {
     let f = Fixture::new();
     f.plant("f.txt", "x");
-    let before = common::snapshot(&f.root(), true);
+    let before = f.snapshot(true);
     assert_eq!(
         err(f.memory.create("/memories/f.txt/child", "y")),
         (
@@ -265,7 +288,7 @@ fn create_below_a_file_is_refused_and_leaves_nothing() {
         err(f.memory.create("/memories/f.txt/deeper/child", "y")).0,
         K::NotADirectory
     );
-    assert_eq!(common::snapshot(&f.root(), true), before);
+    assert_eq!(f.snapshot(true), before);
 }
 
 #[test]
@@ -342,7 +365,7 @@ fn str_replace_errors_list_every_occurrence() {
         err(f.memory.str_replace("/memories/none.txt", "a", "b")).1,
         "The path /memories/none.txt does not exist. Please provide a valid path."
     );
-    std::fs::create_dir(f.root().join("d")).unwrap();
+    f.mkdir("d");
     assert_eq!(
         err(f.memory.str_replace("/memories/d", "a", "b")),
         (K::NotAFile, "The path /memories/d is not a file.".into())
@@ -518,7 +541,7 @@ fn rename_errors_leave_the_tree_unchanged() {
     let f = Fixture::new();
     f.plant("d/x.txt", "x");
     f.plant("f.txt", "f");
-    let before = common::snapshot(&f.root(), false);
+    let before = f.snapshot(false);
     assert_eq!(
         err(f
             .memory
@@ -554,13 +577,14 @@ fn rename_errors_leave_the_tree_unchanged() {
         err(f.memory.rename("/memories/f.txt", "/etc/y")).1,
         "Path must start with /memories, got: /etc/y"
     );
-    assert_eq!(common::snapshot(&f.root(), false), before);
+    assert_eq!(f.snapshot(false), before);
 }
 
 #[test]
 fn reserved_directory_is_hidden_and_refused() {
     let f = Fixture::new();
-    assert!(f.root().join(".memcap").is_dir());
+    f.memory.create("/memories/first.md", "x").unwrap();
+    assert_eq!(f.snapshot(true).get(".memcap"), Some(&common::Node::Dir));
     assert!(
         !f.memory
             .view("/memories", None)
@@ -584,7 +608,7 @@ fn reserved_directory_is_hidden_and_refused() {
         .0,
         K::InvalidPath
     );
-    assert!(f.root().join(".memcap/lock").is_file());
+    assert!(f.exists("n.txt") && !f.exists(".memcap/n.txt"));
 }
 
 #[test]
@@ -604,7 +628,7 @@ fn sdk_deviations_are_refused_clearly() {
     assert_eq!(err(f.memory.view("/memories/a\0b", None)).0, K::InvalidPath);
     let long = format!("/memories/{}", "n".repeat(300));
     assert_eq!(err(f.memory.create(&long, "x")).0, K::InvalidPath);
-    assert!(common::snapshot(&f.root(), false).is_empty());
+    assert!(f.snapshot(false).is_empty());
 }
 
 #[test]
@@ -707,7 +731,7 @@ fn call_json_line_format() {
 #[test]
 fn names_that_are_not_utf8_are_left_out_of_listings() {
     use std::os::unix::ffi::OsStrExt;
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.plant("good.txt", "g");
     let bad = std::ffi::OsStr::from_bytes(b"bad\xffname.txt");
     std::fs::write(f.root().join(bad), "b").unwrap();
@@ -740,7 +764,7 @@ fn view_range_must_hold_integers() {
 #[test]
 fn links_inside_the_root_are_read_through_but_changed_as_names() {
     use std::os::unix::fs::symlink;
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.plant("real.txt", "one\n");
     symlink("real.txt", f.root().join("link")).unwrap();
     symlink("real.txt", f.root().join("link2")).unwrap();

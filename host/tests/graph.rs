@@ -8,7 +8,7 @@
 mod common;
 
 use common::Fixture;
-use memcap::{ContextAnswer, Memory, NoteType, SearchFilters, ToolErrorKind as K};
+use memcap::{ContextAnswer, NoteType, SearchFilters, ToolErrorKind as K};
 use serde_json::json;
 
 fn write(f: &Fixture, filename: &str, name: &str, note_type: NoteType, content: &str) {
@@ -209,7 +209,7 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
     let index = f.read("MEMORY.md");
     let carol = index.lines().find(|l| l.starts_with("- [Carol]")).unwrap();
     assert!(carol.ends_with(") (1 relation)"), "{index}");
-    let again = Memory::open(f.root()).unwrap();
+    let again = f.reopen();
     let all = again.memory_view(true).unwrap();
     assert!(all.contains("  relations: 2 (build_context"), "{all}");
 
@@ -298,14 +298,14 @@ fn a_frontmatter_permalink_keeps_links_across_a_rename() {
         "the backlink follows the permalink"
     );
     // The saved graph lost or damaged: rebuilt from the files, the same.
-    let journal = f.root().join(".memcap/notes.jsonl");
-    std::fs::remove_file(&journal).unwrap();
+    let journal = ".memcap/notes.jsonl";
+    f.remove(journal);
     assert_eq!(
         target(&f).as_deref(),
         Some("/memories/archive/2026/d-v1.md")
     );
-    std::fs::write(&journal, b"{\"memcap_notes\": 1}\n\x00\xff garbage").unwrap();
-    let again = Memory::open(f.root()).unwrap();
+    f.plant(journal, b"{\"memcap_notes\": 1}\n\x00\xff garbage");
+    let again = f.reopen();
     let a = again
         .build_context("memory://a", Some(1), None, None, None)
         .unwrap();

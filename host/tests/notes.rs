@@ -212,7 +212,7 @@ fn note_commands_refuse_with_errors_that_say_what_to_do() {
         f.memory.memory_update("n", "absent", "x").unwrap_err().kind,
         K::NoMatch
     );
-    std::fs::create_dir_all(f.root().join("dir.md")).unwrap();
+    f.mkdir("dir.md");
     assert_eq!(
         f.memory.memory_delete("dir.md").unwrap_err().kind,
         K::NotAFile

@@ -4,12 +4,13 @@
 //! moment of the call. Calls are serialised across processes by `flock`.
 
 use std::fs::File;
+use std::io::ErrorKind;
 use std::path::PathBuf;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::entries::{CopyError, Entry, is_reserved};
-use super::{Backend, Begun, Grant, Outcome, guest_path};
+use super::entries::{CopyError, Entry, HostEdit, is_reserved};
+use super::{Backend, Grant, Instance, Outcome, guest_path};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
 use crate::lock;
 use crate::store::{self, EmptyDir, Found};
@@ -144,7 +145,7 @@ fn lock_failed() -> ToolError {
 }
 
 impl Backend for DirectoryStore {
-    fn begin(&mut self, writes: bool) -> Result<Begun, ToolError> {
+    fn begin(&mut self, writes: bool) -> Result<Instance, ToolError> {
         lock::lock_all(&self.locks).map_err(|_| lock_failed())?;
         // A missing store is created by its first write, and served as soon
         // as somebody else creates it.
@@ -153,16 +154,12 @@ impl Backend for DirectoryStore {
                 lock::unlock_all(&self.locks);
                 return Err(e);
             }
-            return Ok(Begun {
-                fresh_instance: true,
-            });
+            return Ok(Instance { stale: true });
         }
-        Ok(Begun {
-            fresh_instance: false,
-        })
+        Ok(Instance { stale: false })
     }
 
-    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError> {
+    fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError> {
         if outcome == Outcome::Stopped {
             // It may have stopped mid-write; the lock is still held, so no
             // other write is in flight and its temp file can go.
@@ -171,10 +168,10 @@ impl Backend for DirectoryStore {
             }
         }
         lock::unlock_all(&self.locks);
-        Ok(())
+        Ok(Instance { stale: false })
     }
 
-    fn export(&mut self) -> Result<Vec<Entry>, CopyError> {
+    fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError> {
         if self.empty.is_some() {
             return Ok(Vec::new());
         }
@@ -201,7 +198,7 @@ impl Backend for DirectoryStore {
                 } else {
                     format!("{dir_path}/{name}")
                 };
-                if is_reserved(&path) {
+                if is_reserved(&path) && !with_reserved {
                     continue;
                 }
                 // Links and special files are not memory: left out, as the
@@ -217,6 +214,37 @@ impl Backend for DirectoryStore {
         }
         out.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(out)
+    }
+
+    fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {
+        if self.empty.is_some() {
+            return Ok(None);
+        }
+        match self.open_root()?.read(path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::IsADirectory) => Ok(None),
+            Err(e) => Err(io(e)),
+        }
+    }
+
+    fn edit(&mut self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError> {
+        let root = self.open_root()?;
+        let parent = || match path.rsplit_once('/') {
+            Some((parent, _)) => root.create_dir_all(parent),
+            None => Ok(()),
+        };
+        match edit {
+            HostEdit::Write(bytes) => parent().and_then(|()| root.write(path, bytes)),
+            HostEdit::MakeDir => root.create_dir_all(path),
+            HostEdit::Modified(time) => root
+                .open_with(path, cap_std::fs::OpenOptions::new().write(true))
+                .and_then(|file| file.into_std().set_modified(time)),
+            HostEdit::Remove => match root.symlink_metadata(path).map_err(io)?.is_dir() {
+                true => root.remove_dir_all(path),
+                false => root.remove_file(path),
+            },
+        }
+        .map_err(io)
     }
 
     fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {

@@ -19,6 +19,20 @@ impl Entry {
     }
 }
 
+/// A change the host makes to one path of a store behind the component's
+/// back, as another program would ([`crate::Memory::host_edit`]).
+#[derive(Clone, Copy, Debug)]
+pub enum HostEdit<'a> {
+    /// Writes the file (in place if it exists), making its parents.
+    Write(&'a [u8]),
+    /// Makes the directory and its parents.
+    MakeDir,
+    /// Sets the file's modification time.
+    Modified(std::time::SystemTime),
+    /// Removes the file, or the directory and all in it.
+    Remove,
+}
+
 /// Why a store could not be copied out or in. For the person running
 /// memcap (it may name host paths).
 #[derive(Debug, thiserror::Error)]

@@ -19,7 +19,7 @@ use memcap_core::storage::mounts::Place;
 
 use crate::error::ToolError;
 use crate::vfs::Fs;
-use entries::{CopyError, Entry};
+use entries::{CopyError, Entry, HostEdit};
 
 /// A directory or namespace granted beside the root: shared
 /// (`/memories/shared/NAME`) or extra, read-only reference material
@@ -48,11 +48,12 @@ pub(crate) enum Outcome {
     Stopped,
 }
 
-/// What [`Backend::begin`] found.
+/// What [`Backend::begin`] or [`Backend::end`] says of the warm instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Begun {
-    /// The instance must be made anew (the store's grants changed).
-    pub fresh_instance: bool,
+pub(crate) struct Instance {
+    /// It must be made anew: the store's grants changed, or it saw changes
+    /// that were not saved.
+    pub stale: bool,
 }
 
 /// One kind of store. Calls come one at a time (the caller holds a mutex),
@@ -62,21 +63,29 @@ pub(crate) trait Backend: Send {
     /// Takes the store's cross-process lock and prepares the call; `writes`
     /// says the call may change files. An error means the call does not
     /// run, and holds nothing.
-    fn begin(&mut self, writes: bool) -> Result<Begun, ToolError>;
+    fn begin(&mut self, writes: bool) -> Result<Instance, ToolError>;
 
     /// Ends the call and lets the lock go: a returned call's changes are
     /// saved, a stopped one's thrown away where the backend can. An error
-    /// means the changes were not saved (the instance must not be reused:
-    /// it saw them).
-    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError>;
+    /// means the call's changes were not saved and the agent must hear so
+    /// (the instance is made anew: it saw them).
+    fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError>;
 
     /// Grants a new instance its files: preopened directories on `wasi`,
     /// or a file system of its own, returned.
     fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>>;
 
-    /// Every directory and file of the root, `.memcap` left out (between
-    /// begin and end).
-    fn export(&mut self) -> Result<Vec<Entry>, CopyError>;
+    /// Every directory and file of the root, `.memcap` left out unless
+    /// `with_reserved` (between begin and end).
+    fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError>;
+
+    /// The file at `path` (under the root), `None` where there is none
+    /// (between begin and end).
+    fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError>;
+
+    /// Changes `path` (under the root) as another program would (between
+    /// begin and end, saved by end).
+    fn edit(&mut self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError>;
 
     /// Writes `entries` into the root (between begin and end, saved by
     /// end). A root holding anything but `.memcap` is refused, unless

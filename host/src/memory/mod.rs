@@ -11,8 +11,8 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
-use crate::backend::entries::{CopyError, Entry};
-use crate::backend::{Backend, Outcome};
+use crate::backend::entries::{CopyError, Entry, HostEdit};
+use crate::backend::{Backend, Instance, Outcome};
 use crate::bindings::{Memcap, WitResult};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
@@ -153,7 +153,28 @@ impl Memory {
     /// Every directory and file of the store, memcap's `.memcap` left out,
     /// read under the store's lock (for `memcap copy`).
     pub fn export(&self) -> Result<Vec<Entry>, CopyError> {
-        self.with_backend(false, |backend| backend.export())
+        self.with_backend(false, |backend| backend.export(false))
+    }
+
+    /// [`Memory::export`] with memcap's own `.memcap` files too (its
+    /// catalog journal and derived state), for tools that inspect them.
+    pub fn export_all(&self) -> Result<Vec<Entry>, CopyError> {
+        self.with_backend(false, |backend| backend.export(true))
+    }
+
+    /// The file at `path` (relative to the root: `notes/a.md`), read by the
+    /// host under the store's lock, bypassing the component; `None` where
+    /// there is no file. For tools and tests: the agent never reaches this.
+    pub fn host_read(&self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {
+        self.with_backend(false, |backend| backend.read_file(path))
+    }
+
+    /// Changes `path` (relative to the root) as another program would,
+    /// bypassing the component, under the store's lock; memcap's indexes
+    /// take it in as they take any edit behind their back. For tools and
+    /// tests: the agent never reaches this.
+    pub fn host_edit(&self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError> {
+        self.with_backend(true, |backend| backend.edit(path, edit))
     }
 
     /// Writes `entries` into the store under its lock, saved together; a
@@ -165,9 +186,9 @@ impl Memory {
         self.with_backend(true, |backend| backend.import(entries, replace))
     }
 
-    /// Runs `f` on the backend between begin and end, with no guest call;
-    /// after a write the warm instance is made anew (its indexes saw none
-    /// of it).
+    /// Runs `f` on the backend between begin and end, with no guest call.
+    /// The warm instance stays: like any change behind its back, what `f`
+    /// wrote is found by its next call.
     fn with_backend<R>(
         &self,
         writes: bool,
@@ -175,7 +196,9 @@ impl Memory {
     ) -> Result<R, CopyError> {
         let mut served = self.lock();
         let served = &mut *served;
-        served.backend.begin(writes)?;
+        if served.backend.begin(writes)?.stale {
+            served.warm = None;
+        }
         let mut call = Call {
             backend: served.backend.as_mut(),
             ended: false,
@@ -186,7 +209,7 @@ impl Memory {
         } else {
             Outcome::Stopped
         });
-        if writes {
+        if ended.as_ref().is_ok_and(|e| e.stale) || ended.is_err() {
             served.warm = None;
         }
         let value = result?;
@@ -248,7 +271,7 @@ impl Memory {
             backend: served.backend.as_mut(),
             ended: false,
         };
-        if begun.fresh_instance {
+        if begun.stale {
             served.warm = None;
         }
         if served.warm.is_none() {
@@ -266,7 +289,12 @@ impl Memory {
         warm.store.data_mut().limiter.refused = false;
         match f(&warm.bindings, &mut warm.store) {
             Ok(r) => match call.end(Outcome::Returned) {
-                Ok(()) => Ok(r),
+                Ok(ended) => {
+                    if ended.stale {
+                        served.warm = None;
+                    }
+                    Ok(r)
+                }
                 Err(e) => {
                     // The instance saw changes that were not saved.
                     served.warm = None;
@@ -350,7 +378,7 @@ struct Call<'a> {
 }
 
 impl Call<'_> {
-    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError> {
+    fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError> {
         self.ended = true;
         self.backend.end(outcome)
     }

@@ -59,17 +59,33 @@ pub(crate) struct Row {
     pub ino: Ino,
     pub mtime: Nanos,
     pub ctime: Nanos,
-    /// `None` for a directory.
-    pub data: Option<Vec<u8>>,
+    /// A file's size; `None` for a directory.
+    pub size: Option<u64>,
+}
+
+/// Files are saved in pages of this many bytes, so a change (an append to
+/// the journal above all) rewrites only the pages it touched.
+pub(crate) const PAGE: u64 = 16 * 1024;
+
+/// What changed since the last [`Tree::take_dirty`], for a backend to save.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Dirty {
+    /// Paths whose saved row no longer matches the tree (changed, added or
+    /// gone).
+    pub paths: BTreeSet<String>,
+    /// Pages of files written, by inode.
+    pub pages: BTreeMap<Ino, BTreeSet<u64>>,
+    /// Files whose size changed, whose pages past the end must go.
+    pub resized: BTreeSet<Ino>,
+    /// Files whose last link went: their pages go.
+    pub gone: BTreeSet<Ino>,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct Tree {
     nodes: HashMap<Ino, Node>,
     next_ino: Ino,
-    /// Paths whose saved row no longer matches the tree (changed, added or
-    /// gone) since the last [`Tree::take_dirty`].
-    dirty: BTreeSet<String>,
+    dirty: Dirty,
 }
 
 impl Tree {
@@ -82,8 +98,8 @@ impl Tree {
             ctime: t,
             links: Vec::new(),
         };
-        let mut dirty = BTreeSet::new();
-        dirty.insert(String::new());
+        let mut dirty = Dirty::default();
+        dirty.paths.insert(String::new());
         Self {
             nodes: HashMap::from([(ROOT_INO, root)]),
             next_ino: ROOT_INO + 1,
@@ -92,9 +108,14 @@ impl Tree {
     }
 
     /// The tree the rows describe, parents before children or not; rows
-    /// whose parent is missing or a file are left out. `next_ino` is the
-    /// first inode number no row uses.
-    pub fn from_rows(rows: impl IntoIterator<Item = Row>, next_ino: Ino) -> Self {
+    /// whose parent is missing or a file are left out. A file's bytes are
+    /// `data`'s for its inode, cut or zero-filled to the row's size.
+    /// `next_ino` is the first inode number no row uses.
+    pub fn from_rows(
+        rows: impl IntoIterator<Item = Row>,
+        mut data: HashMap<Ino, Vec<u8>>,
+        next_ino: Ino,
+    ) -> Self {
         let mut rows: Vec<Row> = rows.into_iter().collect();
         rows.sort_by(|a, b| {
             depth(&a.path)
@@ -102,7 +123,7 @@ impl Tree {
                 .then(a.path.cmp(&b.path))
         });
         let mut tree = Self::empty();
-        tree.dirty.clear();
+        tree.dirty = Dirty::default();
         tree.next_ino = next_ino.max(ROOT_INO + 1);
         let mut by_path: HashMap<String, Ino> = HashMap::from([(String::new(), ROOT_INO)]);
         for row in rows {
@@ -122,11 +143,15 @@ impl Tree {
             let link = (parent, name.to_owned());
             match tree.nodes.get_mut(&row.ino) {
                 // A second hard link of a file already placed.
-                Some(node) if !node.is_dir() && row.data.is_some() => node.links.push(link),
+                Some(node) if !node.is_dir() && row.size.is_some() => node.links.push(link),
                 Some(_) => continue,
                 None => {
-                    let body = match row.data {
-                        Some(data) => Body::File(data),
+                    let body = match row.size {
+                        Some(size) => {
+                            let mut bytes = data.remove(&row.ino).unwrap_or_default();
+                            bytes.resize(size as usize, 0);
+                            Body::File(bytes)
+                        }
                         None => Body::Dir(BTreeMap::new()),
                     };
                     tree.nodes.insert(
@@ -179,10 +204,17 @@ impl Tree {
     /// Removes everything: every path is marked, the root stays.
     pub fn clear(&mut self) {
         let paths: Vec<String> = self.rows().into_iter().map(|row| row.path).collect();
+        let gone: Vec<Ino> = self
+            .nodes
+            .keys()
+            .copied()
+            .filter(|&i| i != ROOT_INO)
+            .collect();
         let next_ino = self.next_ino;
         *self = Self::empty();
         self.next_ino = next_ino;
-        self.dirty.extend(paths);
+        self.dirty.paths.extend(paths);
+        self.dirty.gone.extend(gone);
     }
 
     /// Makes the directory or file at `path` (relative to the root, no
@@ -213,6 +245,36 @@ impl Tree {
         Ok(())
     }
 
+    /// Sets a file's or directory's modification time.
+    pub fn set_modified(&mut self, ino: Ino, mtime: Nanos) -> Result<(), Code> {
+        self.nodes.get_mut(&ino).ok_or(Code::NoEntry)?.mtime = mtime;
+        self.mark(ino);
+        Ok(())
+    }
+
+    /// Removes the file or the directory tree at `path` (relative to the
+    /// root).
+    pub fn remove_all(&mut self, path: &str) -> Result<(), Code> {
+        let (dir, name) = self.resolve_parent(ROOT_INO, path)?;
+        let name = name.ok_or(Code::Invalid)?;
+        let ino = self.child(dir, &name)?.ok_or(Code::NoEntry)?;
+        let mut stack = vec![(dir, name, ino, false)];
+        while let Some((parent, name, ino, emptied)) = stack.pop() {
+            let children: Vec<(String, Ino)> = match &self.node(ino).map(|n| &n.body) {
+                Some(Body::Dir(entries)) if !emptied => {
+                    entries.iter().map(|(n, &i)| (n.clone(), i)).collect()
+                }
+                _ => {
+                    self.detach(parent, &name, ino, now());
+                    continue;
+                }
+            };
+            stack.push((parent, name, ino, true));
+            stack.extend(children.into_iter().map(|(n, i)| (ino, n, i, false)));
+        }
+        Ok(())
+    }
+
     /// The row saved for `path` now, or `None` where nothing is there.
     pub fn row(&self, path: &str) -> Option<Row> {
         let ino = self.lookup_path(path)?;
@@ -222,8 +284,8 @@ impl Tree {
             ino,
             mtime: node.mtime,
             ctime: node.ctime,
-            data: match &node.body {
-                Body::File(data) => Some(data.clone()),
+            size: match &node.body {
+                Body::File(data) => Some(data.len() as u64),
                 Body::Dir(_) => None,
             },
         })
@@ -238,12 +300,13 @@ impl Tree {
         }
     }
 
-    pub fn take_dirty(&mut self) -> BTreeSet<String> {
+    pub fn take_dirty(&mut self) -> Dirty {
         std::mem::take(&mut self.dirty)
     }
 
     pub fn is_dirty(&self) -> bool {
-        !self.dirty.is_empty()
+        let d = &self.dirty;
+        !(d.paths.is_empty() && d.pages.is_empty() && d.resized.is_empty() && d.gone.is_empty())
     }
 
     fn lookup_path(&self, path: &str) -> Option<Ino> {
@@ -346,7 +409,7 @@ impl Tree {
 
     fn mark(&mut self, ino: Ino) {
         let paths = self.paths_of(ino);
-        self.dirty.extend(paths);
+        self.dirty.paths.extend(paths);
     }
 
     /// Marks `ino` and, for a directory, everything under it.
@@ -430,6 +493,9 @@ impl Tree {
             node.ctime = t;
             if node.links.is_empty() {
                 self.nodes.remove(&ino);
+                self.dirty.pages.remove(&ino);
+                self.dirty.resized.remove(&ino);
+                self.dirty.gone.insert(ino);
             }
         }
         self.touch_dir(dir, t);
@@ -554,10 +620,19 @@ impl Tree {
             .filter(|&end| end <= max_size)
             .ok_or(Code::FileTooLarge)?;
         let data = self.data_mut(ino)?;
-        if (data.len() as u64) < end {
+        let old_len = data.len() as u64;
+        if old_len < end {
             data.resize(end as usize, 0);
         }
         data[offset as usize..end as usize].copy_from_slice(bytes);
+        // A gap zero-filled is written too.
+        let first = offset.min(old_len);
+        if end > first {
+            self.mark_pages(ino, first, end);
+        }
+        if end > old_len {
+            self.dirty.resized.insert(ino);
+        }
         Ok(())
     }
 
@@ -565,8 +640,25 @@ impl Tree {
         if size > max_size {
             return Err(Code::FileTooLarge);
         }
-        self.data_mut(ino)?.resize(size as usize, 0);
+        let data = self.data_mut(ino)?;
+        let old_len = data.len() as u64;
+        data.resize(size as usize, 0);
+        if size != old_len {
+            // Growing writes zeros; shrinking writes nothing (a page's
+            // bytes past the size are cut when read back).
+            self.mark_pages(ino, old_len, size);
+            self.dirty.resized.insert(ino);
+        }
         Ok(())
+    }
+
+    /// Marks the pages holding bytes `from..to` of `ino` as written.
+    fn mark_pages(&mut self, ino: Ino, from: u64, to: u64) {
+        if to <= from {
+            return;
+        }
+        let pages = self.dirty.pages.entry(ino).or_default();
+        pages.extend(from / PAGE..=(to - 1) / PAGE);
     }
 }
 
@@ -625,6 +717,27 @@ mod tests {
     }
 
     #[test]
+    fn writes_mark_the_pages_they_touch() {
+        let mut tree = Tree::empty();
+        let f = tree.create_file(ROOT_INO, "j").unwrap();
+        tree.write(f, 0, &vec![1; (PAGE * 3) as usize], u64::MAX)
+            .unwrap();
+        tree.take_dirty();
+        tree.write(f, PAGE * 3 - 1, b"ab", u64::MAX).unwrap();
+        let dirty = tree.take_dirty();
+        assert_eq!(
+            dirty.pages[&f].iter().copied().collect::<Vec<_>>(),
+            vec![2, 3]
+        );
+        assert!(dirty.resized.contains(&f));
+        tree.set_size(f, 10, u64::MAX).unwrap();
+        let dirty = tree.take_dirty();
+        assert!(dirty.pages.get(&f).is_none_or(|p| p.is_empty()) && dirty.resized.contains(&f));
+        tree.unlink_file(ROOT_INO, "j").unwrap();
+        assert!(tree.take_dirty().gone.contains(&f));
+    }
+
+    #[test]
     fn rows_round_trip_with_hard_links_and_dirty_paths() {
         let mut tree = Tree::empty();
         let a = tree.create_dir(ROOT_INO, "a").unwrap();
@@ -634,8 +747,16 @@ mod tests {
         tree.take_dirty();
         tree.unlink_file(a, "tmp").unwrap();
         let dirty = tree.take_dirty();
-        assert!(dirty.contains("a/tmp") && dirty.contains("a"), "{dirty:?}");
-        let back = Tree::from_rows(tree.rows(), tree.next_ino());
+        assert!(
+            dirty.paths.contains("a/tmp") && dirty.paths.contains("a"),
+            "{dirty:?}"
+        );
+        let data = tree
+            .rows()
+            .iter()
+            .filter_map(|row| Some((row.ino, tree.data(row.ino).ok()?.to_vec())))
+            .collect();
+        let back = Tree::from_rows(tree.rows(), data, tree.next_ino());
         let g = back.resolve(ROOT_INO, "f.md").unwrap();
         assert_eq!((g, back.data(g)), (f, Ok(&b"hello"[..])));
         assert_eq!(back.resolve(ROOT_INO, "a/tmp"), Err(Code::NoEntry));

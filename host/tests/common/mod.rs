@@ -5,17 +5,46 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use memcap::{Limits, Memory};
+use memcap::{Entry, HostEdit, Limits, Memory};
 
-/// A fresh memory directory (inside its own tempdir) and a handle on it.
+/// A fresh store and a handle on it: a memory directory (inside its own
+/// tempdir), or with `MEMCAP_TEST_BACKEND=database` a namespace of its own
+/// in the database `MEMCAP_TEST_STORE` names, so one suite runs on both
+/// backends. The helpers reach the files as another program would.
 pub struct Fixture {
     pub dir: tempfile::TempDir,
     pub memory: Memory,
+    /// The namespace, on the database backend.
+    namespace: Option<String>,
+}
+
+/// Whether the suites run on the database backend.
+pub fn on_database() -> bool {
+    std::env::var("MEMCAP_TEST_BACKEND").is_ok_and(|b| b == "database")
+}
+
+/// The database the database backend's tests use.
+pub fn test_store() -> String {
+    std::env::var("MEMCAP_TEST_STORE").expect(
+        "MEMCAP_TEST_STORE is not set: run the database tests through tests/postgres/with-cluster \
+         (./dev test does), which starts a throwaway PostgreSQL",
+    )
+}
+
+/// A namespace no other test uses.
+pub fn fresh_namespace(tag: &str) -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 impl Fixture {
-    /// A fresh, empty memory directory, opened as the CLI opens it: with
-    /// the umask made private (`tests/umask.rs` checks the library default).
+    /// A fresh, empty store, opened as the CLI opens it: with the umask
+    /// made private (`tests/umask.rs` checks the library default).
     pub fn new() -> Self {
         Self::with_vectors(true)
     }
@@ -23,6 +52,31 @@ impl Fixture {
     /// Likewise, with searches hybrid (`true`, the default) or keywords
     /// only.
     pub fn with_vectors(on: bool) -> Self {
+        if on_database() {
+            let dir = tempfile::tempdir().unwrap();
+            let namespace = fresh_namespace("fixture");
+            let memory = Memory::database(&test_store())
+                .namespace(&namespace)
+                .private_umask(true)
+                .vectors(on)
+                .open()
+                .unwrap();
+            return Self {
+                dir,
+                memory,
+                namespace: Some(namespace),
+            };
+        }
+        Self::directory_with_vectors(on)
+    }
+
+    /// A memory directory whatever the backend under test: for tests of
+    /// what only a directory has (links, FIFOs, permissions, the lock file).
+    pub fn directory() -> Self {
+        Self::directory_with_vectors(true)
+    }
+
+    fn directory_with_vectors(on: bool) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("memories")).unwrap();
         let memory = Memory::builder(dir.path().join("memories"))
@@ -30,31 +84,88 @@ impl Fixture {
             .vectors(on)
             .open()
             .unwrap();
-        Self { dir, memory }
+        Self {
+            dir,
+            memory,
+            namespace: None,
+        }
+    }
+
+    /// Another handle on the same store, as a new process opens it.
+    pub fn reopen(&self) -> Memory {
+        match &self.namespace {
+            Some(ns) => Memory::database(&test_store())
+                .namespace(ns)
+                .open()
+                .unwrap(),
+            None => Memory::open(self.root()).unwrap(),
+        }
     }
 
     /// How `view` shows the size of the directory `rel` ("" for the root):
     /// directory sizes depend on the file system (4K on ext4, 40B and up on
-    /// tmpfs), so tests read them rather than assume them.
+    /// tmpfs; 4K on the database), so tests read them rather than assume
+    /// them.
     pub fn dir_size(&self, rel: &str) -> String {
+        if self.namespace.is_some() {
+            return "4K".to_owned();
+        }
         sdk_size(std::fs::metadata(self.root().join(rel)).unwrap().len())
     }
 
+    /// The store's directory; only for a directory store.
     pub fn root(&self) -> std::path::PathBuf {
+        assert!(
+            self.namespace.is_none(),
+            "this test reaches the directory itself: make its store with Fixture::directory()"
+        );
         self.dir.path().join("memories")
     }
 
     /// Writes a file directly on the host, bypassing memcap.
     pub fn plant(&self, rel: &str, bytes: impl AsRef<[u8]>) {
+        if self.namespace.is_some() {
+            return self
+                .memory
+                .host_edit(rel, HostEdit::Write(bytes.as_ref()))
+                .unwrap();
+        }
         let path = self.root().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
+    }
+
+    /// Removes a file or directory tree directly on the host.
+    pub fn remove(&self, rel: &str) {
+        if self.namespace.is_some() {
+            return self.memory.host_edit(rel, HostEdit::Remove).unwrap();
+        }
+        let path = self.root().join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(path).unwrap();
+        } else {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+
+    /// Makes a directory directly on the host, with its parents.
+    pub fn mkdir(&self, rel: &str) {
+        if self.namespace.is_some() {
+            return self.memory.host_edit(rel, HostEdit::MakeDir).unwrap();
+        }
+        std::fs::create_dir_all(self.root().join(rel)).unwrap();
     }
 
     /// Sets the file `rel`'s modification time `seconds` back from now, as
     /// a file another program left long ago has it.
     pub fn age(&self, rel: &str, seconds: u64) {
         let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
+        if self.namespace.is_some() {
+            return self
+                .memory
+                .host_edit(rel, HostEdit::Modified(then))
+                .unwrap();
+        }
         std::fs::File::options()
             .write(true)
             .open(self.root().join(rel))
@@ -64,11 +175,42 @@ impl Fixture {
 
     /// Reads a file directly on the host.
     pub fn read(&self, rel: &str) -> String {
+        if self.namespace.is_some() {
+            let bytes = self
+                .memory
+                .host_read(rel)
+                .unwrap()
+                .expect("the file exists");
+            return String::from_utf8(bytes).unwrap();
+        }
         std::fs::read_to_string(self.root().join(rel)).unwrap()
     }
 
     pub fn exists(&self, rel: &str) -> bool {
+        if self.namespace.is_some() {
+            let entries = self.memory.export_all().unwrap();
+            return entries
+                .iter()
+                .any(|e| e.path() == rel.trim_end_matches('/'));
+        }
         self.root().join(rel).symlink_metadata().is_ok()
+    }
+
+    /// Every entry of the store (see [`snapshot`]).
+    pub fn snapshot(&self, with_reserved: bool) -> BTreeMap<String, Node> {
+        if self.namespace.is_none() {
+            return snapshot(&self.root(), with_reserved);
+        }
+        self.memory
+            .export_all()
+            .unwrap()
+            .into_iter()
+            .filter(|e| with_reserved || !e.path().starts_with(".memcap"))
+            .map(|e| match e {
+                Entry::Dir(path) => (path, Node::Dir),
+                Entry::File(path, data) => (path, Node::File(data)),
+            })
+            .collect()
     }
 }
 

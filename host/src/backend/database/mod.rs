@@ -15,6 +15,7 @@
 mod rows;
 mod schema;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
@@ -24,10 +25,10 @@ use memcap_core::storage::mounts::Place;
 use postgres::{Client, Config, NoTls};
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::entries::{CopyError, Entry, is_reserved};
-use super::{Backend, Begun, Grant, Outcome, guest_path};
+use super::entries::{CopyError, Entry, HostEdit, is_reserved};
+use super::{Backend, Grant, Instance, Outcome, guest_path};
 use crate::error::{ToolError, ToolErrorKind};
-use crate::vfs::tree::Tree;
+use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
@@ -158,6 +159,18 @@ struct Namespace {
     writable: bool,
 }
 
+/// How the call in progress reaches the database.
+enum Mode {
+    /// A call that may write: in a transaction holding the namespaces'
+    /// locks.
+    Locked,
+    /// A read: no transaction and no lock; it runs on the trees as of the
+    /// versions checked when it began (one round trip). Should the guest
+    /// still change files (its own derived state), they are saved under the
+    /// locks only if no other host committed since.
+    Reading,
+}
+
 pub(crate) struct DatabaseStore {
     url: Url,
     client: Option<Client>,
@@ -165,8 +178,8 @@ pub(crate) struct DatabaseStore {
     /// The root first, then the grants in order: the mounts of `fs`.
     namespaces: Vec<Namespace>,
     fs: Fs,
-    /// Whether a transaction is open (between begin and end).
-    in_call: bool,
+    /// The call in progress, between begin and end.
+    mode: Option<Mode>,
 }
 
 impl DatabaseStore {
@@ -229,7 +242,7 @@ impl DatabaseStore {
             call_timeout,
             namespaces,
             fs,
-            in_call: false,
+            mode: None,
         })
     }
 
@@ -242,33 +255,30 @@ impl DatabaseStore {
         Ok(self.client.as_mut().expect("connected above"))
     }
 
-    /// Opens the call's transaction, takes the locks and reads again the
-    /// namespaces others changed. Returns whether a mount's grant changed
-    /// (the root namespace made by its first write, or a namespace gone).
-    fn start(&mut self, writes: bool) -> Result<bool, postgres::Error> {
-        self.client()?.batch_execute("BEGIN")?;
-        self.in_call = true;
-        let client = self.client.as_mut().expect("connected above");
-        let root = &mut self.namespaces[0];
-        if root.id.is_none() {
-            root.id = rows::find(client, &root.name)?;
-            if root.id.is_none() && writes {
-                root.id = Some(rows::create(client, &root.name)?);
-            }
-        }
-        let locks = self
-            .namespaces
-            .iter()
-            .filter_map(|ns| Some((ns.id?, ns.writable)))
-            .collect();
-        rows::lock(client, locks)?;
+    fn ids(&self) -> Vec<i64> {
+        self.namespaces.iter().filter_map(|ns| ns.id).collect()
+    }
+
+    /// Whether every namespace's version is the one held here.
+    fn current(&self, versions: &HashMap<i64, (i64, u64)>) -> bool {
+        self.namespaces.iter().all(|ns| match ns.id {
+            Some(id) => versions.get(&id).map(|v| v.0) == ns.version,
+            None => true,
+        })
+    }
+
+    /// Brings the trees to `versions` (read in the call's snapshot): the
+    /// namespaces another host changed are read again. Returns whether a
+    /// mount's grant changed (a namespace made or gone).
+    fn refresh(&mut self, versions: &HashMap<i64, (i64, u64)>) -> Result<bool, postgres::Error> {
+        let client = self.client.as_mut().expect("a call holds a connection");
         let mut state = self.fs.lock();
         let mut regranted = false;
         for (ns, mount) in self.namespaces.iter_mut().zip(&mut state.mounts) {
             if let Some(id) = ns.id {
-                match rows::version(client, id)? {
-                    Some((version, _)) if ns.version == Some(version) => {}
-                    Some((version, next_ino)) => {
+                match versions.get(&id) {
+                    Some(&(version, _)) if ns.version == Some(version) => {}
+                    Some(&(version, next_ino)) => {
                         let old = std::mem::replace(&mut mount.tree, Tree::empty());
                         mount.tree = rows::load(client, id, ns.version, old, next_ino)?;
                         ns.version = Some(version);
@@ -288,24 +298,110 @@ impl DatabaseStore {
         Ok(regranted)
     }
 
-    /// Writes what the call changed and commits.
+    /// A call that may write: opens its transaction, makes the root
+    /// namespace if it is missing, takes the locks and reads again what
+    /// others changed.
+    fn start_locked(&mut self) -> Result<bool, postgres::Error> {
+        self.client()?.batch_execute("BEGIN")?;
+        self.mode = Some(Mode::Locked);
+        let client = self.client.as_mut().expect("connected above");
+        let root = &mut self.namespaces[0];
+        if root.id.is_none() {
+            root.id = match rows::find(client, &root.name)? {
+                Some(id) => Some(id),
+                None => Some(rows::create(client, &root.name)?),
+            };
+        }
+        let locks = self
+            .namespaces
+            .iter()
+            .filter_map(|ns| Some((ns.id?, ns.writable)))
+            .collect();
+        rows::lock(client, locks)?;
+        let ids = self.ids();
+        let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
+        self.refresh(&versions)
+    }
+
+    /// A read: checks the versions (one round trip) and, only where another
+    /// host changed a namespace, reads it again in one consistent snapshot.
+    fn start_reading(&mut self) -> Result<bool, postgres::Error> {
+        self.client()?;
+        let client = self.client.as_mut().expect("connected above");
+        let root = &mut self.namespaces[0];
+        if root.id.is_none() {
+            root.id = rows::find(client, &root.name)?;
+        }
+        let ids = self.ids();
+        let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
+        self.mode = Some(Mode::Reading);
+        if self.current(&versions) && !self.regrant_needed(&versions) {
+            return Ok(false);
+        }
+        let client = self.client.as_mut().expect("connected");
+        client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
+        let versions = rows::versions(client, &ids)?;
+        let regranted = self.refresh(&versions)?;
+        self.client
+            .as_mut()
+            .expect("connected")
+            .batch_execute("COMMIT")?;
+        Ok(regranted)
+    }
+
+    /// Whether a mount's grant differs from what the namespaces now allow.
+    fn regrant_needed(&self, versions: &HashMap<i64, (i64, u64)>) -> bool {
+        let state = self.fs.lock();
+        self.namespaces
+            .iter()
+            .zip(&state.mounts)
+            .any(|(ns, mount)| {
+                let exists = ns.id.is_some_and(|id| versions.contains_key(&id));
+                mount.writable != (ns.writable && exists)
+            })
+    }
+
+    /// Writes what the call changed (in the open transaction) and commits.
     fn save(&mut self) -> Result<(), postgres::Error> {
         let client = self.client.as_mut().expect("a call holds a connection");
         let mut state = self.fs.lock();
-        for (i, ns) in self.namespaces.iter_mut().enumerate() {
+        for (ns, mount) in self.namespaces.iter_mut().zip(&mut state.mounts) {
             let (Some(id), true) = (ns.id, ns.writable) else {
                 continue;
             };
-            let tree = &mut state.mounts[i].tree;
-            if !tree.is_dirty() {
+            if !mount.tree.is_dirty() {
                 continue;
             }
             let version = ns.version.unwrap_or(0) + 1;
-            rows::save(client, id, tree, version)?;
+            rows::save(client, id, &mut mount.tree, version)?;
             ns.version = Some(version);
         }
         drop(state);
         client.batch_execute("COMMIT")
+    }
+
+    /// What a read changed (the guest's derived state), saved under the
+    /// locks if the namespaces are still at the versions it read; `false`
+    /// when another host committed first (its changes are thrown away).
+    fn save_after_read(&mut self) -> Result<bool, postgres::Error> {
+        if !self.fs.lock().mounts.iter().any(|m| m.tree.is_dirty()) {
+            return Ok(true);
+        }
+        let client = self.client()?;
+        client.batch_execute("BEGIN")?;
+        let locks = self
+            .namespaces
+            .iter()
+            .filter_map(|ns| Some((ns.id?, ns.writable)))
+            .collect();
+        rows::lock(self.client.as_mut().expect("connected"), locks)?;
+        let ids = self.ids();
+        let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
+        if !self.current(&versions) {
+            self.discard();
+            return Ok(false);
+        }
+        self.save().map(|()| true)
     }
 
     /// Throws the call's changes away: the transaction, and the trees
@@ -348,47 +444,104 @@ fn log(e: &postgres::Error) {
 }
 
 impl Backend for DatabaseStore {
-    fn begin(&mut self, writes: bool) -> Result<Begun, ToolError> {
-        match self.start(writes) {
-            Ok(made) => Ok(Begun {
-                fresh_instance: made,
-            }),
+    fn begin(&mut self, writes: bool) -> Result<Instance, ToolError> {
+        let started = if writes {
+            self.start_locked()
+        } else {
+            self.start_reading()
+        };
+        match started {
+            Ok(regranted) => Ok(Instance { stale: regranted }),
             Err(e) => {
                 self.discard();
-                self.in_call = false;
+                self.mode = None;
                 Err(unreachable_error(&e))
             }
         }
     }
 
-    fn end(&mut self, outcome: Outcome) -> Result<(), ToolError> {
-        if !std::mem::take(&mut self.in_call) {
-            return Ok(());
-        }
-        match outcome {
-            Outcome::Returned => self.save().map_err(|e| {
+    fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError> {
+        let Some(mode) = self.mode.take() else {
+            return Ok(Instance { stale: false });
+        };
+        match (outcome, mode) {
+            (Outcome::Returned, Mode::Locked) => match self.save() {
+                Ok(()) => Ok(Instance { stale: false }),
+                Err(e) => {
+                    self.discard();
+                    Err(unsaved_error(&e))
+                }
+            },
+            // The answer stands either way: it was read from one snapshot.
+            (Outcome::Returned, Mode::Reading) => match self.save_after_read() {
+                Ok(saved) => Ok(Instance { stale: !saved }),
+                Err(e) => {
+                    log(&e);
+                    self.discard();
+                    Ok(Instance { stale: true })
+                }
+            },
+            (Outcome::Stopped, _) => {
                 self.discard();
-                unsaved_error(&e)
-            }),
-            Outcome::Stopped => {
-                self.discard();
-                Ok(())
+                Ok(Instance { stale: true })
             }
         }
     }
 
-    fn export(&mut self) -> Result<Vec<Entry>, CopyError> {
+    fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError> {
         let state = self.fs.lock();
         Ok(state.mounts[0]
             .tree
             .rows()
             .into_iter()
-            .filter(|row| !row.path.is_empty() && !is_reserved(&row.path))
-            .map(|row| match row.data {
-                Some(data) => Entry::File(row.path, data),
+            .filter(|row| !row.path.is_empty() && (with_reserved || !is_reserved(&row.path)))
+            .map(|row| match row.size {
+                Some(_) => {
+                    let data = state.mounts[0].tree.data(row.ino).unwrap_or_default();
+                    Entry::File(row.path, data.to_vec())
+                }
                 None => Entry::Dir(row.path),
             })
             .collect())
+    }
+
+    fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {
+        let state = self.fs.lock();
+        let tree = &state.mounts[0].tree;
+        Ok(tree
+            .resolve(ROOT_INO, path)
+            .ok()
+            .and_then(|ino| tree.data(ino).ok())
+            .map(<[u8]>::to_vec))
+    }
+
+    fn edit(&mut self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError> {
+        let mut state = self.fs.lock();
+        let tree = &mut state.mounts[0].tree;
+        let refused = |_| {
+            CopyError::Refused(
+                path.to_owned(),
+                "no such file, or not a plain relative path",
+            )
+        };
+        match edit {
+            HostEdit::Write(bytes) => match tree.resolve(ROOT_INO, path) {
+                Ok(ino) => tree
+                    .set_size(ino, 0, MAX_FILE_BYTES)
+                    .and_then(|()| tree.write(ino, 0, bytes, MAX_FILE_BYTES)),
+                Err(_) => tree.put(path, Some(bytes)),
+            },
+            HostEdit::MakeDir => tree.put(path, None),
+            HostEdit::Modified(time) => {
+                let nanos = time
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as i64);
+                tree.resolve(ROOT_INO, path)
+                    .and_then(|ino| tree.set_modified(ino, nanos))
+            }
+            HostEdit::Remove => tree.remove_all(path),
+        }
+        .map_err(refused)
     }
 
     fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {

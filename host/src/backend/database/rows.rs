@@ -4,7 +4,9 @@
 use postgres::Client;
 
 use super::LOCK_CLASS;
-use crate::vfs::tree::{Row, Tree};
+use std::collections::HashMap;
+
+use crate::vfs::tree::{PAGE, Row, Tree};
 
 /// The namespace's id, if it exists.
 pub(crate) fn find(client: &mut Client, name: &str) -> Result<Option<i64>, postgres::Error> {
@@ -46,18 +48,25 @@ pub(crate) fn lock(client: &mut Client, mut ids: Vec<(i64, bool)>) -> Result<(),
     Ok(())
 }
 
-/// The namespace's version and next inode number, `None` if it is gone.
-pub(crate) fn version(client: &mut Client, id: i64) -> Result<Option<(i64, u64)>, postgres::Error> {
+/// The namespaces' versions and next inode numbers, by id; a namespace
+/// gone is missing.
+pub(crate) fn versions(
+    client: &mut Client,
+    ids: &[i64],
+) -> Result<HashMap<i64, (i64, u64)>, postgres::Error> {
     Ok(client
-        .query_opt(
-            "SELECT version, next_ino FROM memcap_namespaces WHERE id = $1",
-            &[&id],
+        .query(
+            "SELECT id, version, next_ino FROM memcap_namespaces WHERE id = ANY($1)",
+            &[&ids],
         )?
-        .map(|row| (row.get(0), row.get::<_, i64>(1) as u64)))
+        .into_iter()
+        .map(|row| (row.get(0), (row.get(1), row.get::<_, i64>(2) as u64)))
+        .collect())
 }
 
-/// The namespace's tree. Rows saved no later than `seen` (the version
-/// `old` holds) keep the bytes `old` has; the rest are read.
+/// The namespace's tree. Bytes saved no later than `seen` (the version
+/// `old` holds; `None`: nothing is held) are `old`'s; only the pages
+/// written since are read.
 pub(crate) fn load(
     client: &mut Client,
     id: i64,
@@ -65,50 +74,65 @@ pub(crate) fn load(
     mut old: Tree,
     next_ino: u64,
 ) -> Result<Tree, postgres::Error> {
-    let seen = seen.unwrap_or(-1);
-    let rows = client.query(
-        "SELECT path, ino, mtime_ns, ctime_ns, data IS NOT NULL, CASE WHEN ver > $2 THEN data END
-         FROM memcap_entries WHERE ns = $1",
-        &[&id, &seen],
-    )?;
-    let rows = rows.into_iter().map(|row| {
-        let ino = row.get::<_, i64>(1) as u64;
-        let is_file: bool = row.get(4);
-        let data = match row.get::<_, Option<Vec<u8>>>(5) {
-            Some(data) => Some(data),
-            None if is_file => Some(old.take_data(ino)),
-            None => None,
-        };
-        Row {
+    let rows: Vec<Row> = client
+        .query(
+            "SELECT path, ino, mtime_ns, ctime_ns, size FROM memcap_entries WHERE ns = $1",
+            &[&id],
+        )?
+        .into_iter()
+        .map(|row| Row {
             path: row.get(0),
-            ino,
+            ino: row.get::<_, i64>(1) as u64,
             mtime: row.get(2),
             ctime: row.get(3),
-            data,
+            size: row.get::<_, Option<i64>>(4).map(|s| s.max(0) as u64),
+        })
+        .collect();
+    let mut data: HashMap<u64, Vec<u8>> = HashMap::new();
+    if seen.is_some() {
+        for row in &rows {
+            if row.size.is_some() && !data.contains_key(&row.ino) {
+                data.insert(row.ino, old.take_data(row.ino));
+            }
         }
-    });
-    Ok(Tree::from_rows(rows.collect::<Vec<_>>(), next_ino))
+    }
+    let pages = client.query(
+        "SELECT ino, page, data FROM memcap_pages WHERE ns = $1 AND ver > $2",
+        &[&id, &seen.unwrap_or(-1)],
+    )?;
+    for page in pages {
+        let ino = page.get::<_, i64>(0) as u64;
+        let at = page.get::<_, i32>(1).max(0) as usize * PAGE as usize;
+        let bytes: &[u8] = page.get(2);
+        let file = data.entry(ino).or_default();
+        if file.len() < at + bytes.len() {
+            file.resize(at + bytes.len(), 0);
+        }
+        file[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+    Ok(Tree::from_rows(rows, data, next_ino))
 }
 
-/// Writes the paths the tree changed (in one upsert and one delete) and
-/// the namespace's new version.
+/// Writes what the tree changed (entries in one upsert and one delete,
+/// pages likewise) and the namespace's new version.
 pub(crate) fn save(
     client: &mut Client,
     id: i64,
     tree: &mut Tree,
     version: i64,
 ) -> Result<(), postgres::Error> {
+    let dirty = tree.take_dirty();
     let mut gone = Vec::new();
-    let (mut paths, mut inos, mut mtimes, mut ctimes, mut datas) =
+    let (mut paths, mut inos, mut mtimes, mut ctimes, mut sizes) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for path in tree.take_dirty() {
+    for path in dirty.paths {
         match tree.row(&path) {
             Some(row) => {
                 paths.push(row.path);
                 inos.push(row.ino as i64);
                 mtimes.push(row.mtime);
                 ctimes.push(row.ctime);
-                datas.push(row.data);
+                sizes.push(row.size.map(|s| s as i64));
             }
             None => gone.push(path),
         }
@@ -121,14 +145,54 @@ pub(crate) fn save(
     }
     if !paths.is_empty() {
         client.execute(
-            "INSERT INTO memcap_entries (ns, path, ino, mtime_ns, ctime_ns, ver, data)
-             SELECT $1, r.path, r.ino, r.mtime_ns, r.ctime_ns, $6, r.data
-             FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $7::bytea[])
-                 AS r (path, ino, mtime_ns, ctime_ns, data)
+            "INSERT INTO memcap_entries (ns, path, ino, mtime_ns, ctime_ns, ver, size)
+             SELECT $1, r.path, r.ino, r.mtime_ns, r.ctime_ns, $6, r.size
+             FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $7::int8[])
+                 AS r (path, ino, mtime_ns, ctime_ns, size)
              ON CONFLICT (ns, path) DO UPDATE SET ino = excluded.ino,
                  mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
-                 ver = excluded.ver, data = excluded.data",
-            &[&id, &paths, &inos, &mtimes, &ctimes, &version, &datas],
+                 ver = excluded.ver, size = excluded.size",
+            &[&id, &paths, &inos, &mtimes, &ctimes, &version, &sizes],
+        )?;
+    }
+    let (mut page_inos, mut numbers, mut datas) = (Vec::new(), Vec::new(), Vec::new());
+    for (ino, pages) in &dirty.pages {
+        let Ok(bytes) = tree.data(*ino) else { continue };
+        for &page in pages {
+            let start = page * PAGE;
+            if start >= bytes.len() as u64 {
+                break;
+            }
+            let end = (start + PAGE).min(bytes.len() as u64);
+            page_inos.push(*ino as i64);
+            numbers.push(page as i32);
+            datas.push(&bytes[start as usize..end as usize]);
+        }
+    }
+    if !datas.is_empty() {
+        client.execute(
+            "INSERT INTO memcap_pages (ns, ino, page, ver, data)
+             SELECT $1, p.ino, p.page, $5, p.data
+             FROM unnest($2::int8[], $3::int4[], $4::bytea[]) AS p (ino, page, data)
+             ON CONFLICT (ns, ino, page) DO UPDATE SET ver = excluded.ver, data = excluded.data",
+            &[&id, &page_inos, &numbers, &datas, &version],
+        )?;
+    }
+    // Pages past a file's new end, and every page of a file gone.
+    let (mut cut_inos, mut counts) = (Vec::new(), Vec::new());
+    for ino in &dirty.resized {
+        if let Ok(bytes) = tree.data(*ino) {
+            cut_inos.push(*ino as i64);
+            counts.push((bytes.len() as u64).div_ceil(PAGE) as i32);
+        }
+    }
+    cut_inos.extend(dirty.gone.iter().map(|&ino| ino as i64));
+    counts.extend(dirty.gone.iter().map(|_| 0));
+    if !cut_inos.is_empty() {
+        client.execute(
+            "DELETE FROM memcap_pages p USING unnest($2::int8[], $3::int4[]) AS c (ino, keep)
+             WHERE p.ns = $1 AND p.ino = c.ino AND p.page >= c.keep",
+            &[&id, &cut_inos, &counts],
         )?;
     }
     client.execute(

@@ -10,8 +10,11 @@ use super::{LOCK_CLASS, OpenDbError};
 pub(crate) const VERSION: i32 = 1;
 
 /// Version 1: namespaces (each a tree of entries, with the version every
-/// committing write bumps and the next inode number) and entries (one row
-/// a path; a file's bytes stored uncompressed, so ranges read fast).
+/// committing write bumps and the next inode number), entries (one row a
+/// path: its inode, times and, for a file, size) and pages (a file's bytes
+/// by inode, in pages of `tree::PAGE` bytes, stored uncompressed; each row
+/// and page carries the version that last wrote it, so a host reads again
+/// only what changed since the version it holds).
 const CREATE: &str = "
 CREATE TABLE memcap_namespaces (
     id bigserial PRIMARY KEY,
@@ -27,10 +30,19 @@ CREATE TABLE memcap_entries (
     mtime_ns bigint NOT NULL,
     ctime_ns bigint NOT NULL,
     ver bigint NOT NULL,
-    data bytea,
+    size bigint,
     PRIMARY KEY (ns, path)
 );
-ALTER TABLE memcap_entries ALTER COLUMN data SET STORAGE EXTERNAL;
+CREATE TABLE memcap_pages (
+    ns bigint NOT NULL REFERENCES memcap_namespaces (id) ON DELETE CASCADE,
+    ino bigint NOT NULL,
+    page integer NOT NULL,
+    ver bigint NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (ns, ino, page)
+);
+ALTER TABLE memcap_pages ALTER COLUMN data SET STORAGE EXTERNAL;
+CREATE INDEX memcap_pages_ver ON memcap_pages (ns, ver);
 CREATE TABLE memcap_schema (version integer NOT NULL);
 ";
 
