@@ -195,6 +195,51 @@ fn spawn_call(ns: &str, input: String, piped: bool) -> std::process::Child {
     child
 }
 
+#[test]
+fn no_spelling_reaches_another_namespace() {
+    use common::escape::{attempts, traversal_spellings};
+    let (alice, bob) = (namespace("alice"), namespace("bob"));
+    let bob_memory = open(&bob);
+    for (path, text) in [("outside/secret.txt", "top secret\n"), ("secret.txt", "top secret\n")] {
+        bob_memory.host_edit(path, memcap::HostEdit::Write(text.as_bytes())).unwrap();
+    }
+    let bob_before = bob_memory.export_all().unwrap();
+    let memory = open(&alice);
+    memory.create("/memories/hello.txt", "hello secret\n").unwrap();
+    for d in ["sub", "a", "d"] {
+        memory.host_edit(d, memcap::HostEdit::MakeDir).unwrap();
+    }
+    let outside = std::path::PathBuf::from(format!("/{bob}"));
+    let mut spellings = traversal_spellings(&outside);
+    spellings.extend([
+        format!("/memories/../{bob}/secret.txt"),
+        format!("/memories/shared/{bob}/secret.txt"),
+        format!("/memories/extra/{bob}/secret.txt"),
+        format!("/memories/shared/../../{bob}/secret.txt"),
+    ]);
+    let url = store();
+    let mut tried = 0;
+    for path in &spellings {
+        for (command, result) in attempts(&memory, path) {
+            tried += 1;
+            let text = match &result {
+                Ok(text) => text,
+                Err(e) => &e.message,
+            };
+            assert!(!text.contains("top secret"), "{command} {path:?}: {text}");
+            let unechoed = text.replace(path.as_str(), "");
+            assert!(
+                !unechoed.contains(&url) && !unechoed.contains("os error") && !unechoed.contains("SELECT"),
+                "{command} {path:?}: {text}"
+            );
+        }
+    }
+    assert_eq!(bob_memory.export_all().unwrap(), bob_before, "bob's namespace changed");
+    let found = memory.memory_search("top secret", None, Some(0.0), None, None).unwrap();
+    assert!(found.results.iter().all(|r| !r.text.contains("top secret")), "{found:?}");
+    println!("{tried} attempts through alice's namespace: bob's unchanged, never shown");
+}
+
 /// `memcap --store URL --namespace NS call` with `input`, to its end.
 fn run_call(ns: &str, input: String) -> std::process::Output {
     spawn_call(ns, input, true).wait_with_output().unwrap()

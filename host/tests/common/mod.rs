@@ -2,6 +2,8 @@
 //! snapshots of directory trees.
 #![allow(dead_code)]
 
+pub mod escape;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
