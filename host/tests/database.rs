@@ -200,12 +200,19 @@ fn no_spelling_reaches_another_namespace() {
     use common::escape::{attempts, traversal_spellings};
     let (alice, bob) = (namespace("alice"), namespace("bob"));
     let bob_memory = open(&bob);
-    for (path, text) in [("outside/secret.txt", "top secret\n"), ("secret.txt", "top secret\n")] {
-        bob_memory.host_edit(path, memcap::HostEdit::Write(text.as_bytes())).unwrap();
+    for (path, text) in [
+        ("outside/secret.txt", "top secret\n"),
+        ("secret.txt", "top secret\n"),
+    ] {
+        bob_memory
+            .host_edit(path, memcap::HostEdit::Write(text.as_bytes()))
+            .unwrap();
     }
     let bob_before = bob_memory.export_all().unwrap();
     let memory = open(&alice);
-    memory.create("/memories/hello.txt", "hello secret\n").unwrap();
+    memory
+        .create("/memories/hello.txt", "hello secret\n")
+        .unwrap();
     for d in ["sub", "a", "d"] {
         memory.host_edit(d, memcap::HostEdit::MakeDir).unwrap();
     }
@@ -229,14 +236,25 @@ fn no_spelling_reaches_another_namespace() {
             assert!(!text.contains("top secret"), "{command} {path:?}: {text}");
             let unechoed = text.replace(path.as_str(), "");
             assert!(
-                !unechoed.contains(&url) && !unechoed.contains("os error") && !unechoed.contains("SELECT"),
+                !unechoed.contains(&url)
+                    && !unechoed.contains("os error")
+                    && !unechoed.contains("SELECT"),
                 "{command} {path:?}: {text}"
             );
         }
     }
-    assert_eq!(bob_memory.export_all().unwrap(), bob_before, "bob's namespace changed");
-    let found = memory.memory_search("top secret", None, Some(0.0), None, None).unwrap();
-    assert!(found.results.iter().all(|r| !r.text.contains("top secret")), "{found:?}");
+    assert_eq!(
+        bob_memory.export_all().unwrap(),
+        bob_before,
+        "bob's namespace changed"
+    );
+    let found = memory
+        .memory_search("top secret", None, Some(0.0), None, None)
+        .unwrap();
+    assert!(
+        found.results.iter().all(|r| !r.text.contains("top secret")),
+        "{found:?}"
+    );
     println!("{tried} attempts through alice's namespace: bob's unchanged, never shown");
 }
 
@@ -493,6 +511,69 @@ fn a_bad_setup_gets_a_clear_message_and_a_failing_exit() {
         !told.contains("permission") && !told.contains("memcap_entries"),
         "{stderr}"
     );
+}
+
+/// A cluster of the test's own, stopped when dropped.
+struct OwnCluster(std::path::PathBuf);
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/postgres/cluster");
+        let _ = Command::new(script).arg("stop").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn tls_is_taken_as_libpq_spells_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path().join("tls");
+    let port = (54_400 + std::process::id() % 500).to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/postgres/cluster");
+    let out = Command::new(script)
+        .args(["start-tls", dir.to_str().unwrap(), &port])
+        .output()
+        .unwrap();
+    let _cluster = OwnCluster(dir.clone());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The server takes TLS connections only (hostssl), for localhost.
+    let base = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    let ca = dir.join("ca.crt");
+    let ca = ca.to_str().unwrap();
+    let at_ip = base.replace("localhost", "127.0.0.1");
+    let works = |url: String| {
+        let (code, stderr) = cli(&["--store", &url, "create", "/memories/tls.md", "x"]);
+        assert!(
+            code == 0 || stderr.contains("already exists"),
+            "{url}: {stderr}"
+        );
+    };
+    works(format!("{base}?sslmode=require"));
+    works(base.clone());
+    works(format!("{base}?sslmode=verify-full&sslrootcert={ca}"));
+    works(format!("{at_ip}?sslmode=verify-ca&sslrootcert={ca}"));
+    let fails = |url: String, says: &str| {
+        let (code, stderr) = cli(&["--store", &url, "view", "/memories"]);
+        assert_ne!(code, 0, "{url}");
+        assert!(stderr.contains(says), "{url}: {stderr}");
+    };
+    fails(format!("{base}?sslmode=disable"), "no encryption");
+    fails(
+        format!("{base}?sslmode=verify-full&sslrootcert=system"),
+        "UnknownIssuer",
+    );
+    fails(
+        format!("{at_ip}?sslmode=verify-full&sslrootcert={ca}"),
+        "not valid for name",
+    );
+    fails(
+        format!("{base}?sslmode=verify-full&sslrootcert=/no/such.crt"),
+        "sslrootcert=FILE",
+    );
+    fails(format!("{base}?sslmode=sometimes"), "sslmode=sometimes");
 }
 
 #[test]

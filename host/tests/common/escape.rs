@@ -103,4 +103,3 @@ impl IntoResult for memcap::ToolResult {
         }
     }
 }
-

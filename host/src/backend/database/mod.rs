@@ -14,6 +14,7 @@
 
 mod rows;
 mod schema;
+mod tls;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -22,7 +23,8 @@ use std::time::Duration;
 
 use memcap_core::layout::ROOT as GUEST_ROOT;
 use memcap_core::storage::mounts::Place;
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::entries::{CopyError, Entry, HostEdit, is_reserved};
@@ -30,6 +32,7 @@ use super::{Backend, Grant, Instance, Outcome, guest_path};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
+use tls::Tls;
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
 /// is a namespace id (0: the schema).
@@ -47,6 +50,12 @@ pub enum OpenDbError {
         "the store {0:?} is not a PostgreSQL connection URL (postgres://user@host/db, as libpq takes it)"
     )]
     BadUrl(String),
+    #[error(
+        "the store URL {0:?} has {1}, which libpq does not take (sslmode is disable, allow, prefer, require, verify-ca or verify-full)"
+    )]
+    BadParameter(String, String),
+    #[error("TLS to the memory database cannot be set up: {0}")]
+    Tls(String),
     #[error("could not connect to the memory database: {0}")]
     Connect(Described),
     #[error("the memory database refused memcap's setup: {0}")]
@@ -110,7 +119,10 @@ fn describe(e: &postgres::Error) -> String {
 
 /// How to reach the database, parsed once.
 #[derive(Clone)]
-pub(crate) struct Url(Config);
+pub(crate) struct Url {
+    config: Config,
+    tls: MakeRustlsConnect,
+}
 
 impl Url {
     /// Whether `store` names a database rather than a directory.
@@ -119,16 +131,23 @@ impl Url {
     }
 
     pub fn parse(store: &str) -> Result<Self, OpenDbError> {
-        let mut config = Config::from_str(store).map_err(|_| OpenDbError::BadUrl(redact(store)))?;
+        let (url, tls) =
+            Tls::split(store).map_err(|param| OpenDbError::BadParameter(redact(store), param))?;
+        let mut config = Config::from_str(&url).map_err(|_| OpenDbError::BadUrl(redact(store)))?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(5));
         }
         config.application_name("memcap");
-        Ok(Self(config))
+        config.ssl_mode(tls.mode());
+        let connector = tls.connector().map_err(OpenDbError::Tls)?;
+        Ok(Self {
+            config,
+            tls: connector,
+        })
     }
 
     pub fn connect(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
-        let mut client = self.0.connect(NoTls)?;
+        let mut client = self.config.connect(self.tls.clone())?;
         // No statement may outlast a call: a lock another host holds too
         // long, or a server that stopped answering, fails the call.
         let ms = call_timeout.as_millis().clamp(1, i32::MAX as u128);
@@ -140,7 +159,7 @@ impl Url {
 /// The URL with any password taken out, for messages.
 fn redact(store: &str) -> String {
     match (store.find("://"), store.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
+        (Some(scheme), Some(at)) if at > scheme && store[scheme..at].contains(':') => {
             let user = &store[scheme + 3..at];
             let user = user.split(':').next().unwrap_or_default();
             format!("{}{user}:…{}", &store[..scheme + 3], &store[at..])
