@@ -5,7 +5,7 @@
 mod common;
 
 use common::Fixture;
-use memcap::{Memory, Source, ToolErrorKind as K};
+use memcap::{Source, ToolErrorKind as K};
 use serde_json::{Value, json};
 
 fn call(f: &Fixture, input: Value) -> Value {
@@ -388,7 +388,8 @@ fn memory_get_ranges_counts_and_the_cap() {
 
 #[test]
 fn memory_get_keeps_views_path_rules() {
-    let f = Fixture::new();
+    // A link to outside is a directory's.
+    let f = Fixture::directory();
     write(&f, "a.md", "a\n");
     std::fs::create_dir(f.root().join("dir")).unwrap();
     std::fs::write(f.dir.path().join("secret.txt"), "outside").unwrap();
@@ -428,9 +429,9 @@ fn changes_through_memcap_and_other_programs_show_on_the_next_call() {
     // Other programs: create, rename, delete.
     f.plant("sub/c.md", "a walrus on the beach\n");
     assert_eq!(found(&f, "walrus"), ["/memories/sub/c.md"]);
-    std::fs::rename(f.root().join("sub/c.md"), f.root().join("d.md")).unwrap();
+    f.rename("sub/c.md", "d.md");
     assert_eq!(found(&f, "walrus"), ["/memories/d.md"]);
-    std::fs::remove_file(f.root().join("d.md")).unwrap();
+    f.remove("d.md");
     assert!(found(&f, "walrus").is_empty());
 }
 
@@ -447,24 +448,15 @@ fn a_result_never_names_lines_a_file_no_longer_holds() {
     // keeps stale hits out.
     std::thread::sleep(std::time::Duration::from_millis(3_100));
     assert_eq!(found(&f, "okapi"), ["/memories/a.md"]);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(f.root().join("a.md"))
-        .and_then(|mut file| std::io::Write::write_all(&mut file, b"short now\n"))
-        .unwrap();
+    // Rewritten in place (truncated, the same file), as an editor saves.
+    f.plant("a.md", b"short now\n");
     assert!(found(&f, "okapi").is_empty());
     assert!(found(&f, "short").is_empty(), "the edit is not indexed yet");
     // Same length, the word gone: not shown either.
     let same: String = (1..=30)
         .map(|i| format!("line {i}{}\n", if i == 25 { " zzzzz" } else { "" }))
         .collect();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(f.root().join("a.md"))
-        .and_then(|mut file| std::io::Write::write_all(&mut file, same.as_bytes()))
-        .unwrap();
+    f.plant("a.md", same.as_bytes());
     assert!(found(&f, "okapi").is_empty());
     // memory_stats counts the note as changed since it was indexed.
     let stats = call(&f, json!({"command": "memory_stats"}));
@@ -498,7 +490,7 @@ const PARAPHRASE: &str = "car commute";
 /// rewritten.
 fn generation(f: &Fixture) -> u64 {
     // The header is the first line; binary snapshot bytes follow it.
-    let journal = std::fs::read(f.root().join(".memcap/notes.jsonl")).unwrap();
+    let journal = f.read_bytes(".memcap/notes.jsonl");
     let end = journal.iter().position(|&b| b == b'\n').unwrap();
     let header: Value = serde_json::from_slice(&journal[..end]).unwrap();
     header["generation"].as_u64().unwrap()
@@ -530,14 +522,14 @@ fn vectors_find_a_passage_that_says_it_in_other_words() {
     // with vectors (the journal rebuilt from the files, so its snapshot
     // holds them) is rebuilt without them and saved (a new snapshot, under
     // a new generation), so a second process does not rebuild it again.
-    std::fs::remove_file(f.root().join(".memcap/notes.jsonl")).unwrap();
+    f.remove(".memcap/notes.jsonl");
     assert_eq!(found(&f, "automobile office"), ["/memories/commute.md"]);
     let before = generation(&f);
-    let off = Memory::builder(f.root()).vectors(false).open().unwrap();
+    let off = f.builder().vectors(false).open().unwrap();
     let answer: Value = serde_json::from_str(&off.call(&query.to_string()).content).unwrap();
     let rebuilt = generation(&f);
     assert_ne!(rebuilt, before);
-    let again = Memory::builder(f.root()).vectors(false).open().unwrap();
+    let again = f.builder().vectors(false).open().unwrap();
     again
         .memory_search(PARAPHRASE, None, None, None, None)
         .unwrap();
@@ -557,7 +549,7 @@ fn vectors_find_a_passage_that_says_it_in_other_words() {
     drop(off);
     // On again in a new process: its index (saved without vectors) is
     // rebuilt with them, and the paraphrase is found again.
-    let on = Memory::builder(f.root()).open().unwrap();
+    let on = f.reopen();
     let answer = on
         .memory_search(PARAPHRASE, None, Some(0.0), None, None)
         .unwrap();
@@ -584,11 +576,10 @@ fn a_passage_found_by_its_vector_is_read_back_too() {
     assert_eq!(search()[0], "/memories/commute.md");
     // Another program rewrites it in place to say something else: its
     // indexed vector still matches, the lines read back no longer do.
-    std::fs::write(
-        f.root().join("commute.md"),
+    f.plant(
+        "commute.md",
         "# Knitting\nThe wool scarf pattern uses a purl stitch.\n",
-    )
-    .unwrap();
+    );
     assert!(!search().contains(&"/memories/commute.md".to_owned()));
 }
 
@@ -598,23 +589,23 @@ fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
     write(&f, "a.md", "the heron\n");
     write(&f, "b.md", "the egret\n");
     assert_eq!(found(&f, "heron"), ["/memories/a.md"]);
-    let journal = f.root().join(".memcap/notes.jsonl");
-    let mut bytes = std::fs::read(&journal).unwrap();
+    let journal = ".memcap/notes.jsonl";
+    let mut bytes = f.read_bytes(journal);
     let middle = bytes.len() / 2;
     for b in &mut bytes[middle..] {
         *b = b'#';
     }
-    std::fs::write(&journal, bytes).unwrap();
+    f.plant(journal, bytes);
     // A fresh handle: nothing warm in memory.
-    let reopened = memcap::Memory::builder(f.root()).open().unwrap();
+    let reopened = f.reopen();
     let answer = reopened
         .memory_search("egret heron", Some(5), Some(0.0), None, None)
         .unwrap();
     let mut paths: Vec<&str> = answer.results.iter().map(|r| r.path.as_str()).collect();
     paths.sort();
     assert_eq!(paths, ["/memories/a.md", "/memories/b.md"]);
-    std::fs::remove_file(&journal).unwrap();
-    let again = memcap::Memory::builder(f.root()).open().unwrap();
+    f.remove(journal);
+    let again = f.reopen();
     assert_eq!(
         again
             .memory_search("egret", None, None, None, None)
@@ -636,12 +627,11 @@ fn two_processes_write_while_a_third_searches() {
             + "\n"
     };
     let writers: Vec<_> = (0..2)
-        .map(|w| common::feed_call(&f.root(), (0..NOTES).map(|i| note(w, i)).collect()))
+        .map(|w| f.feed_call((0..NOTES).map(|i| note(w, i)).collect()))
         .collect();
     // A third process searches while they write: every answer is whole and
     // every result names lines its file holds.
-    let mut searcher = common::feed_call(
-        &f.root(),
+    let mut searcher = f.feed_call(
         (0..30)
             .map(|_| {
                 json!({"command": "memory_search", "query": "quokka zebra", "maxResults": 20})
@@ -689,25 +679,22 @@ fn two_processes_write_while_a_third_searches() {
 #[test]
 fn a_hundred_thousand_note_store_answers_searches() {
     let f = Fixture::new();
-    for i in 0..100_000 {
-        let dir = f.root().join(format!("d{:03}", i / 1000));
-        if i % 1000 == 0 {
-            std::fs::create_dir(&dir).unwrap();
-        }
-        std::fs::write(
-            dir.join(format!("n{i}.md")),
-            format!(
-                "# Note {i}\nTopic word{i} of project {} and item {}.\n",
-                i % 97,
-                i % 1013
-            ),
-        )
-        .unwrap();
-    }
+    f.plant_many(
+        (0..100_000)
+            .map(|i| {
+                let text = format!(
+                    "# Note {i}\nTopic word{i} of project {} and item {}.\n",
+                    i % 97,
+                    i % 1013
+                );
+                (format!("d{:03}/n{i}.md", i / 1000), text.into_bytes())
+            })
+            .collect(),
+    );
     // A new host, no index: under the default limits the first searches
     // answer (the index is built as far as each call's budget goes) and it
     // is complete within a few calls; a new process then loads it.
-    let memory = Memory::open(f.root()).unwrap();
+    let memory = f.reopen();
     let mut calls = 0;
     loop {
         calls += 1;
@@ -724,7 +711,7 @@ fn a_hundred_thousand_note_store_answers_searches() {
             answer.total_files
         );
     }
-    let fresh = Memory::open(f.root()).unwrap();
+    let fresh = f.reopen();
     let answer = fresh
         .memory_search("project 42 item 42", Some(20), None, None, None)
         .unwrap();

@@ -243,6 +243,7 @@ impl Backend for DirectoryStore {
                 true => root.remove_dir_all(path),
                 false => root.remove_file(path),
             },
+            HostEdit::RenameTo(to) => root.rename(path, &root, to),
         }
         .map_err(io)
     }

@@ -31,6 +31,9 @@ pub enum HostEdit<'a> {
     Modified(std::time::SystemTime),
     /// Removes the file, or the directory and all in it.
     Remove,
+    /// Renames the file or directory to this path (in the same store),
+    /// replacing a file there.
+    RenameTo(&'a str),
 }
 
 /// Why a store could not be copied out or in. For the person running

@@ -75,8 +75,8 @@ pub(crate) struct Dirty {
     pub paths: BTreeSet<String>,
     /// Pages of files written, by inode.
     pub pages: BTreeMap<Ino, BTreeSet<u64>>,
-    /// Files whose size changed, whose pages past the end must go.
-    pub resized: BTreeSet<Ino>,
+    /// Files cut shorter, whose pages past the end must go.
+    pub shrunk: BTreeSet<Ino>,
     /// Files whose last link went: their pages go.
     pub gone: BTreeSet<Ino>,
 }
@@ -252,6 +252,16 @@ impl Tree {
         Ok(())
     }
 
+    /// Renames `from` to `to` (both relative to the root), as `rename`.
+    pub fn rename_path(&mut self, from: &str, to: &str) -> Result<(), Code> {
+        let (from_dir, from_name) = self.resolve_parent(ROOT_INO, from)?;
+        let (to_dir, to_name) = self.resolve_parent(ROOT_INO, to)?;
+        match (from_name, to_name) {
+            (Some(a), Some(b)) => self.rename(from_dir, &a, to_dir, &b),
+            _ => Err(Code::Invalid),
+        }
+    }
+
     /// Removes the file or the directory tree at `path` (relative to the
     /// root).
     pub fn remove_all(&mut self, path: &str) -> Result<(), Code> {
@@ -306,7 +316,7 @@ impl Tree {
 
     pub fn is_dirty(&self) -> bool {
         let d = &self.dirty;
-        !(d.paths.is_empty() && d.pages.is_empty() && d.resized.is_empty() && d.gone.is_empty())
+        !(d.paths.is_empty() && d.pages.is_empty() && d.shrunk.is_empty() && d.gone.is_empty())
     }
 
     fn lookup_path(&self, path: &str) -> Option<Ino> {
@@ -494,7 +504,7 @@ impl Tree {
             if node.links.is_empty() {
                 self.nodes.remove(&ino);
                 self.dirty.pages.remove(&ino);
-                self.dirty.resized.remove(&ino);
+                self.dirty.shrunk.remove(&ino);
                 self.dirty.gone.insert(ino);
             }
         }
@@ -630,9 +640,6 @@ impl Tree {
         if end > first {
             self.mark_pages(ino, first, end);
         }
-        if end > old_len {
-            self.dirty.resized.insert(ino);
-        }
         Ok(())
     }
 
@@ -643,11 +650,11 @@ impl Tree {
         let data = self.data_mut(ino)?;
         let old_len = data.len() as u64;
         data.resize(size as usize, 0);
-        if size != old_len {
-            // Growing writes zeros; shrinking writes nothing (a page's
-            // bytes past the size are cut when read back).
-            self.mark_pages(ino, old_len, size);
-            self.dirty.resized.insert(ino);
+        // Growing writes zeros; shrinking writes nothing (a page's bytes
+        // past the size are cut when read back) but drops the pages past it.
+        self.mark_pages(ino, old_len, size);
+        if size < old_len {
+            self.dirty.shrunk.insert(ino);
         }
         Ok(())
     }
@@ -729,10 +736,10 @@ mod tests {
             dirty.pages[&f].iter().copied().collect::<Vec<_>>(),
             vec![2, 3]
         );
-        assert!(dirty.resized.contains(&f));
+        assert!(dirty.shrunk.is_empty());
         tree.set_size(f, 10, u64::MAX).unwrap();
         let dirty = tree.take_dirty();
-        assert!(dirty.pages.get(&f).is_none_or(|p| p.is_empty()) && dirty.resized.contains(&f));
+        assert!(dirty.pages.get(&f).is_none_or(|p| p.is_empty()) && dirty.shrunk.contains(&f));
         tree.unlink_file(ROOT_INO, "j").unwrap();
         assert!(tree.take_dirty().gone.contains(&f));
     }

@@ -95,13 +95,78 @@ impl Fixture {
 
     /// Another handle on the same store, as a new process opens it.
     pub fn reopen(&self) -> Memory {
+        self.builder().open().unwrap()
+    }
+
+    /// A builder for the same store, to open it with other options.
+    pub fn builder(&self) -> memcap::MemoryBuilder {
         match &self.namespace {
-            Some(ns) => Memory::database(&test_store())
-                .namespace(ns)
-                .open()
-                .unwrap(),
-            None => Memory::open(self.root()).unwrap(),
+            Some(ns) => Memory::database(&test_store()).namespace(ns),
+            None => Memory::builder(self.root()),
         }
+    }
+
+    /// The options that give `memcap` this store.
+    pub fn cli_args(&self) -> Vec<String> {
+        match &self.namespace {
+            Some(ns) => vec![
+                "--store".into(),
+                test_store(),
+                "--namespace".into(),
+                ns.clone(),
+            ],
+            None => vec!["--root".into(), self.root().to_string_lossy().into_owned()],
+        }
+    }
+
+    /// Starts `memcap … call` on this store with `input` written to its
+    /// stdin from a thread and stdout piped.
+    pub fn feed_call(&self, input: String) -> std::process::Child {
+        use std::io::Write;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+            .args(self.cli_args())
+            .arg("call")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+        child
+    }
+
+    /// Writes many files directly on the host, in one go.
+    pub fn plant_many(&self, files: Vec<(String, Vec<u8>)>) {
+        if self.namespace.is_some() {
+            let entries: Vec<Entry> = files
+                .into_iter()
+                .map(|(path, data)| Entry::File(path, data))
+                .collect();
+            return self.memory.import(&entries, false).unwrap();
+        }
+        for (rel, bytes) in files {
+            self.plant(&rel, bytes);
+        }
+    }
+
+    /// Renames a file or directory directly on the host.
+    pub fn rename(&self, from: &str, to: &str) {
+        if self.namespace.is_some() {
+            return self.memory.host_edit(from, HostEdit::RenameTo(to)).unwrap();
+        }
+        std::fs::rename(self.root().join(from), self.root().join(to)).unwrap();
+    }
+
+    /// Reads a file's bytes directly on the host.
+    pub fn read_bytes(&self, rel: &str) -> Vec<u8> {
+        if self.namespace.is_some() {
+            return self
+                .memory
+                .host_read(rel)
+                .unwrap()
+                .expect("the file exists");
+        }
+        std::fs::read(self.root().join(rel)).unwrap()
     }
 
     /// How `view` shows the size of the directory `rel` ("" for the root):
@@ -177,15 +242,7 @@ impl Fixture {
 
     /// Reads a file directly on the host.
     pub fn read(&self, rel: &str) -> String {
-        if self.namespace.is_some() {
-            let bytes = self
-                .memory
-                .host_read(rel)
-                .unwrap()
-                .expect("the file exists");
-            return String::from_utf8(bytes).unwrap();
-        }
-        std::fs::read_to_string(self.root().join(rel)).unwrap()
+        String::from_utf8(self.read_bytes(rel)).unwrap()
     }
 
     pub fn exists(&self, rel: &str) -> bool {

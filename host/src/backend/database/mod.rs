@@ -12,6 +12,7 @@
 //! a lost connection rolls back, so the database never holds a change the
 //! agent was told failed, nor half of one.
 
+mod conn;
 mod rows;
 mod schema;
 mod tls;
@@ -32,6 +33,7 @@ use super::{Backend, Grant, Instance, Outcome, guest_path};
 use crate::error::{ToolError, ToolErrorKind};
 use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
+use conn::Conn;
 use tls::Tls;
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
@@ -192,7 +194,7 @@ enum Mode {
 
 pub(crate) struct DatabaseStore {
     url: Url,
-    client: Option<Client>,
+    client: Option<Conn>,
     call_timeout: Duration,
     /// The root first, then the grants in order: the mounts of `fs`.
     namespaces: Vec<Namespace>,
@@ -211,8 +213,8 @@ impl DatabaseStore {
         create_root: bool,
         call_timeout: Duration,
     ) -> Result<Self, OpenDbError> {
-        let mut client = url.connect(call_timeout).map_err(OpenDbError::connect)?;
-        schema::ensure(&mut client)?;
+        let mut client = Conn::new(url.connect(call_timeout).map_err(OpenDbError::connect)?);
+        schema::ensure(&mut client.client)?;
         let mut namespaces = vec![Namespace {
             name: namespace.to_owned(),
             id: rows::find(&mut client, namespace).map_err(OpenDbError::query)?,
@@ -266,10 +268,10 @@ impl DatabaseStore {
     }
 
     /// The open connection, made again if the last one was lost.
-    fn client(&mut self) -> Result<&mut Client, postgres::Error> {
-        if self.client.as_ref().is_none_or(Client::is_closed) {
+    fn client(&mut self) -> Result<&mut Conn, postgres::Error> {
+        if self.client.as_ref().is_none_or(Conn::is_closed) {
             self.client = None;
-            self.client = Some(self.url.connect(self.call_timeout)?);
+            self.client = Some(Conn::new(self.url.connect(self.call_timeout)?));
         }
         Ok(self.client.as_mut().expect("connected above"))
     }
@@ -559,6 +561,7 @@ impl Backend for DatabaseStore {
                     .and_then(|ino| tree.set_modified(ino, nanos))
             }
             HostEdit::Remove => tree.remove_all(path),
+            HostEdit::RenameTo(to) => tree.rename_path(path, to),
         }
         .map_err(refused)
     }

@@ -1,22 +1,21 @@
 //! The queries of the database backend: namespaces found and made, their
 //! locks and versions, and a tree read from and saved to its rows.
 
-use postgres::Client;
-
 use super::LOCK_CLASS;
+use super::conn::Conn;
 use std::collections::HashMap;
 
 use crate::vfs::tree::{PAGE, Row, Tree};
 
 /// The namespace's id, if it exists.
-pub(crate) fn find(client: &mut Client, name: &str) -> Result<Option<i64>, postgres::Error> {
+pub(crate) fn find(client: &mut Conn, name: &str) -> Result<Option<i64>, postgres::Error> {
     Ok(client
         .query_opt("SELECT id FROM memcap_namespaces WHERE name = $1", &[&name])?
         .map(|row| row.get(0)))
 }
 
 /// Makes the namespace (or finds it, when another host just made it).
-pub(crate) fn create(client: &mut Client, name: &str) -> Result<i64, postgres::Error> {
+pub(crate) fn create(client: &mut Conn, name: &str) -> Result<i64, postgres::Error> {
     client.execute(
         "INSERT INTO memcap_namespaces (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
         &[&name],
@@ -29,7 +28,7 @@ pub(crate) fn create(client: &mut Client, name: &str) -> Result<i64, postgres::E
 /// Takes the namespaces' advisory locks for this transaction, in id
 /// order (so two hosts granting the same namespaces cannot deadlock):
 /// exclusive where the call may write, shared where it only reads.
-pub(crate) fn lock(client: &mut Client, mut ids: Vec<(i64, bool)>) -> Result<(), postgres::Error> {
+pub(crate) fn lock(client: &mut Conn, mut ids: Vec<(i64, bool)>) -> Result<(), postgres::Error> {
     ids.sort_unstable();
     ids.dedup_by_key(|(id, _)| *id);
     for (id, exclusive) in ids {
@@ -51,7 +50,7 @@ pub(crate) fn lock(client: &mut Client, mut ids: Vec<(i64, bool)>) -> Result<(),
 /// The namespaces' versions and next inode numbers, by id; a namespace
 /// gone is missing.
 pub(crate) fn versions(
-    client: &mut Client,
+    client: &mut Conn,
     ids: &[i64],
 ) -> Result<HashMap<i64, (i64, u64)>, postgres::Error> {
     Ok(client
@@ -68,7 +67,7 @@ pub(crate) fn versions(
 /// `old` holds; `None`: nothing is held) are `old`'s; only the pages
 /// written since are read.
 pub(crate) fn load(
-    client: &mut Client,
+    client: &mut Conn,
     id: i64,
     seen: Option<i64>,
     mut old: Tree,
@@ -116,7 +115,7 @@ pub(crate) fn load(
 /// Writes what the tree changed (entries in one upsert and one delete,
 /// pages likewise) and the namespace's new version.
 pub(crate) fn save(
-    client: &mut Client,
+    client: &mut Conn,
     id: i64,
     tree: &mut Tree,
     version: i64,
@@ -178,21 +177,26 @@ pub(crate) fn save(
             &[&id, &page_inos, &numbers, &datas, &version],
         )?;
     }
-    // Pages past a file's new end, and every page of a file gone.
-    let (mut cut_inos, mut counts) = (Vec::new(), Vec::new());
-    for ino in &dirty.resized {
+    // Pages past a file's new end; every page of a file gone.
+    let (mut cut_inos, mut keep) = (Vec::new(), Vec::new());
+    for ino in &dirty.shrunk {
         if let Ok(bytes) = tree.data(*ino) {
             cut_inos.push(*ino as i64);
-            counts.push((bytes.len() as u64).div_ceil(PAGE) as i32);
+            keep.push((bytes.len() as u64).div_ceil(PAGE) as i32);
         }
     }
-    cut_inos.extend(dirty.gone.iter().map(|&ino| ino as i64));
-    counts.extend(dirty.gone.iter().map(|_| 0));
     if !cut_inos.is_empty() {
         client.execute(
-            "DELETE FROM memcap_pages p USING unnest($2::int8[], $3::int4[]) AS c (ino, keep)
-             WHERE p.ns = $1 AND p.ino = c.ino AND p.page >= c.keep",
-            &[&id, &cut_inos, &counts],
+            "DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($2)
+                 AND page >= ($3::int4[])[array_position($2, ino)]",
+            &[&id, &cut_inos, &keep],
+        )?;
+    }
+    let gone: Vec<i64> = dirty.gone.iter().map(|&ino| ino as i64).collect();
+    if !gone.is_empty() {
+        client.execute(
+            "DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($2)",
+            &[&id, &gone],
         )?;
     }
     client.execute(
