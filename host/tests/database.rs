@@ -258,6 +258,144 @@ fn no_spelling_reaches_another_namespace() {
     println!("{tried} attempts through alice's namespace: bob's unchanged, never shown");
 }
 
+/// `ns` with the grants `(name, namespace, read_only)` as shared.
+fn open_sharing(ns: &str, grants: &[(&str, &str, bool)]) -> Memory {
+    let mut builder = Memory::database(&store()).namespace(ns);
+    for (name, target, read_only) in grants {
+        builder = builder.shared(*name, target, *read_only);
+    }
+    builder.open().unwrap()
+}
+
+#[test]
+fn a_shared_namespace_is_written_in_place_and_seen_by_every_user() {
+    let (alice_ns, bob_ns, team) = (namespace("alice"), namespace("bob"), namespace("team"));
+    open(&team)
+        .create("/memories/readme.md", "the team's\n")
+        .unwrap();
+    let alice = open_sharing(&alice_ns, &[("team", &team, false)]);
+    let bob = open_sharing(&bob_ns, &[("team", &team, false)]);
+    alice
+        .create("/memories/shared/team/plan.md", "ship friday\n")
+        .unwrap();
+    bob.str_replace("/memories/shared/team/plan.md", "friday", "monday")
+        .unwrap();
+    assert!(
+        alice
+            .view("/memories/shared/team/plan.md", None)
+            .unwrap()
+            .contains("ship monday")
+    );
+    assert_eq!(
+        open(&team).host_read("plan.md").unwrap().unwrap(),
+        b"ship monday\n"
+    );
+    alice.create("/memories/mine.md", "alice only\n").unwrap();
+    let listing = bob.memory_view(true).unwrap();
+    assert!(
+        listing.contains("/memories/shared/team/plan.md"),
+        "{listing}"
+    );
+    assert!(!listing.contains("mine.md"), "{listing}");
+    // Mount points stay; nothing moves across grants.
+    for path in ["/memories/shared", "/memories/shared/team"] {
+        assert_eq!(
+            alice.delete(path).unwrap_err().kind,
+            ToolErrorKind::Protected
+        );
+    }
+    let e = alice
+        .rename("/memories/mine.md", "/memories/shared/team/mine.md")
+        .unwrap_err();
+    assert_eq!(e.kind, ToolErrorKind::InvalidPath, "{}", e.message);
+    assert!(open(&alice_ns).host_read("mine.md").unwrap().is_some());
+    assert!(
+        alice
+            .view("/memories/shared/team/.memcap/notes.jsonl", None)
+            .is_err()
+    );
+    // Read-only: read, never changed, and nothing of memcap's made there.
+    let carol = open_sharing(&namespace("carol"), &[("team", &team, true)]);
+    assert!(
+        carol
+            .view("/memories/shared/team/plan.md", None)
+            .unwrap()
+            .contains("monday")
+    );
+    let before = open(&team).export_all().unwrap();
+    let e = carol
+        .create("/memories/shared/team/new.md", "x")
+        .unwrap_err();
+    assert!(e.message.contains("read-only"), "{}", e.message);
+    carol
+        .str_replace("/memories/shared/team/plan.md", "monday", "never")
+        .unwrap_err();
+    carol.delete("/memories/shared/team/plan.md").unwrap_err();
+    assert_eq!(open(&team).export_all().unwrap(), before);
+}
+
+#[test]
+fn crossed_grants_never_deadlock_and_lose_nothing() {
+    const EDITS: usize = 40;
+    let (a, b) = (namespace("cross-a"), namespace("cross-b"));
+    for ns in [&a, &b] {
+        open(ns).create("/memories/log.md", "start\n").unwrap();
+    }
+    // Each holds its own namespace and shares the other's: locks are taken
+    // in one order, so neither waits on the other forever.
+    let hosts = [
+        open_sharing(&a, &[("other", &b, false)]),
+        open_sharing(&b, &[("other", &a, false)]),
+    ];
+    std::thread::scope(|scope| {
+        for (h, host) in hosts.iter().enumerate() {
+            scope.spawn(move || {
+                for k in 0..EDITS {
+                    for path in ["/memories/log.md", "/memories/shared/other/log.md"] {
+                        host.insert(path, 1, &format!("h{h}-{k}")).unwrap();
+                    }
+                }
+            });
+        }
+    });
+    for ns in [&a, &b] {
+        let log = String::from_utf8(open(ns).host_read("log.md").unwrap().unwrap()).unwrap();
+        assert_eq!(log.lines().count(), 1 + 2 * EDITS, "{log}");
+    }
+}
+
+#[test]
+fn an_extra_namespace_is_searched_as_custom_and_never_changed() {
+    let (ns, docs) = (namespace("reader"), namespace("docs"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("guide.md"),
+        "# Guide\nThe kestrel hovers.\n",
+    )
+    .unwrap();
+    let (code, stderr) = cli(&[
+        "copy",
+        dir.path().to_str().unwrap(),
+        &format!("{}#{docs}", store()),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let memory = Memory::database(&store())
+        .namespace(&ns)
+        .extra("docs", &docs)
+        .open()
+        .unwrap();
+    let hits = memory
+        .memory_search("kestrel", None, None, Some(memcap::Source::Custom), None)
+        .unwrap();
+    assert_eq!(
+        hits.results[0].path, "/memories/extra/docs/guide.md",
+        "{hits:?}"
+    );
+    let before = open(&docs).export_all().unwrap();
+    assert!(memory.create("/memories/extra/docs/x.md", "x").is_err());
+    assert_eq!(open(&docs).export_all().unwrap(), before);
+}
+
 /// `memcap --store URL --namespace NS call` with `input`, to its end.
 fn run_call(ns: &str, input: String) -> std::process::Output {
     spawn_call(ns, input, true).wait_with_output().unwrap()
