@@ -13,28 +13,29 @@
 //! agent was told failed, nor half of one.
 
 mod conn;
+mod error;
 mod rows;
 mod schema;
 mod tls;
+mod url;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::time::Duration;
 
 use memcap_core::layout::ROOT as GUEST_ROOT;
 use memcap_core::storage::mounts::Place;
-use postgres::{Client, Config};
-use tokio_postgres_rustls::MakeRustlsConnect;
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::entries::{CopyError, Entry, HostEdit, is_reserved};
 use super::{Backend, Grant, Instance, Outcome, guest_path};
-use crate::error::{ToolError, ToolErrorKind};
+use crate::error::ToolError;
 use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
 use conn::Conn;
-use tls::Tls;
+pub use error::OpenDbError;
+use error::{log, unreachable_error, unsaved_error};
+pub(crate) use url::Url;
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
 /// is a namespace id (0: the schema).
@@ -43,132 +44,6 @@ pub(crate) const LOCK_CLASS: i32 = 0x6d65_6d63;
 /// The largest file the guest may write on a database store: PostgreSQL's
 /// `bytea` holds at most 1 GB, and a call's memory is far less.
 const MAX_FILE_BYTES: u64 = 512 << 20;
-
-/// Why a database store could not be opened. For the person running
-/// memcap: the database's own words are kept, the connection string never.
-#[derive(Debug, thiserror::Error)]
-pub enum OpenDbError {
-    #[error(
-        "the store {0:?} is not a PostgreSQL connection URL (postgres://user@host/db, as libpq takes it)"
-    )]
-    BadUrl(String),
-    #[error(
-        "the store URL {0:?} has {1}, which libpq does not take (sslmode is disable, allow, prefer, require, verify-ca or verify-full)"
-    )]
-    BadParameter(String, String),
-    #[error("TLS to the memory database cannot be set up: {0}")]
-    Tls(String),
-    #[error("could not connect to the memory database: {0}")]
-    Connect(Described),
-    #[error("the memory database refused memcap's setup: {0}")]
-    Query(Described),
-    #[error(
-        "could not create memcap's tables (the role needs CREATE on the database the first time): {0}"
-    )]
-    Create(Described),
-    #[error(
-        "the memory database was set up by a newer memcap (schema version {found}; this memcap knows version {}): upgrade memcap",
-        schema::VERSION
-    )]
-    NewerSchema { found: i32 },
-    #[error(
-        "the memory database's memcap_schema table holds no version memcap knows: was it changed by hand?"
-    )]
-    UnknownSchema,
-    #[error(
-        "the namespace {name:?} given with --{flag} does not exist in the memory database: write to it first (--namespace {name}) or copy a directory into it (memcap copy DIR URL#{name})"
-    )]
-    MissingNamespace { name: String, flag: &'static str },
-}
-
-impl OpenDbError {
-    fn connect(e: postgres::Error) -> Self {
-        Self::Connect(Described(e))
-    }
-
-    fn query(e: postgres::Error) -> Self {
-        Self::Query(Described(e))
-    }
-
-    fn create(e: postgres::Error) -> Self {
-        Self::Create(Described(e))
-    }
-}
-
-/// A database error told in full: the server's message, or the client's
-/// with its cause ("error connecting to server: Connection refused").
-#[derive(Debug)]
-pub struct Described(postgres::Error);
-
-impl std::fmt::Display for Described {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&describe(&self.0))
-    }
-}
-
-fn describe(e: &postgres::Error) -> String {
-    if let Some(db) = e.as_db_error() {
-        return format!("{}: {}", db.severity(), db.message());
-    }
-    let mut out = e.to_string();
-    let mut cause = std::error::Error::source(e);
-    while let Some(e) = cause {
-        out.push_str(&format!(": {e}"));
-        cause = e.source();
-    }
-    out
-}
-
-/// How to reach the database, parsed once.
-#[derive(Clone)]
-pub(crate) struct Url {
-    config: Config,
-    tls: MakeRustlsConnect,
-}
-
-impl Url {
-    /// Whether `store` names a database rather than a directory.
-    pub fn is_database(store: &str) -> bool {
-        store.starts_with("postgres://") || store.starts_with("postgresql://")
-    }
-
-    pub fn parse(store: &str) -> Result<Self, OpenDbError> {
-        let (url, tls) =
-            Tls::split(store).map_err(|param| OpenDbError::BadParameter(redact(store), param))?;
-        let mut config = Config::from_str(&url).map_err(|_| OpenDbError::BadUrl(redact(store)))?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(Duration::from_secs(5));
-        }
-        config.application_name("memcap");
-        config.ssl_mode(tls.mode());
-        let connector = tls.connector().map_err(OpenDbError::Tls)?;
-        Ok(Self {
-            config,
-            tls: connector,
-        })
-    }
-
-    pub fn connect(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
-        let mut client = self.config.connect(self.tls.clone())?;
-        // No statement may outlast a call: a lock another host holds too
-        // long, or a server that stopped answering, fails the call.
-        let ms = call_timeout.as_millis().clamp(1, i32::MAX as u128);
-        client.batch_execute(&format!("SET statement_timeout = {ms}"))?;
-        Ok(client)
-    }
-}
-
-/// The URL with any password taken out, for messages.
-fn redact(store: &str) -> String {
-    match (store.find("://"), store.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme && store[scheme..at].contains(':') => {
-            let user = &store[scheme + 3..at];
-            let user = user.split(':').next().unwrap_or_default();
-            format!("{}{user}:…{}", &store[..scheme + 3], &store[at..])
-        }
-        _ => store.to_owned(),
-    }
-}
 
 /// One namespace served, as this host last saw it.
 struct Namespace {
@@ -439,29 +314,6 @@ impl DatabaseStore {
         // The root namespace may have been made by the call rolled back.
         self.namespaces[0].id = None;
     }
-}
-
-fn unreachable_error(e: &postgres::Error) -> ToolError {
-    log(e);
-    ToolError::new(
-        ToolErrorKind::Io,
-        "The memory database could not be reached or refused the call, so it did not run; \
-         nothing was changed. Try again in a moment.",
-    )
-}
-
-fn unsaved_error(e: &postgres::Error) -> ToolError {
-    log(e);
-    ToolError::new(
-        ToolErrorKind::Io,
-        "The change could not be saved in the memory database, so nothing was changed. \
-         View the file before trying again.",
-    )
-}
-
-/// The database's own words go to the operator (stderr), never the agent.
-fn log(e: &postgres::Error) {
-    eprintln!("memcap: memory database: {}", describe(e));
 }
 
 impl Backend for DatabaseStore {

@@ -1,0 +1,62 @@
+//! A store URL: libpq's spelling, parsed once, with TLS taken out of it
+//! (`tls.rs`), and the connection it makes.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use postgres::{Client, Config};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::error::OpenDbError;
+use super::tls::Tls;
+
+/// How to reach the database, parsed once.
+#[derive(Clone)]
+pub(crate) struct Url {
+    config: Config,
+    tls: MakeRustlsConnect,
+}
+
+impl Url {
+    /// Whether `store` names a database rather than a directory.
+    pub fn is_database(store: &str) -> bool {
+        store.starts_with("postgres://") || store.starts_with("postgresql://")
+    }
+
+    pub fn parse(store: &str) -> Result<Self, OpenDbError> {
+        let (url, tls) =
+            Tls::split(store).map_err(|param| OpenDbError::BadParameter(redact(store), param))?;
+        let mut config = Config::from_str(&url).map_err(|_| OpenDbError::BadUrl(redact(store)))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(5));
+        }
+        config.application_name("memcap");
+        config.ssl_mode(tls.mode());
+        let connector = tls.connector().map_err(OpenDbError::Tls)?;
+        Ok(Self {
+            config,
+            tls: connector,
+        })
+    }
+
+    pub fn connect(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
+        let mut client = self.config.connect(self.tls.clone())?;
+        // No statement may outlast a call: a lock another host holds too
+        // long, or a server that stopped answering, fails the call.
+        let ms = call_timeout.as_millis().clamp(1, i32::MAX as u128);
+        client.batch_execute(&format!("SET statement_timeout = {ms}"))?;
+        Ok(client)
+    }
+}
+
+/// The URL with any password taken out, for messages.
+pub(crate) fn redact(store: &str) -> String {
+    match (store.find("://"), store.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme && store[scheme..at].contains(':') => {
+            let user = &store[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or_default();
+            format!("{}{user}:…{}", &store[..scheme + 3], &store[at..])
+        }
+        _ => store.to_owned(),
+    }
+}
