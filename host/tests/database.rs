@@ -396,6 +396,51 @@ fn an_extra_namespace_is_searched_as_custom_and_never_changed() {
     assert_eq!(open(&docs).export_all().unwrap(), before);
 }
 
+#[test]
+fn an_mcp_server_on_the_database_serves_and_exits_cleanly() {
+    use std::io::{BufRead, BufReader};
+    let ns = namespace("mcp");
+    let mut server = Command::new(MEMCAP)
+        .args(["--store", &store(), "--namespace", &ns, "mcp", "--no-watch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    let mut send = |v: serde_json::Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "memory", "arguments": {"command": "create", "path": "/memories/m.md",
+        "file_text": "over MCP"}}}),
+    );
+    let mut answer = String::new();
+    while !answer.contains("\"id\":2") {
+        answer.clear();
+        assert_ne!(
+            stdout.read_line(&mut answer).unwrap(),
+            0,
+            "the server closed early"
+        );
+    }
+    assert!(answer.contains("File created successfully"), "{answer}");
+    drop(stdin);
+    let out = server.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert_eq!(open(&ns).host_read("m.md").unwrap().unwrap(), b"over MCP");
+}
+
 /// `memcap --store URL --namespace NS call` with `input`, to its end.
 fn run_call(ns: &str, input: String) -> std::process::Output {
     spawn_call(ns, input, true).wait_with_output().unwrap()

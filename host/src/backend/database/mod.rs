@@ -316,6 +316,21 @@ impl DatabaseStore {
     }
 }
 
+impl Drop for DatabaseStore {
+    /// The synchronous client closes its connection by blocking on its own
+    /// runtime, which panics inside another (a server dropping its last
+    /// handle on an async worker): there it is closed on a thread of its own.
+    fn drop(&mut self) {
+        if let Some(conn) = self.client.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            let _ = std::thread::Builder::new()
+                .name("memcap-db-close".into())
+                .spawn(move || drop(conn));
+        }
+    }
+}
+
 impl Backend for DatabaseStore {
     fn begin(&mut self, writes: bool) -> Result<Instance, ToolError> {
         let started = if writes {
