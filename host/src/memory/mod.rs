@@ -366,8 +366,25 @@ impl Memory {
         let mut store = Store::new(&self.runtime.engine, data);
         store.limiter(|d| &mut d.limiter);
         store.set_epoch_deadline(u64::MAX / 2);
-        let bindings = pre.instantiate(&mut store)?;
+        let bindings = instantiate_retrying(|| pre.instantiate(&mut store))?;
         Ok(Warm { store, bindings })
+    }
+}
+
+/// The first instance maps the component's memory image into a sealed
+/// memfd, and Linux now and then refuses the seal for a moment (EBUSY while
+/// the new pages settle: "cannot add seals to the memfd", seen once in
+/// thousands of process starts): a failure there is tried again, twice.
+fn instantiate_retrying<T>(mut make: impl FnMut() -> wasmtime::Result<T>) -> wasmtime::Result<T> {
+    let mut tries = 0;
+    loop {
+        match make() {
+            Err(e) if tries < 2 && format!("{e:#}").contains("memfd") => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
     }
 }
 
