@@ -9,7 +9,7 @@ use postgres::{Client, Row, Statement};
 
 pub(crate) struct Conn {
     pub client: Client,
-    statements: HashMap<&'static str, Statement>,
+    statements: HashMap<String, Statement>,
 }
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
@@ -22,47 +22,35 @@ impl Conn {
         }
     }
 
-    fn statement(&mut self, sql: &'static str) -> Result<Statement, postgres::Error> {
+    fn statement(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
         let statement = self.client.prepare(sql)?;
-        self.statements.insert(sql, statement.clone());
+        self.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
 
-    pub fn execute(
-        &mut self,
-        sql: &'static str,
-        params: Params<'_>,
-    ) -> Result<u64, postgres::Error> {
+    pub fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, postgres::Error> {
         let statement = self.statement(sql)?;
         self.client.execute(&statement, params)
     }
 
-    pub fn query(
-        &mut self,
-        sql: &'static str,
-        params: Params<'_>,
-    ) -> Result<Vec<Row>, postgres::Error> {
+    pub fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, postgres::Error> {
         let statement = self.statement(sql)?;
         self.client.query(&statement, params)
     }
 
     pub fn query_opt(
         &mut self,
-        sql: &'static str,
+        sql: &str,
         params: Params<'_>,
     ) -> Result<Option<Row>, postgres::Error> {
         let statement = self.statement(sql)?;
         self.client.query_opt(&statement, params)
     }
 
-    pub fn query_one(
-        &mut self,
-        sql: &'static str,
-        params: Params<'_>,
-    ) -> Result<Row, postgres::Error> {
+    pub fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, postgres::Error> {
         let statement = self.statement(sql)?;
         self.client.query_one(&statement, params)
     }

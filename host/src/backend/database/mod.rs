@@ -198,25 +198,31 @@ impl DatabaseStore {
     /// namespace if it is missing, takes the locks and reads again what
     /// others changed.
     fn start_locked(&mut self) -> Result<bool, postgres::Error> {
-        self.client()?.batch_execute("BEGIN")?;
-        self.mode = Some(Mode::Locked);
+        self.client()?;
         let client = self.client.as_mut().expect("connected above");
+        self.mode = Some(Mode::Locked);
         let root = &mut self.namespaces[0];
-        if root.id.is_none() {
+        let opened = root.id.is_none();
+        if opened {
+            // Made in the call's transaction: a call that fails makes nothing.
+            client.batch_execute("BEGIN")?;
             root.id = match rows::find(client, &root.name)? {
                 Some(id) => Some(id),
                 None => Some(rows::create(client, &root.name)?),
             };
         }
-        let locks = self
-            .namespaces
+        let locks = self.locks();
+        let client = self.client.as_mut().expect("connected above");
+        let versions = rows::begin_locked(client, locks, opened)?;
+        self.refresh(&versions)
+    }
+
+    /// The advisory locks a call takes: exclusive on what it may write.
+    fn locks(&self) -> Vec<(i64, bool)> {
+        self.namespaces
             .iter()
             .filter_map(|ns| Some((ns.id?, ns.writable)))
-            .collect();
-        rows::lock(client, locks)?;
-        let ids = self.ids();
-        let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
-        self.refresh(&versions)
+            .collect()
     }
 
     /// A read: checks the versions (one round trip) and, only where another
@@ -283,16 +289,8 @@ impl DatabaseStore {
         if !self.fs.lock().mounts.iter().any(|m| m.tree.is_dirty()) {
             return Ok(true);
         }
-        let client = self.client()?;
-        client.batch_execute("BEGIN")?;
-        let locks = self
-            .namespaces
-            .iter()
-            .filter_map(|ns| Some((ns.id?, ns.writable)))
-            .collect();
-        rows::lock(self.client.as_mut().expect("connected"), locks)?;
-        let ids = self.ids();
-        let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
+        let locks = self.locks();
+        let versions = rows::begin_locked(self.client()?, locks, false)?;
         if !self.current(&versions) {
             self.discard();
             return Ok(false);

@@ -25,26 +25,52 @@ pub(crate) fn create(client: &mut Conn, name: &str) -> Result<i64, postgres::Err
         .get(0))
 }
 
-/// Takes the namespaces' advisory locks for this transaction, in id
-/// order (so two hosts granting the same namespaces cannot deadlock):
-/// exclusive where the call may write, shared where it only reads.
-pub(crate) fn lock(client: &mut Conn, mut ids: Vec<(i64, bool)>) -> Result<(), postgres::Error> {
+/// Opens a transaction, takes the namespaces' advisory locks in id order
+/// (so two hosts granting the same namespaces cannot deadlock), exclusive
+/// where the call may write and shared where it only reads, and reads
+/// their versions after the locks are held: one round trip. `opened`: the
+/// transaction is open already. The ids are numbers memcap holds, written
+/// into the text as such.
+pub(crate) fn begin_locked(
+    client: &mut Conn,
+    mut ids: Vec<(i64, bool)>,
+    opened: bool,
+) -> Result<HashMap<i64, (i64, u64)>, postgres::Error> {
     ids.sort_unstable();
     ids.dedup_by_key(|(id, _)| *id);
-    for (id, exclusive) in ids {
+    let mut sql = String::from(if opened { "" } else { "BEGIN;" });
+    for &(id, exclusive) in &ids {
         // Ids past 2^31 share a key with a smaller one: a lock held more
         // widely than needed, never less.
         let key = id as i32;
-        if exclusive {
-            client.execute("SELECT pg_advisory_xact_lock($1, $2)", &[&LOCK_CLASS, &key])?;
+        let shared = if exclusive { "" } else { "_shared" };
+        sql.push_str(&format!(
+            " SELECT pg_advisory_xact_lock{shared}({LOCK_CLASS}, {key});"
+        ));
+    }
+    let listed: Vec<String> = ids.iter().map(|(id, _)| id.to_string()).collect();
+    // Read committed: this statement's snapshot is taken after the locks.
+    sql.push_str(&format!(
+        " SELECT id, version, next_ino FROM memcap_namespaces WHERE id IN ({})",
+        if listed.is_empty() {
+            "NULL".to_owned()
         } else {
-            client.execute(
-                "SELECT pg_advisory_xact_lock_shared($1, $2)",
-                &[&LOCK_CLASS, &key],
-            )?;
+            listed.join(", ")
+        }
+    ));
+    let mut versions = HashMap::new();
+    for message in client.client.simple_query(&sql)? {
+        // The locks' rows have one column, the versions' three.
+        if let postgres::SimpleQueryMessage::Row(row) = message
+            && row.len() == 3
+        {
+            let number = |i| row.get(i).and_then(|v: &str| v.parse::<i64>().ok());
+            if let (Some(id), Some(version), Some(next)) = (number(0), number(1), number(2)) {
+                versions.insert(id, (version, next.max(0) as u64));
+            }
         }
     }
-    Ok(())
+    Ok(versions)
 }
 
 /// The namespaces' versions and next inode numbers, by id; a namespace
@@ -53,11 +79,23 @@ pub(crate) fn versions(
     client: &mut Conn,
     ids: &[i64],
 ) -> Result<HashMap<i64, (i64, u64)>, postgres::Error> {
+    // One parameter an id, not an array: PostgreSQL plans a query on an
+    // array parameter again at every call (~45 µs, most of a warm read).
+    let listed: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "SELECT id, version, next_ino FROM memcap_namespaces WHERE id IN ({})",
+        if ids.is_empty() {
+            "NULL".to_owned()
+        } else {
+            listed.join(", ")
+        }
+    );
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = ids
+        .iter()
+        .map(|id| id as &(dyn postgres::types::ToSql + Sync))
+        .collect();
     Ok(client
-        .query(
-            "SELECT id, version, next_ino FROM memcap_namespaces WHERE id = ANY($1)",
-            &[&ids],
-        )?
+        .query(&sql, &params)?
         .into_iter()
         .map(|row| (row.get(0), (row.get(1), row.get::<_, i64>(2) as u64)))
         .collect())
@@ -112,8 +150,35 @@ pub(crate) fn load(
     Ok(Tree::from_rows(rows, data, next_ino))
 }
 
-/// Writes what the tree changed (entries in one upsert and one delete,
-/// pages likewise) and the namespace's new version.
+/// Writes what the tree changed and the namespace's new version in one
+/// statement (one round trip): entries gone deleted and the others upserted,
+/// pages written upserted, pages past a file's new end and every page of a
+/// file gone deleted. No two of its parts touch the same row.
+const SAVE: &str = "
+WITH gone_entries AS (
+    DELETE FROM memcap_entries WHERE ns = $1 AND path = ANY($3::text[])
+), put_entries AS (
+    INSERT INTO memcap_entries (ns, path, ino, mtime_ns, ctime_ns, ver, size)
+    SELECT $1, r.path, r.ino, r.mtime_ns, r.ctime_ns, $2, r.size
+    FROM unnest($4::text[], $5::int8[], $6::int8[], $7::int8[], $8::int8[])
+        AS r (path, ino, mtime_ns, ctime_ns, size)
+    ON CONFLICT (ns, path) DO UPDATE SET ino = excluded.ino,
+        mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
+        ver = excluded.ver, size = excluded.size
+), put_pages AS (
+    INSERT INTO memcap_pages (ns, ino, page, ver, data)
+    SELECT $1, p.ino, p.page, $2, p.data
+    FROM unnest($9::int8[], $10::int4[], $11::bytea[]) AS p (ino, page, data)
+    ON CONFLICT (ns, ino, page) DO UPDATE SET ver = excluded.ver, data = excluded.data
+), cut_pages AS (
+    DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($12::int8[])
+        AND page >= ($13::int4[])[array_position($12::int8[], ino)]
+), gone_pages AS (
+    DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($14::int8[])
+)
+UPDATE memcap_namespaces SET version = $2, next_ino = $15 WHERE id = $1";
+
+/// Writes what the tree changed as of `version` (see [`SAVE`]).
 pub(crate) fn save(
     client: &mut Conn,
     id: i64,
@@ -136,24 +201,6 @@ pub(crate) fn save(
             None => gone.push(path),
         }
     }
-    if !gone.is_empty() {
-        client.execute(
-            "DELETE FROM memcap_entries WHERE ns = $1 AND path = ANY($2)",
-            &[&id, &gone],
-        )?;
-    }
-    if !paths.is_empty() {
-        client.execute(
-            "INSERT INTO memcap_entries (ns, path, ino, mtime_ns, ctime_ns, ver, size)
-             SELECT $1, r.path, r.ino, r.mtime_ns, r.ctime_ns, $6, r.size
-             FROM unnest($2::text[], $3::int8[], $4::int8[], $5::int8[], $7::int8[])
-                 AS r (path, ino, mtime_ns, ctime_ns, size)
-             ON CONFLICT (ns, path) DO UPDATE SET ino = excluded.ino,
-                 mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
-                 ver = excluded.ver, size = excluded.size",
-            &[&id, &paths, &inos, &mtimes, &ctimes, &version, &sizes],
-        )?;
-    }
     let (mut page_inos, mut numbers, mut datas) = (Vec::new(), Vec::new(), Vec::new());
     for (ino, pages) in &dirty.pages {
         let Ok(bytes) = tree.data(*ino) else { continue };
@@ -168,16 +215,6 @@ pub(crate) fn save(
             datas.push(&bytes[start as usize..end as usize]);
         }
     }
-    if !datas.is_empty() {
-        client.execute(
-            "INSERT INTO memcap_pages (ns, ino, page, ver, data)
-             SELECT $1, p.ino, p.page, $5, p.data
-             FROM unnest($2::int8[], $3::int4[], $4::bytea[]) AS p (ino, page, data)
-             ON CONFLICT (ns, ino, page) DO UPDATE SET ver = excluded.ver, data = excluded.data",
-            &[&id, &page_inos, &numbers, &datas, &version],
-        )?;
-    }
-    // Pages past a file's new end; every page of a file gone.
     let (mut cut_inos, mut keep) = (Vec::new(), Vec::new());
     for ino in &dirty.shrunk {
         if let Ok(bytes) = tree.data(*ino) {
@@ -185,23 +222,26 @@ pub(crate) fn save(
             keep.push((bytes.len() as u64).div_ceil(PAGE) as i32);
         }
     }
-    if !cut_inos.is_empty() {
-        client.execute(
-            "DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($2)
-                 AND page >= ($3::int4[])[array_position($2, ino)]",
-            &[&id, &cut_inos, &keep],
-        )?;
-    }
-    let gone: Vec<i64> = dirty.gone.iter().map(|&ino| ino as i64).collect();
-    if !gone.is_empty() {
-        client.execute(
-            "DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($2)",
-            &[&id, &gone],
-        )?;
-    }
+    let gone_inos: Vec<i64> = dirty.gone.iter().map(|&ino| ino as i64).collect();
     client.execute(
-        "UPDATE memcap_namespaces SET version = $2, next_ino = $3 WHERE id = $1",
-        &[&id, &version, &(tree.next_ino() as i64)],
+        SAVE,
+        &[
+            &id,
+            &version,
+            &gone,
+            &paths,
+            &inos,
+            &mtimes,
+            &ctimes,
+            &sizes,
+            &page_inos,
+            &numbers,
+            &datas,
+            &cut_inos,
+            &keep,
+            &gone_inos,
+            &(tree.next_ino() as i64),
+        ],
     )?;
     Ok(())
 }
