@@ -1,13 +1,21 @@
 //! The `memcap` CLI: one subcommand per command, and the `memcap call`
 //! JSON-lines contract that agent loops in any language depend on.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn memcap(root: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
+use common::Fixture;
+
+/// `memcap` on the fixture's store (a directory, or a database namespace).
+fn memcap(f: &Fixture, args: &[&str], stdin: &[u8]) -> Output {
+    run(&f.cli_args(), args, stdin)
+}
+
+fn run(store: &[String], args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
-        .arg("--root")
-        .arg(root)
+        .args(store)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -30,44 +38,29 @@ fn text(bytes: &[u8]) -> &str {
 
 #[test]
 fn subcommands_print_results_and_fail_with_status_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("mem");
-    let out = memcap(&root, &["create", "/memories/n.md"], b"from stdin\n");
+    let f = Fixture::new();
+    let out = memcap(&f, &["create", "/memories/n.md"], b"from stdin\n");
     assert!(out.status.success());
     assert_eq!(
         text(&out.stdout),
         "File created successfully at: /memories/n.md\n"
     );
-    assert_eq!(
-        std::fs::read_to_string(root.join("n.md")).unwrap(),
-        "from stdin\n"
-    );
+    assert_eq!(f.read("n.md"), "from stdin\n");
 
-    let out = memcap(
-        &root,
-        &["view", "/memories/n.md", "--range", "1", "-1"],
-        b"",
-    );
+    let out = memcap(&f, &["view", "/memories/n.md", "--range", "1", "-1"], b"");
     assert_eq!(
         text(&out.stdout),
         "Here's the content of /memories/n.md with line numbers:\n     1\tfrom stdin\n     2\t\n"
     );
-    let out = memcap(
-        &root,
-        &["str-replace", "/memories/n.md", "stdin", "args"],
-        b"",
-    );
+    let out = memcap(&f, &["str-replace", "/memories/n.md", "stdin", "args"], b"");
     assert!(out.status.success());
-    let out = memcap(&root, &["insert", "/memories/n.md", "0", "top"], b"");
+    let out = memcap(&f, &["insert", "/memories/n.md", "0", "top"], b"");
     assert!(out.status.success());
-    assert_eq!(
-        std::fs::read_to_string(root.join("n.md")).unwrap(),
-        "top\nfrom args\n"
-    );
-    let out = memcap(&root, &["rename", "/memories/n.md", "/memories/m.md"], b"");
+    assert_eq!(f.read("n.md"), "top\nfrom args\n");
+    let out = memcap(&f, &["rename", "/memories/n.md", "/memories/m.md"], b"");
     assert!(out.status.success());
 
-    let out = memcap(&root, &["delete", "/memories/n.md"], b"");
+    let out = memcap(&f, &["delete", "/memories/n.md"], b"");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr),
@@ -78,9 +71,9 @@ fn subcommands_print_results_and_fail_with_status_one() {
 
 #[test]
 fn call_answers_every_line_in_order_and_skips_blank_ones() {
-    let dir = tempfile::tempdir().unwrap();
+    let f = Fixture::new();
     let input = b"{\"command\": \"create\", \"path\": \"/memories/a.md\", \"file_text\": \"x\"}\n\n   \n\xff\xfe\n{\"command\": \"view\", \"path\": \"/memories/a.md\"}";
-    let out = memcap(&dir.path().join("mem"), &["call"], input);
+    let out = memcap(&f, &["call"], input);
     assert!(out.status.success());
     let lines: Vec<&str> = text(&out.stdout).lines().collect();
     assert_eq!(
@@ -95,11 +88,11 @@ fn call_answers_every_line_in_order_and_skips_blank_ones() {
 
 #[test]
 fn call_refuses_a_line_over_the_input_limit_and_carries_on() {
-    let dir = tempfile::tempdir().unwrap();
+    let f = Fixture::new();
     let mut input = b"{\"command\": \"view\", \"path\": \"/memories\"}\n".to_vec();
     input.extend(std::iter::repeat_n(b'a', (16 << 20) + 10));
     input.extend(b"\n{\"command\": \"view\", \"path\": \"/memories/x\"}\n");
-    let out = memcap(&dir.path().join("mem"), &["call"], &input);
+    let out = memcap(&f, &["call"], &input);
     let lines: Vec<memcap::ToolResult> = text(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -124,7 +117,8 @@ fn the_root_is_created_private() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("a/b/mem");
     // A read creates nothing (see `edges.rs`); the first write creates it.
-    let out = memcap(&root, &["create", "/memories/x", "y"], b"");
+    let store = ["--root".to_owned(), root.to_string_lossy().into_owned()];
+    let out = run(&store, &["create", "/memories/x", "y"], b"");
     assert!(out.status.success());
     assert_eq!(
         std::fs::metadata(&root).unwrap().permissions().mode() & 0o777,
@@ -134,8 +128,7 @@ fn the_root_is_created_private() {
 
 #[test]
 fn call_json_gives_programs_the_same_results_as_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("mem");
+    let f = Fixture::new();
     let lines = [
         r#"{"command": "create", "path": "/memories/a.md", "file_text": "one\ntwo\n"}"#,
         r#"{"command": "view", "path": "/memories/a.md", "view_range": [2, 2]}"#,
@@ -146,7 +139,7 @@ fn call_json_gives_programs_the_same_results_as_data() {
     ];
     let mut input = lines.join("\n").into_bytes();
     input.extend_from_slice(b"\n\xff\n");
-    let out = memcap(&root, &["call", "--json"], &input);
+    let out = memcap(&f, &["call", "--json"], &input);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let results: Vec<(serde_json::Value, bool)> = text(&out.stdout)
         .lines()
@@ -182,13 +175,6 @@ fn call_json_gives_programs_the_same_results_as_data() {
         assert!(results[i].0["error"]["message"].is_string());
     }
     // The effects are those of the text calls.
-    assert_eq!(
-        std::fs::read_to_string(root.join("a.md")).unwrap(),
-        "one\ntwo\n"
-    );
-    assert!(
-        std::fs::read_to_string(root.join("MEMORY.md"))
-            .unwrap()
-            .contains("[Tea](prefs/tea.md)")
-    );
+    assert_eq!(f.read("a.md"), "one\ntwo\n");
+    assert!(f.read("MEMORY.md").contains("[Tea](prefs/tea.md)"));
 }

@@ -1,9 +1,10 @@
 //! No edit is ever lost: writers in separate processes (and threads) editing
-//! different lines of one file are serialised by the host's store lock.
+//! different lines of one file are serialised by the store's lock (a
+//! directory's `flock`, a database namespace's advisory lock).
 
 mod common;
 
-use memcap::Memory;
+use common::Fixture;
 
 const WRITERS: usize = 8;
 const EDITS: usize = 200;
@@ -27,22 +28,18 @@ fn expected() -> String {
 }
 
 /// A fresh store holding `shared.txt`, one line per writer.
-fn shared_file() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memories");
-    Memory::open(&root)
-        .unwrap()
-        .create("/memories/shared.txt", &initial())
-        .unwrap();
-    (dir, root)
+fn shared_file() -> Fixture {
+    let f = Fixture::new();
+    f.memory.create("/memories/shared.txt", &initial()).unwrap();
+    f
 }
 
 #[test]
 fn eight_processes_two_hundred_edits_each_lose_nothing() {
-    let (_dir, root) = shared_file();
+    let f = shared_file();
 
     let children: Vec<_> = (0..WRITERS)
-        .map(|w| common::feed_call(&root, (0..EDITS).map(|k| edit(w, k) + "\n").collect()))
+        .map(|w| f.feed_call((0..EDITS).map(|k| edit(w, k) + "\n").collect()))
         .collect();
     for child in children {
         let out = child.wait_with_output().unwrap();
@@ -57,21 +54,18 @@ fn eight_processes_two_hundred_edits_each_lose_nothing() {
             assert!(!line.is_error, "{}", line.content);
         }
     }
-    assert_eq!(
-        std::fs::read_to_string(root.join("shared.txt")).unwrap(),
-        expected()
-    );
+    assert_eq!(f.read("shared.txt"), expected());
 }
 
 #[test]
 fn threads_with_separate_handles_lose_nothing() {
-    let (_dir, root) = shared_file();
+    let f = shared_file();
     std::thread::scope(|scope| {
         for w in 0..WRITERS {
-            let root = &root;
+            let f = &f;
             scope.spawn(move || {
-                // One handle per thread: only the file lock stands between them.
-                let memory = Memory::open(root).unwrap();
+                // One handle per thread: only the store's lock stands between them.
+                let memory = f.reopen();
                 for k in 0..EDITS / 4 {
                     let result = memory.call(&edit(w, k));
                     assert!(!result.is_error, "{}", result.content);
@@ -82,10 +76,7 @@ fn threads_with_separate_handles_lose_nothing() {
     let expected: String = (0..WRITERS)
         .map(|w| format!("w{w}={}\n", EDITS / 4))
         .collect();
-    assert_eq!(
-        std::fs::read_to_string(root.join("shared.txt")).unwrap(),
-        expected
-    );
+    assert_eq!(f.read("shared.txt"), expected);
 }
 
 #[test]

@@ -19,6 +19,13 @@ fn memcap(root: &Path) -> Command {
     cmd
 }
 
+/// `memcap` on the fixture's store, whichever backend it is on.
+fn memcap_on(f: &Fixture) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memcap"));
+    cmd.env("MEMCAP_CACHE_DIR", "off").args(f.cli_args());
+    cmd
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -149,7 +156,7 @@ fn a_root_that_is_not_a_directory_is_named_once_with_the_fix() {
 
 #[test]
 fn memcaps_own_files_replaced_by_links_are_named_or_rebuilt() {
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.memory.create("/memories/a.md", "note a\n").unwrap();
     let outside = f.dir.path().join("outside.txt");
     std::fs::write(&outside, "outside\n").unwrap();
@@ -208,7 +215,7 @@ fn memcaps_own_files_replaced_by_links_are_named_or_rebuilt() {
 
 #[test]
 fn a_store_memcap_may_only_read_still_answers_reads() {
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.memory
         .memory_write("pref", "Pref", "likes tea", NoteType::User, "tea")
         .unwrap();
@@ -269,7 +276,7 @@ fn a_store_memcap_may_only_read_still_answers_reads() {
 
 #[test]
 fn an_unreadable_note_is_listed_with_its_problem_and_the_rest_still_answer() {
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.memory.create("/memories/good.md", "good note\n").unwrap();
     f.memory.create("/memories/locked.md", "secret\n").unwrap();
     f.memory
@@ -318,7 +325,7 @@ fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
     let f = Fixture::new();
     f.plant("big.txt", "line\n".repeat(100_000));
     for args in [&["view", "/memories/big.txt"][..], &["memory-read"]] {
-        let mut child = memcap(&f.root())
+        let mut child = memcap_on(&f)
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -336,10 +343,13 @@ fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
 #[test]
 fn a_limit_hit_by_a_read_does_not_talk_about_changed_files() {
     let f = Fixture::new();
-    for i in 0..3000 {
-        f.plant(&format!("n/{i}.md"), format!("note {i}\n"));
-    }
-    let slow = Memory::builder(f.root())
+    f.plant_many(
+        (0..3000)
+            .map(|i| (format!("n/{i}.md"), format!("note {i}\n").into_bytes()))
+            .collect(),
+    );
+    let slow = f
+        .builder()
         .limits(Limits {
             call_timeout: std::time::Duration::from_millis(1),
             ..Limits::default()
@@ -361,7 +371,7 @@ fn inputs_at_the_edges_of_the_note_commands() {
         "command": "memory_write", "filename": "a", "name": "A", "type": "user", "content": "x"
     }));
     assert!(!saved.is_error, "{saved:?}");
-    let cli = memcap(&f.root())
+    let cli = memcap_on(&f)
         .args(["memory-write", "b", "--name", "B", "--type", "user", "y"])
         .output()
         .unwrap();

@@ -214,10 +214,9 @@ fn control_characters_in_a_note_never_reach_the_index() {
     assert!(index.contains("- [N x](fields-1.md) - D x"), "{index}");
     // The file is readable through memcap, and stays so once the notes go.
     f.memory.view("/memories/MEMORY.md", None).unwrap();
-    for entry in std::fs::read_dir(f.root()).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "md") && !path.ends_with("MEMORY.md") {
-            std::fs::remove_file(path).unwrap();
+    for path in f.snapshot(false).into_keys() {
+        if path.ends_with(".md") && !path.contains('/') && path != "MEMORY.md" {
+            f.remove(&path);
         }
     }
     f.memory.create("/memories/after.md", "after\n").unwrap();
@@ -238,11 +237,11 @@ fn a_memory_md_holding_binary_or_control_bytes_is_rebuilt_as_clean_text() {
     ] {
         let mut bytes = junk.to_vec();
         bytes.extend_from_slice(f.read("MEMORY.md").as_bytes());
-        std::fs::write(f.root().join("MEMORY.md"), &bytes).unwrap();
+        f.plant("MEMORY.md", &bytes);
         let read = f.memory.memory_read(&[]).unwrap();
         assert!(read.contains("- [a](a.md) - first"), "{read}");
         assert!(!read.contains("could not be updated"), "{read}");
-        let on_disk = std::fs::read(f.root().join("MEMORY.md")).unwrap();
+        let on_disk = f.read_bytes("MEMORY.md");
         let text = String::from_utf8(on_disk).expect("MEMORY.md is UTF-8 again");
         assert_clean_index(&text, &format!("{junk:?}"));
     }
@@ -291,8 +290,8 @@ fn broken_or_moved_markers_leave_no_stale_block_behind() {
         ("region moved to the end", format!("Mine\nTail\n{region}")),
     ];
     for (what, text) in cases {
-        std::fs::write(f.root().join("MEMORY.md"), text).unwrap();
-        std::fs::remove_file(f.root().join("gone.md")).unwrap();
+        f.plant("MEMORY.md", text);
+        f.remove("gone.md");
         let index = f.memory.memory_view(false).unwrap();
         assert_clean_index(&index, what);
         assert!(!index.contains("deleted note"), "{what}: {index}");
@@ -432,10 +431,7 @@ fn new_names_with_control_or_invisible_characters_are_refused() {
         }
     }
     assert_eq!(
-        common::snapshot(&f.root(), false)
-            .keys()
-            .cloned()
-            .collect::<Vec<_>>(),
+        f.snapshot(false).keys().cloned().collect::<Vec<_>>(),
         ["MEMORY.md", "ok.md"]
     );
     // Another program can still make such a name: it is never indexed, and

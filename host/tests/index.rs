@@ -43,25 +43,17 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
             )
             .unwrap();
     }
-    // Another process: rewrites one note in place with the same size (no
-    // truncation, `1<>`), adds one in a new directory, deletes one, renames one.
+    // Another program (on a directory) or the host's own access (on a
+    // database): rewrites one note with the same size, adds one in a new
+    // directory, deletes one, renames one.
     let before = f.read("edit.md");
     let after = before.replace("Edit before", "Edit AFTERS");
     assert_eq!(before.len(), after.len());
-    let status = std::process::Command::new("sh")
-        .current_dir(f.root())
-        .args([
-            "-c",
-            r#"printf '%s' "$1" 1<> edit.md &&
-               mkdir new && printf '%s' "$2" > new/added.md &&
-               rm gone.md && mv keep.md kept.md"#,
-            "sh",
-            &after,
-            &note("Added", "Added outside", "user"),
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    f.plant("edit.md", &after);
+    f.mkdir("new");
+    f.plant("new/added.md", note("Added", "Added outside", "user"));
+    f.remove("gone.md");
+    f.rename("keep.md", "kept.md");
     assert_eq!(f.read("edit.md"), after);
 
     let want = [
@@ -77,19 +69,15 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
     assert_eq!(listed(&f.memory.memory_read(&[]).unwrap()), want);
 
     // A plain `view` of MEMORY.md is brought up to date first as well.
-    std::fs::remove_file(f.root().join("new/added.md")).unwrap();
+    f.remove("new/added.md");
     let viewed = f.memory.view("/memories/MEMORY.md", None).unwrap();
     assert!(!viewed.contains("Added"), "{viewed}");
     assert!(viewed.contains("- [Edit](edit.md) - Edit AFTERS"));
 
     // A fresh host on the same directory (its own catalog from the journal)
     // agrees.
-    std::fs::write(
-        f.root().join("edit.md"),
-        note("Edit", "Third version", "feedback"),
-    )
-    .unwrap();
-    let other = Memory::open(f.root()).unwrap();
+    f.plant("edit.md", note("Edit", "Third version", "feedback"));
+    let other = f.reopen();
     assert_eq!(
         listed(&other.memory_view(false).unwrap()),
         [
@@ -103,7 +91,7 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
 fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
     // File times tick every few milliseconds, so memcap's write and another
     // program's can share a stamp; recent files are read again regardless.
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.memory
         .memory_write("n.md", "N", "version one", NoteType::User, "x")
         .unwrap();
@@ -246,9 +234,7 @@ fn five_hundred_notes_keep_the_prompt_within_budget_and_say_what_is_left_out() {
 #[test]
 fn two_processes_writing_different_notes_both_land_in_the_index() {
     const EACH: usize = 40;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memories");
-    Memory::open(&root).unwrap();
+    let f = Fixture::new();
     let children: Vec<_> = ["alpha", "beta"]
         .into_iter()
         .map(|who| {
@@ -261,7 +247,7 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
                         + "\n"
                 })
                 .collect();
-            common::feed_call(&root, input)
+            f.feed_call(input)
         })
         .collect();
     for child in children {
@@ -273,9 +259,9 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
     }
     // MEMORY.md as the last writer left it, without any rescan: each process
     // caught up with the other's journal records before rendering.
-    let on_disk = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    let on_disk = f.read("MEMORY.md");
     assert_eq!(listed(&on_disk).len(), 2 * EACH, "{on_disk}");
-    let fresh = Memory::open(&root).unwrap().memory_view(false).unwrap();
+    let fresh = f.reopen().memory_view(false).unwrap();
     assert_eq!(fresh, on_disk);
 }
 
@@ -284,7 +270,7 @@ type MakeIndex<'a> = dyn Fn(&std::path::Path) + 'a;
 
 #[test]
 fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.plant("a.md", note("A", "first", "user"));
     let outside = f.dir.path().join("outside.md");
     std::fs::write(&outside, "outside\n").unwrap();
@@ -324,7 +310,7 @@ fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
 
 #[test]
 fn a_damaged_or_missing_journal_costs_a_rebuild_never_a_wrong_index() {
-    let f = Fixture::new();
+    let f = Fixture::directory();
     for name in ["a", "b", "c"] {
         f.memory
             .memory_write(name, name, &format!("{name} note"), NoteType::User, "x")
@@ -390,7 +376,7 @@ fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
     // Rewritten in place (no directory changes), with an old modification
     // time: only the periodic walk of every file can see it. The bound is
     // stated in the WIT docs; this waits it out once.
-    let f = Fixture::new();
+    let f = Fixture::directory();
     f.memory
         .memory_write("n.md", "N", "before", NoteType::User, "x")
         .unwrap();

@@ -3,6 +3,8 @@
 //! stderr), and as plain tool errors to the agent, which never see a
 //! connection string, SQL or a server message.
 
+use std::time::Duration;
+
 use crate::error::{ToolError, ToolErrorKind};
 
 use super::schema;
@@ -82,8 +84,30 @@ fn describe(e: &postgres::Error) -> String {
     out
 }
 
-pub(crate) fn unreachable_error(e: &postgres::Error) -> ToolError {
+/// Whether the database stopped a statement at the call's time limit
+/// (`statement_timeout`, set to it on every connection).
+fn timed_out(e: &postgres::Error) -> bool {
+    e.code() == Some(&postgres::error::SqlState::QUERY_CANCELED)
+}
+
+/// A statement stopped at the call's time limit: the call's transaction is
+/// rolled back, so the agent hears what any call over the limit says.
+fn timed_out_error(limit: Duration) -> ToolError {
+    ToolError::new(
+        ToolErrorKind::TimedOut,
+        format!(
+            "The memory command was stopped after {} s, memcap's time limit per call; \
+             nothing was changed.",
+            limit.as_secs_f32()
+        ),
+    )
+}
+
+pub(crate) fn unreachable_error(e: &postgres::Error, limit: Duration) -> ToolError {
     log(e);
+    if timed_out(e) {
+        return timed_out_error(limit);
+    }
     ToolError::new(
         ToolErrorKind::Io,
         "The memory database could not be reached or refused the call, so it did not run; \
@@ -91,8 +115,11 @@ pub(crate) fn unreachable_error(e: &postgres::Error) -> ToolError {
     )
 }
 
-pub(crate) fn unsaved_error(e: &postgres::Error) -> ToolError {
+pub(crate) fn unsaved_error(e: &postgres::Error, limit: Duration) -> ToolError {
     log(e);
+    if timed_out(e) {
+        return timed_out_error(limit);
+    }
     ToolError::new(
         ToolErrorKind::Io,
         "The change could not be saved in the memory database, so nothing was changed. \

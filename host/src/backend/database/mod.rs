@@ -341,7 +341,7 @@ impl Backend for DatabaseStore {
             Err(e) => {
                 self.discard();
                 self.mode = None;
-                Err(unreachable_error(&e))
+                Err(unreachable_error(&e, self.call_timeout))
             }
         }
     }
@@ -355,7 +355,7 @@ impl Backend for DatabaseStore {
                 Ok(()) => Ok(Instance { stale: false }),
                 Err(e) => {
                     self.discard();
-                    Err(unsaved_error(&e))
+                    Err(unsaved_error(&e, self.call_timeout))
                 }
             },
             // The answer stands either way: it was read from one snapshot.
