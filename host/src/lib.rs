@@ -13,6 +13,7 @@ mod backend;
 mod bindings;
 mod cache;
 mod error;
+pub mod follow;
 mod limits;
 mod lock;
 pub mod mcp;
@@ -24,7 +25,7 @@ mod vfs;
 mod wasi_link;
 pub mod watch;
 
-pub use backend::database::OpenDbError;
+pub use backend::database::{CommitListener, OpenDbError};
 pub use backend::entries::{CopyError, Entry, HostEdit};
 pub use bindings::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,

@@ -119,8 +119,9 @@ enum Command {
         /// /mcp) instead of stdio.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
-        /// Do not watch the directory for other programs' edits (they still
-        /// show, in-place edits within 30 s).
+        /// Do not watch the directory for other programs' edits, nor follow
+        /// other hosts' commits on a database (LISTEN/NOTIFY): they still
+        /// show, edits in place that bypass memcap within 30 s.
         #[arg(long)]
         no_watch: bool,
     },

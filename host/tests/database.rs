@@ -594,41 +594,6 @@ fn psql(sql: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn cluster(action: &str) {
-    let dir = std::env::var("MEMCAP_TEST_CLUSTER").expect("MEMCAP_TEST_CLUSTER is set");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/postgres/cluster");
-    let status = Command::new(script).args([action, &dir]).status().unwrap();
-    assert!(status.success(), "cluster {action}");
-}
-
-#[test]
-fn a_restarted_server_fails_calls_clearly_then_serves_them() {
-    let ns = namespace("restart");
-    let memory = open(&ns);
-    memory.create("/memories/kept.md", "acknowledged").unwrap();
-    cluster("down");
-    let failed = memory.create("/memories/lost.md", "never acknowledged");
-    let view = memory.view("/memories/kept.md", None);
-    cluster("up");
-    let error = failed.unwrap_err();
-    assert_eq!(error.kind, ToolErrorKind::Io);
-    assert!(error.message.contains("nothing was changed"), "{error:?}");
-    for text in [&error.message, &view.unwrap_err().message] {
-        assert!(
-            !text.contains("postgres") && !text.contains("SELECT") && !text.contains("/tmp"),
-            "{text}"
-        );
-    }
-    assert!(
-        memory
-            .view("/memories/kept.md", None)
-            .unwrap()
-            .contains("acknowledged")
-    );
-    assert!(memory.view("/memories/lost.md", None).is_err());
-    memory.create("/memories/after.md", "back").unwrap();
-}
-
 /// `memcap ARGS`: its exit code and standard error.
 fn cli(args: &[&str]) -> (i32, String) {
     let out = Command::new(MEMCAP).args(args).output().unwrap();
@@ -827,4 +792,57 @@ fn copy_to_the_database_and_back_gives_the_same_tree() {
     );
     let (code, stderr) = cli(&["copy", src.to_str().unwrap(), &target, "--replace"]);
     assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_following_host_takes_in_other_hosts_commits_between_calls() {
+    use std::time::{Duration, Instant};
+    let ns = namespace("follow");
+    let a = open(&ns);
+    let note = |d: &str| format!("---\nname: N1\ndescription: {d}\ntype: user\n---\n\nbody\n");
+    a.memory_write("n1", "N1", "old words", memcap::NoteType::User, "body")
+        .unwrap();
+    // An old note: memcap reads a note changed in the last two seconds
+    // again whatever its stamps say.
+    std::thread::sleep(Duration::from_secs(3));
+    let followed = std::sync::Arc::new(open(&ns));
+    let other = open(&ns);
+    for memory in [&*followed, &other] {
+        assert!(memory.memory_view(false).unwrap().contains("old words"));
+    }
+    // A change with no journal record (the host's own access, as `memcap
+    // copy` or an operator's program makes): a warm host that nobody
+    // follows finds it only when its sweep comes round.
+    a.host_edit(
+        "n1.md",
+        memcap::HostEdit::Write(note("new words").as_bytes()),
+    )
+    .unwrap();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(1) {
+        let index = other.memory_view(false).unwrap();
+        assert!(index.contains("old words"), "{index}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Followed, such a change is in the index at once, and through the
+    // journal in every other host's too.
+    let follower =
+        memcap::follow::Follower::start(&followed).expect("a database store can be followed");
+    a.host_edit(
+        "n1.md",
+        memcap::HostEdit::Write(note("newer words").as_bytes()),
+    )
+    .unwrap();
+    let start = Instant::now();
+    while !followed.memory_view(false).unwrap().contains("newer words") {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the follower never caught up"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    println!("caught up in {:?}", start.elapsed());
+    assert!(other.memory_view(false).unwrap().contains("newer words"));
+    // The thread ends with the follower.
+    drop(follower);
 }

@@ -96,4 +96,23 @@ pub(crate) trait Backend: Send {
     /// The host directories served, as the agent sees them and on disk,
     /// for a file watcher; none for a store that is not a directory.
     fn directories(&self) -> Vec<(String, PathBuf)>;
+
+    /// For a long-lived host on a database: a listener that hears other
+    /// hosts' commits. From then on the backend gathers the paths they
+    /// changed, for [`Backend::take_news`]. None on a directory (a file
+    /// watcher does that there).
+    fn follow(&mut self) -> Option<database::CommitListener> {
+        None
+    }
+
+    /// The paths (as the guest names them) other hosts changed since the
+    /// last time this was asked, found when the files were read again;
+    /// only while following, and at most [`MAX_NEWS`] at a time.
+    fn take_news(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
+
+/// The most paths one catching up hands the guest; the rest are found by
+/// its sweep, as edits nobody reported are.
+pub(crate) const MAX_NEWS: usize = 1_000;

@@ -7,7 +7,8 @@
 //!
 //! Besides tools: the `prompt` text as the MCP prompt `memory`, and
 //! MEMORY.md as the resource `memory://MEMORY.md`. A file watcher hands
-//! the guest what other programs change before each call.
+//! the guest what other programs change before each call; on a database,
+//! a follower hears other hosts' commits and catches up between calls.
 
 mod stdio;
 
@@ -24,6 +25,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::follow::Follower;
 use crate::watch::Watcher;
 use crate::{Memory, ToolDefinition};
 
@@ -40,11 +42,14 @@ pub struct MemoryServer {
     memory: Arc<Memory>,
     tools: Arc<Vec<Tool>>,
     watcher: Option<Arc<Watcher>>,
+    /// Kept for its thread: on a database, it follows other hosts' commits.
+    _follower: Option<Arc<Follower>>,
 }
 
 impl MemoryServer {
     /// Serves `memory`; with `watch`, a file watcher reports other
-    /// programs' changes to the guest before each call.
+    /// programs' changes to the guest before each call (on a directory),
+    /// or a follower catches up with other hosts' commits (on a database).
     pub fn new(memory: Memory, watch: bool) -> Result<Self, ServeError> {
         let tools = memory
             .describe()
@@ -59,10 +64,17 @@ impl MemoryServer {
         } else {
             None
         };
+        let memory = Arc::new(memory);
+        let follower = if watch {
+            Follower::start(&memory).map(Arc::new)
+        } else {
+            None
+        };
         Ok(Self {
-            memory: Arc::new(memory),
+            memory,
             tools: Arc::new(tools),
             watcher,
+            _follower: follower,
         })
     }
 

@@ -11,6 +11,7 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
+use crate::backend::database::CommitListener;
 use crate::backend::entries::{CopyError, Entry, HostEdit};
 use crate::backend::{Backend, Instance, Outcome};
 use crate::bindings::{Memcap, WitResult};
@@ -184,6 +185,34 @@ impl Memory {
     /// files by the next call.
     pub fn import(&self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
         self.with_backend(true, |backend| backend.import(entries, replace))
+    }
+
+    /// For a long-lived host on a database: a listener for other hosts'
+    /// commits to this store's namespaces, and from now on the paths they
+    /// change are gathered for [`Memory::catch_up`]; `None` on a directory.
+    /// See [`crate::follow::Follower`], which uses both.
+    pub fn follow(&self) -> Option<CommitListener> {
+        self.lock().backend.follow()
+    }
+
+    /// Reads what other hosts committed now, off any caller's path, and
+    /// hands the guest the paths they changed (see [`Memory::changed`]).
+    pub fn catch_up(&self) -> Result<(), ToolError> {
+        let news = {
+            let mut served = self.lock();
+            let served = &mut *served;
+            if served.backend.begin(false)?.stale {
+                served.warm = None;
+            }
+            if served.backend.end(Outcome::Returned)?.stale {
+                served.warm = None;
+            }
+            served.backend.take_news()
+        };
+        if !news.is_empty() {
+            self.changed(&news)?;
+        }
+        Ok(())
     }
 
     /// Runs `f` on the backend between begin and end, with no guest call.

@@ -14,6 +14,7 @@
 
 mod conn;
 mod error;
+mod listen;
 mod rows;
 mod schema;
 mod tls;
@@ -28,13 +29,14 @@ use memcap_core::storage::mounts::Place;
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::entries::{CopyError, Entry, HostEdit, is_reserved};
-use super::{Backend, Grant, Instance, Outcome, guest_path};
+use super::{Backend, Grant, Instance, MAX_NEWS, Outcome, guest_path};
 use crate::error::ToolError;
 use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
 use conn::Conn;
 pub use error::OpenDbError;
 use error::{log, unreachable_error, unsaved_error};
+pub use listen::CommitListener;
 pub(crate) use url::Url;
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
@@ -76,6 +78,8 @@ pub(crate) struct DatabaseStore {
     fs: Fs,
     /// The call in progress, between begin and end.
     mode: Option<Mode>,
+    /// While following: paths other hosts changed, not yet taken.
+    news: Option<Vec<String>>,
 }
 
 impl DatabaseStore {
@@ -139,6 +143,7 @@ impl DatabaseStore {
             namespaces,
             fs,
             mode: None,
+            news: None,
         })
     }
 
@@ -176,8 +181,12 @@ impl DatabaseStore {
                     Some(&(version, _)) if ns.version == Some(version) => {}
                     Some(&(version, next_ino)) => {
                         let old = std::mem::replace(&mut mount.tree, Tree::empty());
+                        let before = self.news.is_some().then(|| stamps(&old));
                         mount.tree = rows::load(client, id, ns.version, old, next_ino)?;
                         ns.version = Some(version);
+                        if let (Some(news), Some(before)) = (self.news.as_mut(), before) {
+                            news_of(news, &mount.guest_name, &before, &mount.tree);
+                        }
                     }
                     // Removed since: served empty, as a namespace not made yet.
                     None => {
@@ -192,6 +201,14 @@ impl DatabaseStore {
             mount.writable = writable;
         }
         Ok(regranted)
+    }
+
+    fn start(&mut self, writes: bool) -> Result<bool, postgres::Error> {
+        if writes {
+            self.start_locked()
+        } else {
+            self.start_reading()
+        }
     }
 
     /// A call that may write: opens its transaction, makes the root
@@ -314,6 +331,37 @@ impl DatabaseStore {
     }
 }
 
+/// A tree's files and what says they changed: inode, times and size.
+type Stamps = HashMap<String, (u64, i64, i64, Option<u64>)>;
+
+fn stamps(tree: &Tree) -> Stamps {
+    tree.rows()
+        .into_iter()
+        .filter(|row| row.size.is_some())
+        .map(|row| (row.path, (row.ino, row.mtime, row.ctime, row.size)))
+        .collect()
+}
+
+/// Adds the files that differ between `before` and `tree` (made, changed
+/// or gone), as the guest names them under `mount`; memcap's own files are
+/// left out, and the list stops at [`MAX_NEWS`].
+fn news_of(news: &mut Vec<String>, mount: &str, before: &Stamps, tree: &Tree) {
+    let after = stamps(tree);
+    let changed = after
+        .iter()
+        .filter(|(path, stamp)| before.get(*path) != Some(stamp))
+        .map(|(path, _)| path)
+        .chain(before.keys().filter(|path| !after.contains_key(*path)));
+    for path in changed {
+        if news.len() >= MAX_NEWS {
+            return;
+        }
+        if !is_reserved(path) {
+            news.push(format!("{mount}/{path}"));
+        }
+    }
+}
+
 impl Drop for DatabaseStore {
     /// The synchronous client closes its connection by blocking on its own
     /// runtime, which panics inside another (a server dropping its last
@@ -331,11 +379,14 @@ impl Drop for DatabaseStore {
 
 impl Backend for DatabaseStore {
     fn begin(&mut self, writes: bool) -> Result<Instance, ToolError> {
-        let started = if writes {
-            self.start_locked()
-        } else {
-            self.start_reading()
-        };
+        let mut started = self.start(writes);
+        // A connection found dead (the server restarted while this host was
+        // idle) is made anew once: nothing has run yet.
+        if started.is_err() && self.client.as_ref().is_none_or(Conn::is_closed) {
+            self.discard();
+            self.mode = None;
+            started = self.start(writes);
+        }
         match started {
             Ok(regranted) => Ok(Instance { stale: regranted }),
             Err(e) => {
@@ -471,5 +522,15 @@ impl Backend for DatabaseStore {
 
     fn directories(&self) -> Vec<(String, PathBuf)> {
         Vec::new()
+    }
+
+    fn follow(&mut self) -> Option<CommitListener> {
+        self.news.get_or_insert_with(Vec::new);
+        let ids: Option<Vec<i64>> = self.namespaces.iter().map(|ns| ns.id).collect();
+        Some(CommitListener::new(self.url.clone(), ids))
+    }
+
+    fn take_news(&mut self) -> Vec<String> {
+        self.news.as_mut().map(std::mem::take).unwrap_or_default()
     }
 }

@@ -153,7 +153,8 @@ pub(crate) fn load(
 /// Writes what the tree changed and the namespace's new version in one
 /// statement (one round trip): entries gone deleted and the others upserted,
 /// pages written upserted, pages past a file's new end and every page of a
-/// file gone deleted. No two of its parts touch the same row.
+/// file gone deleted. No two of its parts touch the same row. Hosts that
+/// listen hear of the commit on `listen::CHANNEL`.
 const SAVE: &str = "
 WITH gone_entries AS (
     DELETE FROM memcap_entries WHERE ns = $1 AND path = ANY($3::text[])
@@ -176,7 +177,8 @@ WITH gone_entries AS (
 ), gone_pages AS (
     DELETE FROM memcap_pages WHERE ns = $1 AND ino = ANY($14::int8[])
 )
-UPDATE memcap_namespaces SET version = $2, next_ino = $15 WHERE id = $1";
+UPDATE memcap_namespaces SET version = $2, next_ino = $15 WHERE id = $1
+RETURNING pg_notify('memcap', $1::text)";
 
 /// Writes what the tree changed as of `version` (see [`SAVE`]).
 pub(crate) fn save(

@@ -1,0 +1,69 @@
+//! Following other hosts' commits, for a long-lived host on a database (the
+//! database's counterpart of [`crate::watch`]): a thread waits on the
+//! store's commit channel and, when a namespace it serves was committed,
+//! reads the changed rows at once (so the next call does not) and hands the
+//! guest the paths changed behind the catalog's journal (the host's own
+//! edits, `memcap copy`), so every index takes them in now.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::Memory;
+
+/// How long one wait lasts: how soon a dropped follower's thread ends.
+const WAIT: Duration = Duration::from_millis(500);
+
+/// Follows a [`Memory`] on a database while it lives.
+pub struct Follower {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Follower {
+    /// Starts following `memory`'s namespaces; `None` when it is not on a
+    /// database. The thread holds the memory weakly: it ends when the
+    /// memory is dropped, or with the follower.
+    pub fn start(memory: &Arc<Memory>) -> Option<Self> {
+        let mut listener = memory.follow()?;
+        let memory: Weak<Memory> = Arc::downgrade(memory);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("memcap-follow".into())
+            .spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    match listener.wait(WAIT) {
+                        Ok(false) => {}
+                        Ok(true) => {
+                            let Some(memory) = memory.upgrade() else {
+                                return;
+                            };
+                            // A failure here is the next call's to meet.
+                            let _ = memory.catch_up();
+                        }
+                        // The database is away: try again after a wait.
+                        Err(_) => std::thread::sleep(WAIT),
+                    }
+                    if memory.strong_count() == 0 {
+                        return;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Self {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
