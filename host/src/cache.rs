@@ -97,8 +97,10 @@ impl CodeCache {
         })
     }
 
-    /// The bytes of the cached file `name`, `None` when there is none.
-    pub fn load(&self, name: &str) -> Result<Option<Vec<u8>>, Refusal> {
+    /// The cached file `name`, opened and checked, `None` when there is
+    /// none. What is loaded must come from this descriptor, never from the
+    /// path again (it may have been replaced since the check).
+    pub fn open_file(&self, name: &str) -> Result<Option<CachedFile>, Refusal> {
         let path = self.path.join(name);
         let io = |error| Refusal::Io {
             path: path.clone(),
@@ -120,11 +122,11 @@ impl CodeCache {
             return Err(Refusal::NotRegular(path));
         }
         trusted(&st, &path)?;
-        let mut bytes = Vec::with_capacity(st.st_size as usize);
-        std::fs::File::from(fd)
-            .read_to_end(&mut bytes)
-            .map_err(io)?;
-        Ok(Some(bytes))
+        Ok(Some(CachedFile {
+            fd,
+            size: st.st_size.max(0) as u64,
+            path,
+        }))
     }
 
     /// Stores `bytes` as `name`: written aside (0600) and renamed, so a
@@ -149,6 +151,38 @@ impl CodeCache {
             let _ = rustix::fs::unlinkat(&self.dir, temp.as_str(), rustix::fs::AtFlags::empty());
         }
         written
+    }
+}
+
+/// A cached file that passed the checks, held open.
+pub(crate) struct CachedFile {
+    fd: OwnedFd,
+    size: u64,
+    path: PathBuf,
+}
+
+impl CachedFile {
+    /// A path that names this very file, not whatever the cache path names
+    /// now: the descriptor's own link in `/proc/self/fd` (Linux), for an
+    /// API that maps a file by path. `None` where there is no such link.
+    pub fn own_path(&self) -> Option<PathBuf> {
+        use std::os::fd::AsRawFd;
+        let link = PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()));
+        let st = rustix::fs::stat(&link).ok()?;
+        let held = rustix::fs::fstat(&self.fd).ok()?;
+        (st.st_dev == held.st_dev && st.st_ino == held.st_ino).then_some(link)
+    }
+
+    /// The file's bytes, read from the descriptor.
+    pub fn read(self) -> Result<Vec<u8>, Refusal> {
+        let mut bytes = Vec::with_capacity(self.size as usize);
+        std::fs::File::from(self.fd)
+            .read_to_end(&mut bytes)
+            .map_err(|error| Refusal::Io {
+                path: self.path,
+                error,
+            })?;
+        Ok(bytes)
     }
 }
 

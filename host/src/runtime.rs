@@ -189,15 +189,34 @@ fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
         env!("MEMCAP_WASMTIME_VERSION"),
         hasher.finish()
     );
-    match cache.load(&name) {
-        Ok(Some(bytes)) => {
-            // SAFETY: the bytes come from a file of this user's that nobody
-            // else can write, in a directory likewise (checked on the open
-            // descriptor they were read from), written by `store` below from
-            // our own compilation. wasmtime checks the header and engine
-            // compatibility before using them.
-            if let Ok(component) = unsafe { Component::deserialize(engine, &bytes) } {
+    match cache.open_file(&name) {
+        Ok(Some(file)) => {
+            // SAFETY (both loads): the file is this user's and nobody else
+            // can write it, nor its directory (checked on the descriptor
+            // held, which is what is loaded: `own_path` names that very
+            // file, never the cache path again), and `store` below wrote it
+            // from our own compilation. wasmtime checks the header and
+            // engine compatibility before using it. Mapped rather than
+            // copied: a cold call reads only the pages it runs, and the
+            // memory image maps from the file. memcap replaces the file by
+            // rename, never in place; were its owner to truncate it while
+            // mapped, the process would stop with SIGBUS at the next touch
+            // of a page that is gone.
+            if let Some(own) = file.own_path()
+                && let Ok(component) = unsafe { Component::deserialize_file(engine, &own) }
+            {
                 return Ok(component);
+            }
+            match file.read() {
+                Ok(bytes) => {
+                    if let Ok(component) = unsafe { Component::deserialize(engine, &bytes) } {
+                        return Ok(component);
+                    }
+                }
+                Err(why) => {
+                    skip_cache(&why);
+                    return compile();
+                }
             }
         }
         Ok(None) => {}

@@ -153,3 +153,40 @@ fn a_compiled_component_is_loaded_only_from_a_private_cache() {
         std::fs::read(cached).unwrap()
     );
 }
+
+#[test]
+fn a_trusted_compile_is_mapped_from_its_file_not_copied() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("memories");
+    let private = tmp.path().join("private");
+    view(&private, &root);
+    let [cached] = &cwasm_in(&private)[..] else {
+        panic!("one compiled file in {private:?}")
+    };
+    // A long-lived process on the warm cache: its code is the file's pages.
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .env("MEMCAP_CACHE_DIR", &private)
+        .arg("--root")
+        .arg(&root)
+        .args(["mcp", "--no-watch"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let maps = format!("/proc/{}/maps", server.id());
+    let cached = cached.to_str().unwrap().to_owned();
+    let start = std::time::Instant::now();
+    let mapped = loop {
+        let text = std::fs::read_to_string(&maps).unwrap_or_default();
+        if text.lines().any(|l| l.ends_with(&cached)) {
+            break true;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(mapped, "{cached} is not mapped by the server");
+}
