@@ -283,6 +283,15 @@ fn main() {
             "(SDK column empty: set MEMCAP_PYTHON to a python with anthropic==2.12.0; ./dev bench does)"
         );
     }
+    // What `cargo install --path host` installs is this profile's binary.
+    let size = std::fs::metadata(env!("CARGO_BIN_EXE_memcap"))
+        .unwrap()
+        .len() as f64
+        / 1e6;
+    println!(
+        "the memcap binary: {size:.1} MB: target ≤ 40 MB {}",
+        if size <= 40.0 { "met" } else { "MISSED" }
+    );
     let (view, floor) = cold_cli_ms(dir.path());
     let ratio = view / floor;
     println!(
