@@ -10,6 +10,7 @@
 //! the guest what other programs change before each call; on a database,
 //! a follower hears other hosts' commits and catches up between calls.
 
+mod lines;
 mod stdio;
 
 use std::sync::Arc;

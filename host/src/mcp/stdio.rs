@@ -1,8 +1,9 @@
 //! The stdio transport with JSON-RPC's own answers to bad input: rmcp drops
-//! a line it cannot parse without a word, so each line is checked here
-//! first. Not JSON gets a parse error (-32700), JSON that is not a JSON-RPC
-//! 2.0 message an invalid-request error (-32600), both with the id when
-//! there is one; everything else goes through to the server unchanged.
+//! a line it cannot parse, or one over its length limit, without a word, so
+//! each line is checked here first. Not JSON gets a parse error (-32700),
+//! JSON that is not a JSON-RPC 2.0 message or a line over the limit an
+//! invalid-request error (-32600), each with the id when there is one;
+//! everything else goes through to the server unchanged.
 
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
@@ -10,6 +11,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use super::MemoryServer;
+use super::lines::{Line, next_line, request_id};
+
+/// The longest message taken: rmcp's own limit, past which it drops a line.
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Serves `server` on stdin and stdout until stdin closes.
 pub async fn serve(server: MemoryServer) -> std::io::Result<()> {
@@ -48,8 +53,33 @@ pub async fn serve(server: MemoryServer) -> std::io::Result<()> {
         }
     });
 
-    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
-    while let Some(line) = stdin.next_line().await? {
+    let mut stdin = BufReader::new(tokio::io::stdin());
+    while let Some(line) = next_line(&mut stdin, MAX_LINE).await? {
+        let line = match line {
+            Line::Whole(line) => line,
+            Line::TooLong { len, head, tail } => {
+                let reply = error(
+                    request_id(&head, &tail).unwrap_or(Value::Null),
+                    -32600,
+                    format!(
+                        "Invalid Request: the message is {len} bytes; memcap's MCP server takes \
+                         up to {MAX_LINE} bytes per message. Split the content into several \
+                         smaller files."
+                    ),
+                );
+                let _ = replies.send(reply.to_string());
+                continue;
+            }
+        };
+        let Ok(line) = String::from_utf8(line) else {
+            let reply = error(
+                Value::Null,
+                -32700,
+                "Parse error: the line is not UTF-8".into(),
+            );
+            let _ = replies.send(reply.to_string());
+            continue;
+        };
         if line.trim().is_empty() {
             continue;
         }
