@@ -21,12 +21,14 @@ fn limit(io: &Io, name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// Refuses a write that would leave `path` holding `new_size` bytes when the
+/// Refuses a write that would leave `path` holding `new_text` when the
 /// store would then pass its quota. Counts every file outside `.memcap`, as
 /// memcap last saw them (files other programs added since are counted from
-/// the next call that looks at the whole store).
-pub fn check(io: &Io, path: &MemPath, shown: &str, new_size: u64) -> Result<()> {
-    let (files, bytes) = maintain::usage_after(io, path, new_size)?;
+/// the next call that looks at the whole store), and room for what the
+/// change adds to MEMORY.md: a note's line, its group's heading, and the
+/// file itself when it is not there yet.
+pub fn check(io: &Io, path: &MemPath, shown: &str, new_text: &str) -> Result<()> {
+    let (files, bytes) = maintain::usage_after(io, path, new_text)?;
     let max_files = limit(io, "MEMCAP_MAX_FILES", DEFAULT_MAX_FILES);
     let max_bytes = limit(io, "MEMCAP_MAX_BYTES", DEFAULT_MAX_BYTES);
     let (unit, count, limit) = if files > max_files {

@@ -230,3 +230,77 @@ fn a_hundred_thousand_notes_with_no_journal_answer_every_call() {
     let fresh = Memory::open(f.root()).unwrap();
     assert!(!fresh.memory_view(false).unwrap().contains("still reading"));
 }
+
+#[test]
+fn memory_md_growth_never_takes_the_store_past_its_quota() {
+    let limit = 20_000;
+    let (dir, memory) = common::open_with(Limits {
+        max_store_bytes: limit,
+        ..Limits::default()
+    });
+    let root = dir.path().join("memories");
+    let total = || -> u64 {
+        snapshot(&root, false)
+            .values()
+            .map(|node| match node {
+                common::Node::File(bytes) => bytes.len() as u64,
+                _ => 0,
+            })
+            .sum()
+    };
+    let mut refused = None;
+    for i in 0..500 {
+        let description =
+            format!("What note {i} holds, in a long sentence that makes its index line long");
+        match memory.memory_write(
+            &format!("n{i:03}"),
+            &format!("Note {i}"),
+            &description,
+            NoteType::Project,
+            "A short body.",
+        ) {
+            Ok(_) => assert!(total() <= limit, "after note {i}: {} bytes", total()),
+            Err(e) => {
+                assert_eq!(e.kind, K::TooLarge, "{e:?}");
+                refused = Some(i);
+                break;
+            }
+        }
+    }
+    let refused = refused.expect("the quota was never reached");
+    // A note that fills the store to the byte: its index line would not fit.
+    let head = "---\nname: Filler\ndescription: fills the store\ntype: user\n---\n\n";
+    let gap = (limit - total()) as usize;
+    let filler = format!("{head}{}\n", "f".repeat(gap.saturating_sub(head.len() + 1)));
+    let result = memory.create("/memories/filler.md", &filler);
+    assert!(total() <= limit, "{} bytes after {result:?}", total());
+    assert_eq!(result.unwrap_err().kind, K::TooLarge);
+    let before = snapshot(&root, false);
+    // Edits that grow a note's line are admitted only with room for it too.
+    let e = memory
+        .memory_update("n000", "A short body.", &"x".repeat(limit as usize))
+        .unwrap_err();
+    assert_eq!(e.kind, K::TooLarge);
+    assert_eq!(snapshot(&root, false), before);
+    assert!(total() <= limit);
+    println!(
+        "{refused} notes fit; the store holds {} of {limit} bytes",
+        total()
+    );
+
+    // The first note of an empty store brings MEMORY.md: two files.
+    let (dir, memory) = common::open_with(Limits {
+        max_store_files: 1,
+        ..Limits::default()
+    });
+    let e = memory
+        .memory_write("only", "Only", "d", NoteType::User, "x")
+        .unwrap_err();
+    assert_eq!(e.kind, K::TooLarge, "{e:?}");
+    assert!(
+        e.message.contains("2 files, over its limit of 1"),
+        "{}",
+        e.message
+    );
+    assert!(snapshot(&dir.path().join("memories"), false).is_empty());
+}

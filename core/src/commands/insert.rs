@@ -28,7 +28,7 @@ pub fn insert(io: &Io, shown: &str, insert_line: i64, insert_text: &str) -> Resu
     if !updated.ends_with('\n') {
         updated.push('\n');
     }
-    crate::quota::check(io, &path, shown, updated.len() as u64)?;
+    crate::quota::check(io, &path, shown, &updated)?;
     files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
     Ok(Output::Inserted {
         path: shown.into(),

@@ -16,7 +16,7 @@ pub fn memory_update(io: &Io, filename: &str, old_str: &str, new_str: &str) -> R
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
     let updated = frontmatter::with_updated(&replaced, &io.today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;
-    crate::quota::check(io, &path, &shown, updated.len() as u64)?;
+    crate::quota::check(io, &path, &shown, &updated)?;
     files::replace_file(io, &path, &shown, updated.as_bytes(), file.stamp)?;
     Ok(edited(
         &shown,

@@ -43,7 +43,7 @@ pub fn memory_write(
     }
     let text = frontmatter::compose(name, description, kind, &io.today(), content);
     files::check_parents(io, &path, &shown)?;
-    crate::quota::check(io, &path, &shown, text.len() as u64)?;
+    crate::quota::check(io, &path, &shown, &text)?;
     let replaced = match files::stat(io, &path) {
         Ok(st) if st.kind == Kind::File => {
             let old = files::read_for_edit(io, &path, &shown)?;

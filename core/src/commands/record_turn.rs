@@ -79,14 +79,14 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
         Ok(true) => {
             let file = files::read_for_edit(io, &path, &shown)?;
             let (updated, turns, dropped) = appended(&file.text, &turn);
-            crate::quota::check(io, &path, &shown, updated.len() as u64)?;
+            crate::quota::check(io, &path, &shown, &updated)?;
             files::replace_file(io, &path, &shown, updated.as_bytes(), file.stamp)?;
             (turns, dropped)
         }
         Ok(false) => {
             let (text, turns, dropped) = appended(&format!("# Conversation {session}\n\n"), &turn);
             files::check_parents(io, &path, &shown)?;
-            crate::quota::check(io, &path, &shown, text.len() as u64)?;
+            crate::quota::check(io, &path, &shown, &text)?;
             files::create_parents(io, &path, &shown)?;
             files::create_file(io, &path, &shown, text.as_bytes())?;
             changed.extend(prune_sessions(io, &path));

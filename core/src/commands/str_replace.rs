@@ -16,7 +16,7 @@ pub fn str_replace(io: &Io, shown: &str, old_str: &str, new_str: &str) -> Result
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
-    crate::quota::check(io, &path, shown, updated.len() as u64)?;
+    crate::quota::check(io, &path, shown, &updated)?;
     files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
     Ok(edited(
         shown,

@@ -4,7 +4,7 @@
 
 use super::NoteType;
 use super::catalog::{Catalog, Entry};
-use super::frontmatter::MAX_NAME_CHARS;
+use super::frontmatter::{MAX_NAME_CHARS, Meta};
 pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, split,
@@ -98,27 +98,43 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
 /// `- [Name](path) - description (3 relations)`, the count only when the
 /// note writes relations, with a mark when the frontmatter is broken.
 pub fn entry_line(entry: &Entry) -> String {
-    let mut line = format!(
-        "- [{}]({})",
-        escape_name(&entry.meta.name),
-        link(&entry.path)
-    );
-    let description = one_line(&entry.meta.description, DESCRIPTION_CHARS);
+    line_of(&entry.path, &entry.meta, entry.relations)
+}
+
+fn line_of(path: &str, meta: &Meta, relations: u32) -> String {
+    let mut line = format!("- [{}]({})", escape_name(&meta.name), link(path));
+    let description = one_line(&meta.description, DESCRIPTION_CHARS);
     if !description.is_empty() {
         line.push_str(" - ");
         line.push_str(&description);
     }
-    match entry.relations {
+    match relations {
         0 => {}
         1 => line.push_str(" (1 relation)"),
         n => {
             let _ = write!(line, " ({n} relations)");
         }
     }
-    if entry.meta.problem.is_some() {
+    if meta.problem.is_some() {
         line.push_str(" (problem: memory_view with all=true says what)");
     }
     line
+}
+
+/// The most the note at `path`, read as `meta`, can add to MEMORY.md: its
+/// line (with room for any count of relations, which the derived indexes
+/// count later), its group's heading, and the region's fixed lines when
+/// `fresh` (there is no MEMORY.md yet). For the quota: room is kept before
+/// the change is admitted, since MEMORY.md is rewritten after it.
+pub fn growth_bound(path: &str, meta: &Meta, fresh: bool) -> usize {
+    let line = line_of(path, meta, u32::MAX).len() + 1;
+    let heading = "## ".len() + meta.kind.heading().len() + 1;
+    let fixed = if fresh {
+        [BEGIN, EXPLAIN, END].iter().map(|l| l.len() + 1).sum()
+    } else {
+        0
+    };
+    line + heading + fixed
 }
 
 fn left_out_line(counts: [usize; NoteType::ALL.len()]) -> String {

@@ -1,9 +1,9 @@
 //! Keeps `/memories/MEMORY.md` in step with the notes: after every change a
 //! command makes, and before every answer that shows the index.
 
-use super::INDEX_FILE;
 use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
+use super::{INDEX_FILE, frontmatter, is_note_path};
 use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::files;
 use crate::graph::index::GraphIndex;
@@ -124,16 +124,31 @@ pub fn fresh_with<T>(
 }
 
 /// Files and bytes the store would hold with `path` at `new_size` bytes.
-pub fn usage_after(io: &Io, path: &MemPath, new_size: u64) -> Result<(u64, u64)> {
+pub fn usage_after(io: &Io, path: &MemPath, new_text: &str) -> Result<(u64, u64)> {
+    let relative = path.key();
     catalog::with(io, |_, catalog| {
-        let old = catalog.size_of(&path.key())?;
+        let old = catalog.size_of(&relative)?;
         let (files, bytes) = catalog.usage();
-        Ok((
+        let mut after = (
             files + u64::from(old.is_none()),
-            bytes.saturating_sub(old.unwrap_or(0)) + new_size,
-        ))
+            bytes.saturating_sub(old.unwrap_or(0)) + new_text.len() as u64,
+        );
+        if is_note_path(&relative) && super::listed_in_index(io, &relative) {
+            let has_index = catalog.size_of(INDEX_FILE)?.is_some();
+            let old_line = catalog.note(&relative)?.map(|e| index::entry_line(e).len());
+            let meta = frontmatter::read(new_text, name_of(&relative));
+            let growth = index::growth_bound(&relative, &meta, !has_index);
+            after.0 += u64::from(!has_index);
+            after.1 += growth.saturating_sub(old_line.unwrap_or(0)) as u64;
+        }
+        Ok(after)
     })
     .map_err(catalog_error)
+}
+
+/// The file name of a root-relative path.
+fn name_of(relative: &str) -> &str {
+    relative.rsplit('/').next().unwrap_or(relative)
 }
 
 fn catalog_error(e: FsError) -> ToolError {
