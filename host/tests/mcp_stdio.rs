@@ -75,8 +75,6 @@ fn a_message_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
         "{reply}"
     );
     assert!(!f.exists("n2.md") && !f.exists("n3.md") && f.exists("n4.md"));
-    drop(send);
-    drop(answer);
     server.kill().unwrap();
     server.wait().unwrap();
 }

@@ -24,7 +24,7 @@ pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<Output> {
         Err(e) => return Err(files::tool_error(e, shown, "create")),
     }
     files::check_parents(io, &path, shown)?;
-    crate::quota::check(io, &path, shown, &file_text)?;
+    crate::quota::check(io, &path, shown, file_text)?;
     files::create_parents(io, &path, shown)?;
     files::create_file(io, &path, shown, file_text.as_bytes())?;
     Ok(Output::Created {
