@@ -280,21 +280,14 @@ pub fn parse(input: &str) -> Result<Command> {
             page: args.page(command)?,
         },
         "prompt" => Command::Prompt,
-        "changed" => Command::Changed {
-            paths: args.strings(command, "paths")?,
-        },
-        "record_turn" => {
-            let role = text("role")?;
-            Command::RecordTurn {
-                session: text("session")?,
-                role: Role::parse(&role).ok_or_else(|| {
-                    invalid(format!(
-                        "\"role\" must be one of {}; got {role:?}.",
-                        Role::NAMES.join(", ")
-                    ))
-                })?,
-                text: text("text")?,
-            }
+        // The host's commands: a tool input could forge a conversation's
+        // turns or a watcher's reports with them.
+        "changed" | "record_turn" => {
+            return Err(invalid(format!(
+                "{command} is the host's command, not a tool: the host that runs memcap \
+                 calls it through its own API. Use one of {}.",
+                command_names()
+            )));
         }
         other => {
             return Err(invalid(format!(

@@ -285,13 +285,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         writes: false,
         offered: Offered::HostOnly,
     },
-    CommandSpec {
-        name: "changed",
-        fields: &[optional("paths", FieldKind::TextList)],
-        // The index may be rewritten.
-        writes: true,
-        offered: Offered::HostOnly,
-    },
 ];
 
 /// The command named `name`, if `call` takes it.

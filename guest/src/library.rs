@@ -1,5 +1,5 @@
 //! The exports of world `memcap`: one interface per capability (`files`,
-//! `notes`, `search`, `graph`, `history`, `tool`), each function a command of the
+//! `notes`, `search`, `graph`, `history`, `watch`, `tool`), each function a command of the
 //! core.
 
 use memcap_core::command::Command;
@@ -23,7 +23,7 @@ use exports::memcap::memory::types::{
     ToolDefinition as WitTool, ToolError as WitError, ToolResult as WitResult,
     WrittenRelation as WitWrittenRelation,
 };
-use exports::memcap::memory::{files, graph, notes as note_tools, search, tool};
+use exports::memcap::memory::{files, graph, notes as note_tools, search, tool, watch};
 use memcap_core::commands::record_turn::Role;
 
 struct Component;
@@ -176,6 +176,12 @@ impl history::Guest for Component {
             role,
             text,
         })
+    }
+}
+
+impl watch::Guest for Component {
+    fn changed(paths: Vec<String>) -> Result<String, WitError> {
+        exec(Command::Changed { paths })
     }
 }
 

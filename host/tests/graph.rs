@@ -190,8 +190,9 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
     );
     let appended = format!("{file}- [decision] Nightly backups to S3 #ops\n");
     f.plant("projects/alpha.md", &appended);
-    let changed = json!({"command": "changed", "paths": ["/memories/projects/alpha.md"]});
-    assert!(!f.memory.call(&changed.to_string()).is_error);
+    f.memory
+        .changed(&["/memories/projects/alpha.md".to_owned()])
+        .unwrap();
     let alpha = context(&f, "memory://projects/alpha", 1);
     assert!(
         alpha.primary[0]
@@ -516,8 +517,9 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
         3
     );
     f.age("people/carol.md", 30 * 86_400);
-    let changed = json!({"command": "changed", "paths": ["/memories/people/carol.md"]});
-    assert!(!f.memory.call(&changed.to_string()).is_error);
+    f.memory
+        .changed(&["/memories/people/carol.md".to_owned()])
+        .unwrap();
     let recent = search(json!({"after_date": "7d"}));
     assert!(
         paths(&recent)

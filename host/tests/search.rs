@@ -462,8 +462,7 @@ fn a_result_never_names_lines_a_file_no_longer_holds() {
     let stats = call(&f, json!({"command": "memory_stats"}));
     assert_eq!(stats["changedSinceIndexed"], 1, "{stats}");
     // The host's report brings it in at once.
-    let changed = json!({"command": "changed", "paths": ["/memories/a.md"]});
-    assert!(!f.memory.call(&changed.to_string()).is_error);
+    f.memory.changed(&["/memories/a.md".to_owned()]).unwrap();
     assert_eq!(found(&f, "zzzzz"), ["/memories/a.md"]);
     let stats = call(&f, json!({"command": "memory_stats"}));
     assert_eq!(stats["changedSinceIndexed"], 0, "{stats}");

@@ -9,14 +9,21 @@ use crate::notes::maintain;
 use crate::output::Output;
 use crate::vpath::MemPath;
 
+/// The most paths one report takes; the sweep finds the rest.
+pub const MAX_PATHS: usize = 10_000;
+
 /// Brings the indexes in line with what is now at `paths` (`/memories/...`).
 /// Paths memcap would refuse (outside the root, its own files) are skipped:
-/// a watcher reports whatever moved.
+/// a watcher reports whatever moved. A path given twice counts once, and
+/// at most [`MAX_PATHS`] are taken, so a report's cost is bounded.
 pub fn changed(io: &Io, paths: &[String]) -> Result<Output> {
+    let mut seen = std::collections::HashSet::new();
     let valid: Vec<MemPath> = paths
         .iter()
+        .filter(|p| seen.insert(p.as_str()))
         .filter_map(|p| MemPath::parse(p).ok())
         .filter(|p| !p.is_root())
+        .take(MAX_PATHS)
         .collect();
     let refs: Vec<&MemPath> = valid.iter().collect();
     let index = if refs.is_empty() {

@@ -72,7 +72,7 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
         "## {} · {}\n{}\n\n",
         role.as_str(),
         rfc3339(io.env.now_seconds()),
-        text.trim_end_matches('\n')
+        escaped(text.trim_end_matches('\n'))
     );
     let mut changed = vec![path.clone()];
     let (turns, dropped) = match files::exists(io, &path) {
@@ -128,6 +128,23 @@ fn is_turn_heading(line: &str) -> bool {
     line.strip_prefix("## ")
         .and_then(|rest| rest.split_once(" · "))
         .is_some_and(|(role, _)| Role::parse(role).is_some())
+}
+
+/// `text` with every line that would read as a turn's heading escaped
+/// (`\## assistant · …`, which markdown shows as written), so one turn can
+/// never forge another: not for a reader, nor for search's chunks, nor
+/// for the trimming below.
+fn escaped(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|line| {
+            let body = line.trim_start();
+            if is_turn_heading(body.trim_end_matches(['\n', '\r'])) {
+                format!("{}\\{body}", &line[..line.len() - body.len()])
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect()
 }
 
 /// `file` with `turn` appended and its oldest turns dropped until it fits

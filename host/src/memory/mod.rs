@@ -137,13 +137,10 @@ impl Memory {
     /// index take them in now rather than at the next sweep; see
     /// [`crate::watch::Watcher`].
     pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
-        let input = serde_json::json!({"command": "changed", "paths": paths}).to_string();
-        let result = self.call(&input);
-        if result.is_error {
-            // The kind is not kept by `call`; the message says it all.
-            return Err(ToolError::new(ToolErrorKind::Io, result.content));
-        }
-        Ok(result.content)
+        let bytes = paths.iter().map(String::len).sum();
+        self.typed(bytes, true, |b, s| {
+            b.memcap_memory_watch().call_changed(s, paths)
+        })
     }
 
     /// The limits every call runs under.
