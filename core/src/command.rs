@@ -157,8 +157,62 @@ fn command_names() -> String {
     names.join(", ")
 }
 
+/// The other names `call` takes for a command's fields: the spellings
+/// models reach for (camelCase or snake_case, and a few synonyms).
+fn aliases(command: &str) -> &'static [&'static str] {
+    match command {
+        "memory_search" => &[
+            "q",
+            "max_results",
+            "limit",
+            "min_score",
+            "threshold",
+            "afterDate",
+        ],
+        "build_context" => &["uri", "maxRelated"],
+        _ => &[],
+    }
+}
+
+/// Refuses a field the command does not take, for memcap's own tools (a
+/// field silently dropped is a filter or a bound the model believes it
+/// set). The six commands of Claude's memory tool ignore other fields, as
+/// the SDK does.
+fn check_fields(command: &str, fields: &serde_json::Map<String, Value>) -> Result<()> {
+    let Some(spec) = tools::command(command) else {
+        return Ok(());
+    };
+    if spec.offered == tools::Offered::MemoryTool {
+        return Ok(());
+    }
+    let known = |key: &str| {
+        key == "command"
+            || spec.fields.iter().any(|f| f.name == key)
+            || aliases(command).contains(&key)
+    };
+    let Some(unknown) = fields.keys().find(|key| !known(key)) else {
+        return Ok(());
+    };
+    let names: Vec<&str> = spec.fields.iter().map(|f| f.name).collect();
+    let takes = if names.is_empty() {
+        "it takes none".to_owned()
+    } else {
+        format!("its parameters are {}", names.join(", "))
+    };
+    let hint = if unknown == "filters" {
+        " Send the filters' fields at the top level of the input."
+    } else {
+        ""
+    };
+    let unknown: String = unknown.chars().take(64).collect();
+    Err(invalid(format!(
+        "Unknown parameter {unknown:?} for command {command}: {takes}.{hint}"
+    )))
+}
+
 /// Parses one `tool_use` input object. Every problem is an input error that
-/// says what to send instead; other fields are ignored.
+/// says what to send instead; fields a command does not take are refused
+/// (see [`check_fields`]), but by the six file commands, which ignore them.
 pub fn parse(input: &str) -> Result<Command> {
     let value: Value = serde_json::from_str(input).map_err(|e| invalid(json_problem(&e)))?;
     let Value::Object(fields) = value else {
@@ -184,6 +238,7 @@ pub fn parse(input: &str) -> Result<Command> {
             )));
         }
     };
+    check_fields(command, &fields)?;
     let text = |name: &str| args.string(command, name).map(str::to_owned);
     Ok(match command {
         "view" => Command::View {
@@ -243,7 +298,7 @@ pub fn parse(input: &str) -> Result<Command> {
                 args.strings(command, "categories")?,
                 args.strings(command, "tags")?,
                 args.strings(command, "types")?,
-                Some(args.optional_string(command, "after_date")?),
+                Some(args.after_date(command)?),
             )?,
         },
         "memory_get" => {
@@ -260,9 +315,10 @@ pub fn parse(input: &str) -> Result<Command> {
             url: args.url(command)?,
             depth: args.bounded(command, "depth", 1, MAX_DEPTH, 1)?,
             timeframe: args.timeframe(command)?,
-            max_related: args.bounded(
+            max_related: args.bounded_aliased(
                 command,
                 "max_related",
+                "maxRelated",
                 1,
                 MAX_RELATED_LIMIT,
                 MAX_RELATED_DEFAULT,
@@ -580,11 +636,12 @@ impl Args<'_> {
                 value
                     .as_u64()
                     .filter(|&n| n >= 1)
-                    .map(clamp_u32)
+                    .and_then(|n| u32::try_from(n).ok())
                     .ok_or_else(|| {
                         invalid(format!(
                             "Parameter \"from\" for command {command} must be a line number from \
-                         1, got {value}."
+                         1 to {}, got {value}.",
+                            u32::MAX
                         ))
                     })?,
             ),
@@ -607,6 +664,34 @@ impl Args<'_> {
                 Some(n) => Ok((first, Some(first.saturating_add(clamp_u32(n) - 1)))),
                 None => Err(bad("lines", value)),
             },
+        }
+    }
+
+    /// `after_date` (or `afterDate`): missing is no bound; empty is refused.
+    fn after_date(&self, command: &str) -> Result<&str> {
+        match self.first_of("after_date", &["afterDate"]) {
+            (_, None) => Ok(""),
+            (used, Some(Value::String(s))) if s.trim().is_empty() => Err(invalid(format!(
+                "Parameter \"{used}\" for command {command} is empty: send a date such as \
+                 2026-11-01 or a span such as 7d, or leave it out."
+            ))),
+            (used, Some(_)) => self.string(command, used),
+        }
+    }
+
+    /// [`Args::bounded`] under either of two names.
+    fn bounded_aliased(
+        &self,
+        command: &str,
+        name: &str,
+        alias: &str,
+        min: u32,
+        max: u32,
+        default: u32,
+    ) -> Result<u32> {
+        match self.first_of(name, &[alias]) {
+            (used, Some(_)) => self.bounded(command, used, min, max, default),
+            (_, None) => Ok(default),
         }
     }
 

@@ -1,0 +1,99 @@
+//! Parameters of memcap's own tools are taken as agents spell them or
+//! refused with what to send: no filter or bound is silently dropped, no
+//! number wraps, and a host's report of many paths stays bounded.
+
+mod common;
+
+use common::Fixture;
+use serde_json::{Value, json};
+
+fn call(f: &Fixture, input: Value) -> (bool, String) {
+    let result = f.memory.call(&input.to_string());
+    (result.is_error, result.content)
+}
+
+#[test]
+fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
+    let f = Fixture::new();
+    f.memory
+        .memory_write(
+            "a",
+            "Alpha",
+            "about alpha",
+            memcap::NoteType::Project,
+            "alpha facts",
+        )
+        .unwrap();
+    for (input, says) in [
+        (
+            json!({"command": "memory_search", "query": "alpha", "filters": {"types": ["user"]}}),
+            "Send the filters' fields at the top level",
+        ),
+        (
+            json!({"command": "memory_search", "query": "alpha", "after": "7d"}),
+            "Unknown parameter \"after\" for command memory_search: its parameters are query, maxResults",
+        ),
+        (
+            json!({"command": "build_context", "url": "memory://a", "max_depth": 2}),
+            "Unknown parameter \"max_depth\" for command build_context",
+        ),
+        (
+            json!({"command": "memory_stats", "verbose": true}),
+            "for command memory_stats: it takes none",
+        ),
+        (
+            json!({"command": "memory_search", "query": "alpha", "after_date": ""}),
+            "\"after_date\" for command memory_search is empty",
+        ),
+        (
+            json!({"command": "memory_search", "query": "alpha", "afterDate": "  "}),
+            "\"afterDate\" for command memory_search is empty",
+        ),
+        (
+            json!({"command": "memory_get", "path": "/memories/a.md", "from": 4_294_967_296u64}),
+            "must be a line number from 1 to 4294967295",
+        ),
+    ] {
+        let (error, content) = call(&f, input.clone());
+        assert!(error, "{input}: {content}");
+        assert!(content.contains(says), "{input}: {content}");
+    }
+    // The other spellings do what the listed names do.
+    let (error, content) = call(
+        &f,
+        json!({"command": "memory_search", "query": "alpha", "afterDate": "2000-01-01", "max_results": 1}),
+    );
+    assert!(!error && content.contains("/memories/a.md"), "{content}");
+    let (error, content) = call(
+        &f,
+        json!({"command": "memory_search", "query": "alpha", "afterDate": "2999-01-01"}),
+    );
+    assert!(!error && !content.contains("/memories/a.md"), "{content}");
+    let (error, content) = call(
+        &f,
+        json!({"command": "build_context", "url": "memory://a", "maxRelated": 0}),
+    );
+    assert!(error && content.contains("\"maxRelated\""), "{content}");
+    // The memory tool's six commands ignore other fields, as the SDK does.
+    let (error, content) = call(
+        &f,
+        json!({"command": "view", "path": "/memories/a.md", "extra": 1}),
+    );
+    assert!(!error, "{content}");
+}
+
+#[test]
+fn a_report_of_many_paths_is_bounded() {
+    let f = Fixture::new();
+    f.memory.create("/memories/a.md", "a\n").unwrap();
+    let many = vec!["/memories/a.md".to_owned(); 400_000];
+    let start = std::time::Instant::now();
+    f.memory.changed(&many).unwrap();
+    let distinct: Vec<String> = (0..20_000).map(|i| format!("/memories/n{i}.md")).collect();
+    let said = f.memory.changed(&distinct).unwrap();
+    assert!(said.contains("10000"), "{said}");
+    println!(
+        "two reports (400,000 and 20,000 paths) in {:?}",
+        start.elapsed()
+    );
+}
