@@ -185,6 +185,10 @@ pub enum ToolError {
         filename: String,
     },
     IndexIsNotANote,
+    /// A change the agent asked for in `/memories/chat`, the host's.
+    ChatIsTheHosts {
+        path: String,
+    },
     NoteNeedsName,
     FieldTooLong {
         field: &'static str,
@@ -247,6 +251,7 @@ impl ToolError {
             | Self::UnsafeName { .. }
             | Self::NoteNameAbsolute { .. }
             | Self::NoteNameIsDirectory { .. } => K::InvalidPath,
+            Self::ChatIsTheHosts { .. } => K::Protected,
             Self::Escape { .. } => K::Escape,
             Self::Fs { error, .. } => match error {
                 FsError::NotFound => K::NotFound,
@@ -489,6 +494,13 @@ impl std::fmt::Display for ToolError {
             Self::NoteNameIsDirectory { filename } => write!(
                 f,
                 "Note filename {filename:?} names a directory; give a file name such as coffee.md"
+            ),
+            Self::ChatIsTheHosts { path } => write!(
+                f,
+                "Could not change {path}: /memories/chat is where the host records the \
+                 conversation's turns. Read them (view, memory_get, memory_search with source \
+                 \"chat\"), but save your own notes elsewhere, such as /memories/notes/. \
+                 Nothing was changed."
             ),
             Self::IndexIsNotANote => f.write_str(
                 "/memories/MEMORY.md is the index memcap keeps; it is not a note. Write notes to \

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::{Fixture, snapshot};
-use memcap::{Memory, OpenError, Role, Source, ToolErrorKind as K};
+use memcap::{Memory, NoteType, OpenError, Role, Source, ToolErrorKind as K};
 use serde_json::{Value, json};
 
 fn call(memory: &Memory, input: Value) -> Value {
@@ -391,4 +391,94 @@ fn a_missing_or_badly_named_extra_directory_is_refused_at_open() {
         open("../up", dir.path()),
         Some(OpenError::BadName { .. })
     ));
+}
+
+#[test]
+fn the_chat_directory_is_the_hosts_and_pruning_takes_only_its_sessions() {
+    let f = Fixture::new();
+    f.memory.record_turn("s000", Role::User, "hello").unwrap();
+    let before = f.snapshot(true);
+    // The agent reads the conversation, and changes nothing in it.
+    assert!(
+        f.memory
+            .view("/memories/chat/s000.md", None)
+            .unwrap()
+            .contains("hello")
+    );
+    let refused = [
+        f.memory.create("/memories/chat/mine.md", "my note"),
+        f.memory
+            .str_replace("/memories/chat/s000.md", "hello", "forged"),
+        f.memory.insert("/memories/chat/s000.md", 0, "forged"),
+        f.memory.delete("/memories/chat/s000.md"),
+        f.memory.delete("/memories/chat"),
+        f.memory
+            .rename("/memories/chat/s000.md", "/memories/taken.md"),
+        f.memory
+            .memory_write("chat/mine", "Mine", "d", NoteType::User, "x"),
+        f.memory.memory_delete("chat/s000.md"),
+    ];
+    for result in refused {
+        let e = result.unwrap_err();
+        assert_eq!(e.kind, K::Protected, "{e:?}");
+        assert!(
+            e.message.contains("where the host records"),
+            "{}",
+            e.message
+        );
+    }
+    f.memory.create("/memories/notes/x.md", "x").unwrap();
+    let e = f
+        .memory
+        .rename("/memories/notes", "/memories/chat/notes")
+        .unwrap_err();
+    assert_eq!(e.kind, K::Protected);
+    f.memory.delete("/memories/notes").unwrap();
+    assert_eq!(
+        f.snapshot(true)
+            .keys()
+            .filter(|p| !p.starts_with(".memcap"))
+            .collect::<Vec<_>>(),
+        before
+            .keys()
+            .filter(|p| !p.starts_with(".memcap"))
+            .collect::<Vec<_>>()
+    );
+    // A file another program put there that record_turn did not write is
+    // never pruned, however old.
+    f.plant("chat/a-keeper.md", "# My own notes\n\nkeep me\n");
+    f.age("chat/a-keeper.md", 7200);
+    for n in 1..=100 {
+        f.memory
+            .record_turn(&format!("s{n:03}"), Role::User, "hello")
+            .unwrap();
+        if n == 1 {
+            f.age("chat/s000.md", 3600);
+        }
+    }
+    assert!(
+        f.exists("chat/a-keeper.md"),
+        "a file record_turn did not write was pruned"
+    );
+    assert!(!f.exists("chat/s000.md") && f.exists("chat/s100.md"));
+}
+
+#[test]
+fn record_turn_never_follows_a_link_for_chat() {
+    let f = Fixture::directory();
+    let elsewhere = f.dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.md"), "# precious\n").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, f.root().join("chat")).unwrap();
+    let e = f.memory.record_turn("s", Role::User, "hi").unwrap_err();
+    assert!(
+        e.message.contains("is not a directory memcap made"),
+        "{}",
+        e.message
+    );
+    let names: Vec<_> = std::fs::read_dir(&elsewhere)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["precious.md"]);
 }

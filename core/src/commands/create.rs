@@ -9,6 +9,7 @@ use crate::vpath::MemPath;
 
 pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
+    super::refuse_chat(&path, shown)?;
     path.check_new(shown)?;
     let exists = || ToolError::FileExists { path: shown.into() };
     if path.is_root() {

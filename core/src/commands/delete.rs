@@ -10,6 +10,7 @@ use crate::vpath::MemPath;
 
 pub fn delete(io: &Io, shown: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
+    super::refuse_chat(&path, shown)?;
     if path.is_root() {
         return Err(ToolError::DeleteRoot);
     }

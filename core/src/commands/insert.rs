@@ -9,6 +9,7 @@ use crate::vpath::MemPath;
 
 pub fn insert(io: &Io, shown: &str, insert_line: i64, insert_text: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
+    super::refuse_chat(&path, shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
     let mut lines: Vec<&str> = file.text.split('\n').collect();

@@ -9,6 +9,7 @@ use crate::storage::Kind;
 
 pub fn memory_delete(io: &Io, filename: &str) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
+    super::refuse_chat(&path, &shown)?;
     let missing = || ToolError::NoSuchNote {
         path: shown.clone(),
     };

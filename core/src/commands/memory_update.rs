@@ -11,6 +11,7 @@ use crate::vpath::MemPath;
 
 pub fn memory_update(io: &Io, filename: &str, old_str: &str, new_str: &str) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
+    super::refuse_chat(&path, &shown)?;
     super::require_file(io, &path, &shown)?;
     let file = files::read_for_edit(io, &path, &shown)?;
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;

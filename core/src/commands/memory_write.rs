@@ -21,6 +21,7 @@ pub fn memory_write(
     content: &str,
 ) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
+    super::refuse_chat(&path, &shown)?;
     path.check_new(&shown)?;
     if name.trim().is_empty() {
         return Err(ToolError::NoteNeedsName);

@@ -45,6 +45,19 @@ fn require_file(io: &Io, path: &MemPath, shown: &str) -> Result<()> {
 /// `/memories` (`prefs/coffee.md`) or a full `/memories/...` path; `.md` is
 /// added when the name has no extension. Returns the path and how messages
 /// show it (`/memories/prefs/coffee.md`).
+/// Refuses a change the agent asks for in `/memories/chat`: the host's
+/// record of the conversation (see `record_turn`), which the agent reads
+/// but never writes, so pruning it can never take the agent's notes.
+fn refuse_chat(path: &MemPath, shown: &str) -> Result<()> {
+    let key = path.key();
+    if key == crate::layout::CHAT || key.starts_with(&format!("{}/", crate::layout::CHAT)) {
+        return Err(ToolError::ChatIsTheHosts {
+            path: shown.to_owned(),
+        });
+    }
+    Ok(())
+}
+
 fn note_path(filename: &str) -> Result<(MemPath, String)> {
     let trimmed = filename.trim();
     let full = if trimmed == ROOT || trimmed.starts_with(&format!("{ROOT}/")) {

@@ -74,6 +74,21 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
         rfc3339(io.env.now_seconds()),
         escaped(text.trim_end_matches('\n'))
     );
+    // Never through a link (nor into a file) another program put there:
+    // turns would land, and pruning would remove files, elsewhere.
+    match io.fs.stat(CHAT, false) {
+        Ok(st) if st.kind != Kind::Dir => {
+            return Err(ToolError::InvalidInput {
+                problem: format!(
+                    "Could not record a turn: {ROOT}/{CHAT} is not a directory memcap made (a \
+                     link or a file), and memcap does not follow it. Move it aside; the next \
+                     turn makes the directory."
+                ),
+            });
+        }
+        Ok(_) | Err(FsError::NotFound) => {}
+        Err(e) => return Err(files::tool_error(e, &shown, "record a turn in")),
+    }
     let mut changed = vec![path.clone()];
     let (turns, dropped) = match files::exists(io, &path) {
         Ok(true) => {
@@ -182,7 +197,12 @@ fn prune_sessions(io: &Io, keep: &MemPath) -> Vec<MemPath> {
     };
     let mut sessions: Vec<(u64, u32, String)> = entries
         .into_iter()
-        .filter(|e| e.kind == Kind::File && e.name.ends_with(".md"))
+        .filter(|e| e.kind == Kind::File)
+        .filter(|e| {
+            e.name
+                .strip_suffix(".md")
+                .is_some_and(|session| check_session(session).is_ok())
+        })
         .filter_map(|e| {
             let path = format!("{CHAT}/{}", e.name);
             let meta = io.fs.stat(&path, false).ok()?;
@@ -196,14 +216,15 @@ fn prune_sessions(io: &Io, keep: &MemPath) -> Vec<MemPath> {
     sessions.sort();
     let excess = sessions.len() - MAX_SESSIONS;
     let mut removed = Vec::new();
-    for (_, _, path) in sessions.into_iter().take(excess + 1) {
+    // Oldest first; a file record_turn did not write is passed over.
+    for (_, _, path) in sessions {
         if removed.len() == excess {
             break;
         }
         let Ok(mem) = MemPath::parse(&format!("{ROOT}/{path}")) else {
             continue;
         };
-        if &mem == keep {
+        if &mem == keep || !recorded_here(io, &path) {
             continue;
         }
         match io.fs.remove_file(&path) {
@@ -212,6 +233,21 @@ fn prune_sessions(io: &Io, keep: &MemPath) -> Vec<MemPath> {
         }
     }
     removed
+}
+
+/// Whether the file at `path` (in `chat/`) is a session `record_turn`
+/// wrote: it opens with the title it gives, `# Conversation SESSION`.
+fn recorded_here(io: &Io, path: &str) -> bool {
+    let session = path
+        .rsplit('/')
+        .next()
+        .and_then(|name| name.strip_suffix(".md"))
+        .unwrap_or_default();
+    let title = format!("# Conversation {session}\n\n");
+    io.fs
+        .open(path, false)
+        .and_then(|file| files::read_exact(file.as_ref(), 0, title.len() as u64))
+        .is_ok_and(|head| head == title.as_bytes())
 }
 
 #[cfg(test)]

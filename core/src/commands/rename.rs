@@ -10,6 +10,8 @@ use crate::vpath::MemPath;
 pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<Output> {
     let old = MemPath::parse(old_shown)?;
     let new = MemPath::parse(new_shown)?;
+    super::refuse_chat(&old, old_shown)?;
+    super::refuse_chat(&new, new_shown)?;
     new.check_new(new_shown)?;
     if old.is_root() {
         return Err(ToolError::RenameRoot);

@@ -13,6 +13,7 @@ const MAX_LISTED_MATCHES: usize = 1000;
 
 pub fn str_replace(io: &Io, shown: &str, old_str: &str, new_str: &str) -> Result<Output> {
     let path = MemPath::parse(shown)?;
+    super::refuse_chat(&path, shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
