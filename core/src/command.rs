@@ -414,8 +414,11 @@ fn timeframe_param(command: &str, name: &str, text: &str) -> Result<Option<(Stri
     }
 }
 
+/// An input error; what it says back of the input is cut.
 fn invalid(message: String) -> ToolError {
-    ToolError::InvalidInput { problem: message }
+    ToolError::InvalidInput {
+        problem: crate::text::cut_echo(message),
+    }
 }
 
 fn type_name(value: &Value) -> &'static str {

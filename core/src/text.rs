@@ -79,6 +79,26 @@ pub fn one_line(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// The most of a message about the input that is said back: past it, what
+/// the input held is cut (a 15 MB value is not worth echoing).
+pub const MAX_ECHO_BYTES: usize = 2_000;
+
+/// `text` cut to at most [`MAX_ECHO_BYTES`] (at a character boundary),
+/// saying so when it is.
+pub fn cut_echo(mut text: String) -> String {
+    if text.len() <= MAX_ECHO_BYTES {
+        return text;
+    }
+    let mut end = MAX_ECHO_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let total = text.len();
+    text.truncate(end);
+    text.push_str(&format!("… (cut: {total} bytes in all)"));
+    text
+}
+
 /// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn rfc3339(seconds: u64) -> String {
     let seconds = i64::try_from(seconds).unwrap_or(i64::MAX);

@@ -97,3 +97,38 @@ fn a_report_of_many_paths_is_bounded() {
         start.elapsed()
     );
 }
+
+#[test]
+fn echoed_input_is_cut() {
+    let f = Fixture::new();
+    f.memory
+        .memory_write(
+            "a",
+            "Alpha",
+            "about alpha",
+            memcap::NoteType::Project,
+            "alpha facts",
+        )
+        .unwrap();
+    let query = format!("alpha {}", "word ".repeat(200_000));
+    let data = f
+        .memory
+        .call_json(&json!({"command": "memory_search", "query": query}).to_string());
+    assert!(
+        !data.is_error,
+        "{}",
+        &data.content[..200.min(data.content.len())]
+    );
+    assert!(data.content.len() < 20_000, "{} bytes", data.content.len());
+    let text = f
+        .memory
+        .call(&json!({"command": "memory_search", "query": query}).to_string());
+    assert!(text.content.len() < 20_000, "{} bytes", text.content.len());
+    let (error, content) = call(
+        &f,
+        json!({"command": "memory_search", "query": "alpha", "after_date": "x".repeat(15 << 20)}),
+    );
+    assert!(error);
+    assert!(content.len() < 5_000, "{} bytes", content.len());
+    assert!(content.contains("cut:"), "{content}");
+}

@@ -180,7 +180,8 @@ pub fn memory_search(
         }
         let total_found = hits.len() - stale;
         Ok(Output::Search(SearchAnswer {
-            query: query.to_owned(),
+            // Said back, not searched in full: cut like any echo.
+            query: crate::text::cut_echo(query.to_owned()),
             results,
             total_found,
             method: if embedder.is_some() { "hybrid" } else { "bm25" },
