@@ -833,15 +833,10 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
         memcap::HostEdit::Write(note("newer words").as_bytes()),
     )
     .unwrap();
-    let start = Instant::now();
-    while !followed.memory_view(false).unwrap().contains("newer words") {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the follower never caught up"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    println!("caught up in {:?}", start.elapsed());
+    let took = common::eventually("the follower never caught up", || {
+        followed.memory_view(false).unwrap().contains("newer words")
+    });
+    println!("caught up in {took:?}");
     assert!(other.memory_view(false).unwrap().contains("newer words"));
     // The thread ends with the follower.
     drop(follower);

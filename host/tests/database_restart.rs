@@ -63,7 +63,7 @@ fn a_restarted_server_fails_calls_clearly_then_serves_them() {
 #[test]
 fn a_follower_hears_commits_again_once_the_server_is_back() {
     let _alone = SERVER.lock().unwrap_or_else(|e| e.into_inner());
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let ns = namespace("refollow");
     let writer = open(&ns);
     let note = |d: &str| format!("---\nname: N\ndescription: {d}\ntype: user\n---\n\nbody\n");
@@ -79,12 +79,7 @@ fn a_follower_hears_commits_again_once_the_server_is_back() {
     writer
         .host_edit("n.md", memcap::HostEdit::Write(note("second").as_bytes()))
         .unwrap();
-    let start = Instant::now();
-    while !followed.memory_view(false).unwrap().contains("second") {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the follower did not come back"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::eventually("the follower did not come back", || {
+        followed.memory_view(false).unwrap().contains("second")
+    });
 }

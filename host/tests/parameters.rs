@@ -12,8 +12,8 @@ fn call(f: &Fixture, input: Value) -> (bool, String) {
     (result.is_error, result.content)
 }
 
-#[test]
-fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
+/// A store with one note, about alpha.
+fn with_alpha() -> Fixture {
     let f = Fixture::new();
     f.memory
         .memory_write(
@@ -24,6 +24,12 @@ fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
             "alpha facts",
         )
         .unwrap();
+    f
+}
+
+#[test]
+fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
+    let f = with_alpha();
     for (input, says) in [
         (
             json!({"command": "memory_search", "query": "alpha", "filters": {"types": ["user"]}}),
@@ -100,16 +106,7 @@ fn a_report_of_many_paths_is_bounded() {
 
 #[test]
 fn echoed_input_is_cut() {
-    let f = Fixture::new();
-    f.memory
-        .memory_write(
-            "a",
-            "Alpha",
-            "about alpha",
-            memcap::NoteType::Project,
-            "alpha facts",
-        )
-        .unwrap();
+    let f = with_alpha();
     let query = format!("alpha {}", "word ".repeat(200_000));
     let data = f
         .memory

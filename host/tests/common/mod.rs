@@ -273,6 +273,20 @@ impl Fixture {
     }
 }
 
+/// Polls `done` every 20 ms until it holds and returns how long that took;
+/// fails the test with `what` after ten seconds.
+pub fn eventually(what: &str, mut done: impl FnMut() -> bool) -> std::time::Duration {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    start.elapsed()
+}
+
 /// A memory directory (not created yet) opened with `limits`, in its own
 /// tempdir.
 pub fn open_with(limits: Limits) -> (tempfile::TempDir, Memory) {
