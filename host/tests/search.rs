@@ -717,3 +717,22 @@ fn a_hundred_thousand_note_store_answers_searches() {
     assert_eq!(answer.results.len(), 20);
     assert_eq!(fresh.memory_stats().unwrap().total_files, 100_000);
 }
+
+#[test]
+fn a_file_memcap_cannot_read_back_is_not_searched() {
+    let f = Fixture::new();
+    write(&f, "small.md", "the okapi lives here\n");
+    // Over the 8 MiB a file may hold, planted by another program.
+    let mut big = "the okapi was here too\n".to_owned();
+    big.push_str(&"filler text line\n".repeat(600_000));
+    f.plant("big.md", big);
+    assert_eq!(found(&f, "okapi"), ["/memories/small.md"]);
+    let e = call_err(
+        &f,
+        json!({"command": "memory_get", "path": "/memories/big.md", "lines": "1-1"}),
+    );
+    assert!(
+        e.contains("too large") || e.contains("8 MiB") || e.contains("over"),
+        "{e}"
+    );
+}

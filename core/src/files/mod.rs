@@ -11,7 +11,7 @@ pub use write::{create_file, put_private, replace_derived, replace_file};
 
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
-use crate::storage::{File, Meta, Stamp};
+use crate::storage::{File, Kind, Meta, Stamp};
 use crate::vpath::MemPath;
 
 /// The largest file memcap reads or writes.
@@ -118,13 +118,21 @@ fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
     Ok(text)
 }
 
-/// The text of the file at root-relative `relative`, whole up to
-/// [`MAX_FILE_BYTES`], for the indexes and the answers read from them;
-/// `None` when it cannot be read or is not UTF-8. (One read may return less
-/// than asked: WASI hosts cut reads short.)
+/// The text of the regular file at root-relative `relative`, for the
+/// indexes and the answers read from them; `None` when it cannot be read,
+/// is not UTF-8, or is over [`MAX_FILE_BYTES`] (what `memory_get` could not
+/// read back is not indexed: a search must never show lines it cannot
+/// give). (One read may return less than asked: WASI hosts cut reads short.)
 pub fn read_indexed(io: &Io, relative: &str) -> Option<String> {
     let file = io.fs.open(relative, false).ok()?;
-    let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES), None).ok()?;
+    let meta = file.stat().ok()?;
+    if meta.kind != Kind::File || meta.size > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES + 1), Some(meta.size)).ok()?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return None;
+    }
     String::from_utf8(bytes).ok()
 }
 
