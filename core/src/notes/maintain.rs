@@ -136,7 +136,7 @@ pub fn usage_after(io: &Io, path: &MemPath, new_text: &str) -> Result<(u64, u64)
         if is_note_path(&relative) && super::listed_in_index(io, &relative) {
             let has_index = catalog.size_of(INDEX_FILE)?.is_some();
             let old_line = catalog.note(&relative)?.map(|e| index::entry_line(e).len());
-            let meta = frontmatter::read(new_text, name_of(&relative));
+            let meta = frontmatter::read(new_text, path.file_name());
             let growth = index::growth_bound(&relative, &meta, !has_index);
             after.0 += u64::from(!has_index);
             after.1 += growth.saturating_sub(old_line.unwrap_or(0)) as u64;
@@ -144,11 +144,6 @@ pub fn usage_after(io: &Io, path: &MemPath, new_text: &str) -> Result<(u64, u64)
         Ok(after)
     })
     .map_err(catalog_error)
-}
-
-/// The file name of a root-relative path.
-fn name_of(relative: &str) -> &str {
-    relative.rsplit('/').next().unwrap_or(relative)
 }
 
 fn catalog_error(e: FsError) -> ToolError {
