@@ -10,7 +10,7 @@ guest_out := justfile_directory() / "target/guest/dist"
 wasmtime := venv / "bin/wasmtime"
 host_target := `rustc -vV | sed -n 's/^host: //p'`
 # The host suites that run again with every store a database namespace (MEMCAP_TEST_BACKEND=database).
-database_suites := "--test commands --test notes --test graph --test search --test describe --test limits --test concurrency --test cli --test edges --test hostile --test index --test sources --test scale"
+database_suites := "--test journal --test parameters --test mcp_stdio --test commands --test notes --test graph --test search --test describe --test limits --test concurrency --test cli --test edges --test hostile --test index --test sources --test scale"
 # Coverage for libFuzzer (what cargo-fuzz passes, minus the nightly-only sanitizer).
 fuzz_flags := "-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 fuzz_limits := "-max_len=65536 -timeout=2 -malloc_limit_mb=16 -rss_limit_mb=256"

@@ -154,36 +154,6 @@ fn side_by_side(url: &str, notes: usize) {
     }
 }
 
-/// What any per-call freshness check costs: one prepared `SELECT 1`
-/// through the client the backend uses, beside the directory's warm `view`
-/// (a store of 1,000 notes) in the same run.
-fn round_trip_floor(url: &str) {
-    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
-    let one = client.prepare("SELECT 1").unwrap();
-    let trip = median_ms(
-        (0..2000)
-            .map(|_| time_ms(|| drop(client.query(&one, &[]).unwrap())))
-            .collect(),
-    );
-    let dir = tempfile::tempdir().unwrap();
-    plant(dir.path(), 1_000);
-    let memory = Memory::open(dir.path()).unwrap();
-    let view = median_ms(
-        (0..2000)
-            .map(|i| {
-                let path = format!("/memories/area-{:02}/note-{:05}.md", i % 50, i % 1000);
-                time_ms(|| drop(memory.view(&path, None).unwrap()))
-            })
-            .collect(),
-    );
-    println!(
-        "one round trip (SELECT 1) {:.3} ms = {:.2}× a warm directory view ({:.3} ms)",
-        trip,
-        trip / view,
-        view
-    );
-}
-
 /// Calls per second of `create` from `clients` threads spread over
 /// `servers` (each a `Memory` on `namespaces[s]`).
 fn throughput(url: &str, namespaces: &[String], clients: usize) -> f64 {
@@ -235,7 +205,6 @@ fn main() {
     for notes in sizes {
         side_by_side(&url, notes);
     }
-    round_trip_floor(&url);
     println!("create throughput, calls/s (one server = one Memory: one instance, one connection)");
     println!(
         "{:>8} | {:>10} | {:>25} | {:>20}",

@@ -841,3 +841,55 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     // The thread ends with the follower.
     drop(follower);
 }
+
+#[test]
+fn a_warm_read_never_answers_from_before_another_hosts_commit() {
+    // A warm host's read runs while its freshness check is in flight; each
+    // read here follows a commit by the other host, so every one of them
+    // ran on stale files and must have been run again.
+    let ns = namespace("ahead");
+    let a = open(&ns);
+    let b = open(&ns);
+    a.create("/memories/n.md", "word0\n").unwrap();
+    assert!(b.view("/memories/n.md", None).unwrap().contains("word0"));
+    for i in 1..=40 {
+        a.str_replace(
+            "/memories/n.md",
+            &format!("word{}", i - 1),
+            &format!("word{i}"),
+        )
+        .unwrap();
+        let seen = b.view("/memories/n.md", None).unwrap();
+        assert!(seen.contains(&format!("word{i}\n")), "read {i}: {seen}");
+        // A read that also brings the guest's indexes up to date (files it
+        // writes itself, thrown away when the read is run again).
+        a.create(
+            &format!("/memories/s/{i}.md"),
+            &format!("quokka{i} lives here\n"),
+        )
+        .unwrap();
+        let hits = b
+            .memory_search(&format!("quokka{i}"), None, None, None, None)
+            .unwrap();
+        let want = format!("/memories/s/{i}.md");
+        assert!(
+            hits.results.iter().any(|r| r.path == want),
+            "search {i}: {hits:?}"
+        );
+    }
+    // What the host that ran ahead wrote of its own survives its reruns:
+    // it still writes, and a third host sees all of it.
+    b.create("/memories/from-b.md", "written by b\n").unwrap();
+    let c = open(&ns);
+    assert!(c.view("/memories/n.md", None).unwrap().contains("word40\n"));
+    assert!(
+        c.view("/memories/from-b.md", None)
+            .unwrap()
+            .contains("written by b")
+    );
+    let hits = c.memory_search("quokka17", None, None, None, None).unwrap();
+    assert!(
+        hits.results.iter().any(|r| r.path == "/memories/s/17.md"),
+        "{hits:?}"
+    );
+}

@@ -154,9 +154,9 @@ impl Backend for DirectoryStore {
                 lock::unlock_all(&self.locks);
                 return Err(e);
             }
-            return Ok(Instance { stale: true });
+            return Ok(Instance::stale());
         }
-        Ok(Instance { stale: false })
+        Ok(Instance::default())
     }
 
     fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError> {
@@ -168,7 +168,7 @@ impl Backend for DirectoryStore {
             }
         }
         lock::unlock_all(&self.locks);
-        Ok(Instance { stale: false })
+        Ok(Instance::default())
     }
 
     fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError> {

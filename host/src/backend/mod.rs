@@ -48,12 +48,26 @@ pub(crate) enum Outcome {
     Stopped,
 }
 
-/// What [`Backend::begin`] or [`Backend::end`] says of the warm instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What [`Backend::begin`] or [`Backend::end`] says of the warm instance
+/// and the call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Instance {
     /// It must be made anew: the store's grants changed, or it saw changes
     /// that were not saved.
     pub stale: bool,
+    /// (From `end` after [`Backend::begin_read_ahead`] only.) The call ran
+    /// on files another host has changed since: its answer is thrown away
+    /// and it must run again, after a plain `begin`.
+    pub again: bool,
+}
+
+impl Instance {
+    pub fn stale() -> Self {
+        Self {
+            stale: true,
+            again: false,
+        }
+    }
 }
 
 /// One kind of store. Calls come one at a time (the caller holds a mutex),
@@ -64,6 +78,15 @@ pub(crate) trait Backend: Send {
     /// says the call may change files. An error means the call does not
     /// run, and holds nothing.
     fn begin(&mut self, writes: bool) -> Result<Instance, ToolError>;
+
+    /// Like `begin(false)`, for a read that can run again: the backend may
+    /// let it run before it knows its files are current, and `end` then
+    /// says whether they were (`again` when not). A database asks for its
+    /// versions and reads the answer after the call, so the round trip and
+    /// the call overlap.
+    fn begin_read_ahead(&mut self) -> Result<Instance, ToolError> {
+        self.begin(false)
+    }
 
     /// Ends the call and lets the lock go: a returned call's changes are
     /// saved, a stopped one's thrown away where the backend can. An error

@@ -248,7 +248,7 @@ impl Memory {
     fn raw(
         &self,
         input: &str,
-        f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult>,
+        f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult>,
     ) -> Result<ToolResult, ToolError> {
         self.invoke(input.len(), call_writes(input), f)
             .map(|r| ToolResult {
@@ -261,7 +261,7 @@ impl Memory {
         &self,
         input_bytes: usize,
         writes: bool,
-        f: impl FnOnce(
+        f: impl FnMut(
             &Memcap,
             &mut Store<StoreData>,
         ) -> wasmtime::Result<Result<String, crate::bindings::WitError>>,
@@ -277,7 +277,7 @@ impl Memory {
         &self,
         input_bytes: usize,
         writes: bool,
-        f: impl FnOnce(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R>,
+        mut f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R>,
     ) -> Result<R, ToolError> {
         let max = self.limits.max_input_bytes;
         if input_bytes > max {
@@ -291,48 +291,62 @@ impl Memory {
         }
         let mut served = self.lock();
         let served = &mut *served;
-        let begun = served.backend.begin(writes)?;
-        // Ends the call if anything below unwinds, so no lock stays held.
-        let mut call = Call {
-            backend: served.backend.as_mut(),
-            ended: false,
-        };
-        if begun.stale {
-            served.warm = None;
-        }
-        if served.warm.is_none() {
-            match self.instantiate(call.backend) {
-                Ok(warm) => served.warm = Some(warm),
-                Err(_) => {
-                    let _ = call.end(Outcome::Stopped);
-                    return Err(guest_failure(writes));
+        // A read runs ahead of its freshness check where the backend can;
+        // found stale, it runs once more after a plain check.
+        let mut ahead = !writes;
+        loop {
+            let begun = if ahead {
+                served.backend.begin_read_ahead()?
+            } else {
+                served.backend.begin(writes)?
+            };
+            // Ends the call if anything below unwinds, so no lock stays held.
+            let mut call = Call {
+                backend: served.backend.as_mut(),
+                ended: false,
+            };
+            if begun.stale {
+                served.warm = None;
+            }
+            if served.warm.is_none() {
+                match self.instantiate(call.backend) {
+                    Ok(warm) => served.warm = Some(warm),
+                    Err(_) => {
+                        let _ = call.end(Outcome::Stopped);
+                        return Err(guest_failure(writes));
+                    }
                 }
             }
-        }
-        let warm = served.warm.as_mut().expect("instance was just created");
-        let ticks = (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
-        warm.store.set_epoch_deadline(ticks as u64);
-        warm.store.data_mut().limiter.refused = false;
-        match f(&warm.bindings, &mut warm.store) {
-            Ok(r) => match call.end(Outcome::Returned) {
-                Ok(ended) => {
-                    if ended.stale {
-                        served.warm = None;
+            let warm = served.warm.as_mut().expect("instance was just created");
+            let ticks =
+                (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
+            warm.store.set_epoch_deadline(ticks as u64);
+            warm.store.data_mut().limiter.refused = false;
+            match f(&warm.bindings, &mut warm.store) {
+                Ok(r) => match call.end(Outcome::Returned) {
+                    Ok(ended) => {
+                        if ended.stale {
+                            served.warm = None;
+                        }
+                        if ended.again && ahead {
+                            ahead = false;
+                            continue;
+                        }
+                        return Ok(r);
                     }
-                    Ok(r)
-                }
-                Err(e) => {
-                    // The instance saw changes that were not saved.
+                    Err(e) => {
+                        // The instance saw changes that were not saved.
+                        served.warm = None;
+                        return Err(e);
+                    }
+                },
+                Err(trap) => {
+                    let out_of_memory = warm.store.data().limiter.refused;
+                    // A trapped instance may be in any state: never reuse it.
                     served.warm = None;
-                    Err(e)
+                    let _ = call.end(Outcome::Stopped);
+                    return Err(self.stopped(&trap, out_of_memory, writes));
                 }
-            },
-            Err(trap) => {
-                let out_of_memory = warm.store.data().limiter.refused;
-                // A trapped instance may be in any state: never reuse it.
-                served.warm = None;
-                let _ = call.end(Outcome::Stopped);
-                Err(self.stopped(&trap, out_of_memory, writes))
             }
         }
     }

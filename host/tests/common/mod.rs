@@ -227,6 +227,11 @@ impl Fixture {
     /// a file another program left long ago has it.
     pub fn age(&self, rel: &str, seconds: u64) {
         let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
+        self.set_modified(rel, then);
+    }
+
+    /// Sets the file `rel`'s modification time directly on the host.
+    pub fn set_modified(&self, rel: &str, then: std::time::SystemTime) {
         if self.namespace.is_some() {
             return self
                 .memory

@@ -21,6 +21,8 @@ pub enum OpenDbError {
         "the store URL {0:?} has {1}, which libpq does not take (sslmode is disable, allow, prefer, require, verify-ca or verify-full)"
     )]
     BadParameter(String, String),
+    #[error("memcap could not set up its connection's event loop: {0}")]
+    Runtime(std::io::Error),
     #[error("TLS to the memory database cannot be set up: {0}")]
     Tls(String),
     #[error("could not connect to the memory database: {0}")]

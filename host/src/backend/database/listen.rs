@@ -37,7 +37,9 @@ impl CommitListener {
     pub fn wait(&mut self, timeout: Duration) -> Result<bool, postgres::Error> {
         if self.client.as_ref().is_none_or(Client::is_closed) {
             self.client = None;
-            let mut client = self.url.connect(timeout.max(Duration::from_secs(1)))?;
+            let mut client = self
+                .url
+                .connect_blocking(timeout.max(Duration::from_secs(1)))?;
             client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
             self.client = Some(client);
             // Commits made while nobody listened: catch up at once.

@@ -22,10 +22,12 @@ mod url;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use memcap_core::layout::ROOT as GUEST_ROOT;
 use memcap_core::storage::mounts::Place;
+use tokio::runtime::Runtime;
 use wasmtime_wasi::WasiCtxBuilder;
 
 use super::entries::{CopyError, Entry, HostEdit, is_reserved};
@@ -33,10 +35,11 @@ use super::{Backend, Grant, Instance, MAX_NEWS, Outcome, guest_path};
 use crate::error::ToolError;
 use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
-use conn::Conn;
+use conn::{Conn, Pending};
 pub use error::OpenDbError;
 use error::{log, unreachable_error, unsaved_error};
 pub use listen::CommitListener;
+use rows::Versions;
 pub(crate) use url::Url;
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
@@ -67,11 +70,16 @@ enum Mode {
     /// still change files (its own derived state), they are saved under the
     /// locks only if no other host committed since.
     Reading,
+    /// A read that ran while its versions were asked for: its answer
+    /// stands only if they are the trees' (see [`Backend::begin_read_ahead`]).
+    ReadingAhead(Pending),
 }
 
 pub(crate) struct DatabaseStore {
     url: Url,
     client: Option<Conn>,
+    /// Drives the connection, on the calling thread.
+    runtime: Arc<Runtime>,
     call_timeout: Duration,
     /// The root first, then the grants in order: the mounts of `fs`.
     namespaces: Vec<Namespace>,
@@ -92,8 +100,11 @@ impl DatabaseStore {
         create_root: bool,
         call_timeout: Duration,
     ) -> Result<Self, OpenDbError> {
-        let mut client = Conn::new(url.connect(call_timeout).map_err(OpenDbError::connect)?);
-        schema::ensure(&mut client.client)?;
+        let runtime = conn::runtime().map_err(OpenDbError::Runtime)?;
+        let mut client = url
+            .connect(call_timeout, Arc::clone(&runtime))
+            .map_err(OpenDbError::connect)?;
+        schema::ensure(&mut client)?;
         let mut namespaces = vec![Namespace {
             name: namespace.to_owned(),
             id: rows::find(&mut client, namespace).map_err(OpenDbError::query)?,
@@ -139,6 +150,7 @@ impl DatabaseStore {
         Ok(Self {
             url,
             client: Some(client),
+            runtime,
             call_timeout,
             namespaces,
             fs,
@@ -151,7 +163,8 @@ impl DatabaseStore {
     fn client(&mut self) -> Result<&mut Conn, postgres::Error> {
         if self.client.as_ref().is_none_or(Conn::is_closed) {
             self.client = None;
-            self.client = Some(Conn::new(self.url.connect(self.call_timeout)?));
+            let runtime = Arc::clone(&self.runtime);
+            self.client = Some(self.url.connect(self.call_timeout, runtime)?);
         }
         Ok(self.client.as_mut().expect("connected above"))
     }
@@ -161,7 +174,7 @@ impl DatabaseStore {
     }
 
     /// Whether every namespace's version is the one held here.
-    fn current(&self, versions: &HashMap<i64, (i64, u64)>) -> bool {
+    fn current(&self, versions: &Versions) -> bool {
         self.namespaces.iter().all(|ns| match ns.id {
             Some(id) => versions.get(&id).map(|v| v.0) == ns.version,
             None => true,
@@ -171,7 +184,7 @@ impl DatabaseStore {
     /// Brings the trees to `versions` (read in the call's snapshot): the
     /// namespaces another host changed are read again. Returns whether a
     /// mount's grant changed (a namespace made or gone).
-    fn refresh(&mut self, versions: &HashMap<i64, (i64, u64)>) -> Result<bool, postgres::Error> {
+    fn refresh(&mut self, versions: &Versions) -> Result<bool, postgres::Error> {
         let client = self.client.as_mut().expect("a call holds a connection");
         let mut state = self.fs.lock();
         let mut regranted = false;
@@ -269,7 +282,7 @@ impl DatabaseStore {
     }
 
     /// Whether a mount's grant differs from what the namespaces now allow.
-    fn regrant_needed(&self, versions: &HashMap<i64, (i64, u64)>) -> bool {
+    fn regrant_needed(&self, versions: &Versions) -> bool {
         let state = self.fs.lock();
         self.namespaces
             .iter()
@@ -278,6 +291,50 @@ impl DatabaseStore {
                 let exists = ns.id.is_some_and(|id| versions.contains_key(&id));
                 mount.writable != (ns.writable && exists)
             })
+    }
+
+    /// Sends the read's version check without waiting; `None` when the
+    /// trees were never read (or the root was never found): nothing to run
+    /// ahead on.
+    fn ask_ahead(&mut self) -> Result<Option<Pending>, postgres::Error> {
+        if self.namespaces[0].id.is_none() || self.namespaces.iter().any(|ns| ns.version.is_none())
+        {
+            return Ok(None);
+        }
+        let ids = self.ids();
+        rows::ask_versions(self.client()?, &ids).map(Some)
+    }
+
+    /// Ends a read that ran ahead: its answer stands if the versions it
+    /// asked for are the trees'; otherwise what it changed is thrown away
+    /// and it must run again (a read that waits for its check).
+    fn end_read_ahead(&mut self, pending: Pending) -> Instance {
+        let checked = self.client().and_then(|client| client.finish(pending));
+        let versions = match checked {
+            Ok(rows) => rows::versions_of(rows),
+            Err(e) => {
+                log(&e);
+                self.discard();
+                return Instance {
+                    stale: true,
+                    again: true,
+                };
+            }
+        };
+        if self.current(&versions) && !self.regrant_needed(&versions) {
+            self.mode = Some(Mode::Reading);
+            return self
+                .end(Outcome::Returned)
+                .unwrap_or_else(|_| Instance::stale());
+        }
+        let changed = self.fs.lock().mounts.iter().any(|m| m.tree.is_dirty());
+        if changed {
+            self.discard();
+        }
+        Instance {
+            stale: changed,
+            again: true,
+        }
     }
 
     /// Writes what the call changed (in the open transaction) and commits.
@@ -363,16 +420,16 @@ fn news_of(news: &mut Vec<String>, mount: &str, before: &Stamps, tree: &Tree) {
 }
 
 impl Drop for DatabaseStore {
-    /// The synchronous client closes its connection by blocking on its own
-    /// runtime, which panics inside another (a server dropping its last
-    /// handle on an async worker): there it is closed on a thread of its own.
+    /// Dropping the connection's runtime blocks, which panics inside
+    /// another runtime (a server dropping its last handle on an async
+    /// worker): there it is dropped on a thread of its own.
     fn drop(&mut self) {
-        if let Some(conn) = self.client.take()
-            && tokio::runtime::Handle::try_current().is_ok()
-        {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let conn = self.client.take();
+            let runtime = Arc::clone(&self.runtime);
             let _ = std::thread::Builder::new()
                 .name("memcap-db-close".into())
-                .spawn(move || drop(conn));
+                .spawn(move || drop((conn, runtime)));
         }
     }
 }
@@ -388,7 +445,10 @@ impl Backend for DatabaseStore {
             started = self.start(writes);
         }
         match started {
-            Ok(regranted) => Ok(Instance { stale: regranted }),
+            Ok(regranted) => Ok(Instance {
+                stale: regranted,
+                again: false,
+            }),
             Err(e) => {
                 self.discard();
                 self.mode = None;
@@ -397,13 +457,26 @@ impl Backend for DatabaseStore {
         }
     }
 
+    fn begin_read_ahead(&mut self) -> Result<Instance, ToolError> {
+        match self.ask_ahead() {
+            Ok(Some(pending)) => {
+                self.mode = Some(Mode::ReadingAhead(pending));
+                Ok(Instance::default())
+            }
+            // Nothing held yet to run ahead on, or the connection failed:
+            // the plain read, which connects again once.
+            Ok(None) | Err(_) => self.begin(false),
+        }
+    }
+
     fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError> {
         let Some(mode) = self.mode.take() else {
-            return Ok(Instance { stale: false });
+            return Ok(Instance::default());
         };
         match (outcome, mode) {
+            (Outcome::Returned, Mode::ReadingAhead(pending)) => Ok(self.end_read_ahead(pending)),
             (Outcome::Returned, Mode::Locked) => match self.save() {
-                Ok(()) => Ok(Instance { stale: false }),
+                Ok(()) => Ok(Instance::default()),
                 Err(e) => {
                     self.discard();
                     Err(unsaved_error(&e, self.call_timeout))
@@ -411,16 +484,19 @@ impl Backend for DatabaseStore {
             },
             // The answer stands either way: it was read from one snapshot.
             (Outcome::Returned, Mode::Reading) => match self.save_after_read() {
-                Ok(saved) => Ok(Instance { stale: !saved }),
+                Ok(saved) => Ok(Instance {
+                    stale: !saved,
+                    again: false,
+                }),
                 Err(e) => {
                     log(&e);
                     self.discard();
-                    Ok(Instance { stale: true })
+                    Ok(Instance::stale())
                 }
             },
             (Outcome::Stopped, _) => {
                 self.discard();
-                Ok(Instance { stale: true })
+                Ok(Instance::stale())
             }
         }
     }

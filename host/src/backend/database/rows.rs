@@ -2,7 +2,7 @@
 //! locks and versions, and a tree read from and saved to its rows.
 
 use super::LOCK_CLASS;
-use super::conn::Conn;
+use super::conn::{Conn, Pending};
 use std::collections::HashMap;
 
 use crate::vfs::tree::{PAGE, Row, Tree};
@@ -35,7 +35,7 @@ pub(crate) fn begin_locked(
     client: &mut Conn,
     mut ids: Vec<(i64, bool)>,
     opened: bool,
-) -> Result<HashMap<i64, (i64, u64)>, postgres::Error> {
+) -> Result<Versions, postgres::Error> {
     ids.sort_unstable();
     ids.dedup_by_key(|(id, _)| *id);
     let mut sql = String::from(if opened { "" } else { "BEGIN;" });
@@ -59,7 +59,7 @@ pub(crate) fn begin_locked(
         }
     ));
     let mut versions = HashMap::new();
-    for message in client.client.simple_query(&sql)? {
+    for message in client.simple_query(&sql)? {
         // The locks' rows have one column, the versions' three.
         if let postgres::SimpleQueryMessage::Row(row) = message
             && row.len() == 3
@@ -73,32 +73,46 @@ pub(crate) fn begin_locked(
     Ok(versions)
 }
 
-/// The namespaces' versions and next inode numbers, by id; a namespace
-/// gone is missing.
-pub(crate) fn versions(
-    client: &mut Conn,
-    ids: &[i64],
-) -> Result<HashMap<i64, (i64, u64)>, postgres::Error> {
-    // One parameter an id, not an array: PostgreSQL plans a query on an
-    // array parameter again at every call (~45 µs, most of a warm read).
-    let listed: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
-    let sql = format!(
-        "SELECT id, version, next_ino FROM memcap_namespaces WHERE id IN ({})",
-        if ids.is_empty() {
-            "NULL".to_owned()
-        } else {
-            listed.join(", ")
-        }
-    );
+/// What [`versions`] reads: by namespace id, its version and next inode
+/// number; a namespace gone is missing.
+pub(crate) type Versions = HashMap<i64, (i64, u64)>;
+
+/// The namespaces' versions (one round trip).
+pub(crate) fn versions(client: &mut Conn, ids: &[i64]) -> Result<Versions, postgres::Error> {
     let params: Vec<&(dyn postgres::types::ToSql + Sync)> = ids
         .iter()
         .map(|id| id as &(dyn postgres::types::ToSql + Sync))
         .collect();
-    Ok(client
-        .query(&sql, &params)?
-        .into_iter()
+    Ok(versions_of(
+        client.query(&versions_sql(ids.len()), &params)?,
+    ))
+}
+
+/// Asks for the namespaces' versions without waiting for the answer: read
+/// it with [`Conn::finish`] and [`versions_of`].
+pub(crate) fn ask_versions(client: &mut Conn, ids: &[i64]) -> Result<Pending, postgres::Error> {
+    client.send(&versions_sql(ids.len()), ids.to_vec())
+}
+
+pub(crate) fn versions_of(rows: Vec<postgres::Row>) -> Versions {
+    rows.into_iter()
         .map(|row| (row.get(0), (row.get(1), row.get::<_, i64>(2) as u64)))
-        .collect())
+        .collect()
+}
+
+/// The versions query for `n` ids. One parameter an id, not an array:
+/// PostgreSQL plans a query on an array parameter again at every call
+/// (~45 µs, most of a warm read).
+fn versions_sql(n: usize) -> String {
+    let listed: Vec<String> = (1..=n).map(|i| format!("${i}")).collect();
+    format!(
+        "SELECT id, version, next_ino FROM memcap_namespaces WHERE id IN ({})",
+        if n == 0 {
+            "NULL".to_owned()
+        } else {
+            listed.join(", ")
+        }
+    )
 }
 
 /// The namespace's tree. Bytes saved no later than `seen` (the version

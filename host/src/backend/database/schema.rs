@@ -2,7 +2,7 @@
 //! itself under an advisory lock, so hosts starting together agree. A
 //! database whose schema is newer than this memcap's is refused.
 
-use postgres::Client;
+use super::conn::Conn;
 
 use super::{LOCK_CLASS, OpenDbError};
 
@@ -47,30 +47,33 @@ CREATE TABLE memcap_schema (version integer NOT NULL);
 ";
 
 /// Makes the tables in an empty database, or checks the version of those
-/// there.
-pub(crate) fn ensure(client: &mut Client) -> Result<(), OpenDbError> {
-    let mut tx = client.transaction().map_err(OpenDbError::query)?;
-    tx.execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])
+/// there. On an error the transaction is left open: the caller drops the
+/// connection, which rolls it back.
+pub(crate) fn ensure(client: &mut Conn) -> Result<(), OpenDbError> {
+    client.batch_execute("BEGIN").map_err(OpenDbError::query)?;
+    client
+        .execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])
         .map_err(OpenDbError::query)?;
-    let exists: bool = tx
+    let exists: bool = client
         .query_one("SELECT to_regclass('memcap_schema') IS NOT NULL", &[])
         .map_err(OpenDbError::query)?
         .get(0);
     if !exists {
-        tx.batch_execute(CREATE).map_err(OpenDbError::create)?;
-        tx.execute(
-            "INSERT INTO memcap_schema (version) VALUES ($1)",
-            &[&VERSION],
-        )
-        .map_err(OpenDbError::create)?;
-        return tx.commit().map_err(OpenDbError::create);
+        client.batch_execute(CREATE).map_err(OpenDbError::create)?;
+        client
+            .execute(
+                "INSERT INTO memcap_schema (version) VALUES ($1)",
+                &[&VERSION],
+            )
+            .map_err(OpenDbError::create)?;
+        return client.batch_execute("COMMIT").map_err(OpenDbError::create);
     }
-    let found: Option<i32> = tx
+    let found: Option<i32> = client
         .query_opt("SELECT max(version) FROM memcap_schema", &[])
         .map_err(OpenDbError::query)?
         .and_then(|row| row.get(0));
     match found {
-        Some(VERSION) => tx.commit().map_err(OpenDbError::query),
+        Some(VERSION) => client.batch_execute("COMMIT").map_err(OpenDbError::query),
         Some(found) if found > VERSION => Err(OpenDbError::NewerSchema { found }),
         _ => Err(OpenDbError::UnknownSchema),
     }

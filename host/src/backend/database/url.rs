@@ -2,11 +2,15 @@
 //! (`tls.rs`), and the connection it makes.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use postgres::{Client, Config};
+use postgres::Client;
+use tokio::runtime::Runtime;
+use tokio_postgres::Config;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::conn::Conn;
 use super::error::OpenDbError;
 use super::tls::Tls;
 
@@ -39,14 +43,31 @@ impl Url {
         })
     }
 
-    pub fn connect(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
-        let mut client = self.config.connect(self.tls.clone())?;
-        // No statement may outlast a call: a lock another host holds too
-        // long, or a server that stopped answering, fails the call.
-        let ms = call_timeout.as_millis().clamp(1, i32::MAX as u128);
-        client.batch_execute(&format!("SET statement_timeout = {ms}"))?;
+    /// A connection for calls, driven on `runtime`.
+    pub fn connect(
+        &self,
+        call_timeout: Duration,
+        runtime: Arc<Runtime>,
+    ) -> Result<Conn, postgres::Error> {
+        let mut conn = Conn::connect(&self.config, self.tls.clone(), runtime)?;
+        conn.batch_execute(&statement_timeout(call_timeout))?;
+        Ok(conn)
+    }
+
+    /// A blocking connection of its own thread, for listening.
+    pub fn connect_blocking(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
+        let config = postgres::Config::from(self.config.clone());
+        let mut client = config.connect(self.tls.clone())?;
+        client.batch_execute(&statement_timeout(call_timeout))?;
         Ok(client)
     }
+}
+
+/// No statement may outlast a call: a lock another host holds too long, or
+/// a server that stopped answering, fails the call.
+fn statement_timeout(call_timeout: Duration) -> String {
+    let ms = call_timeout.as_millis().clamp(1, i32::MAX as u128);
+    format!("SET statement_timeout = {ms}")
 }
 
 /// The URL with any password taken out, for messages.
