@@ -137,6 +137,7 @@ export interface ContextAnswer {
   timeframe?: string;
   primary: ContextNote[];
   related: RelatedNote[];
+  moreRelated: number;
   page: number;
   pages: number;
   total: number;

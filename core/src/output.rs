@@ -437,6 +437,8 @@ pub struct ContextAnswer {
     /// This page's primary notes.
     pub primary: Vec<ContextNote>,
     pub related: Vec<RelatedNote>,
+    /// Related notes past what one answer shows (its byte budget).
+    pub more_related: usize,
     /// Pages over the primary notes.
     pub page: Page,
 }

@@ -85,11 +85,17 @@ pub const MAX_ECHO_BYTES: usize = 2_000;
 
 /// `text` cut to at most [`MAX_ECHO_BYTES`] (at a character boundary),
 /// saying so when it is.
-pub fn cut_echo(mut text: String) -> String {
-    if text.len() <= MAX_ECHO_BYTES {
+pub fn cut_echo(text: String) -> String {
+    cut(text, MAX_ECHO_BYTES)
+}
+
+/// `text` cut to at most `max` bytes (at a character boundary), saying so
+/// when it is.
+pub fn cut(mut text: String, max: usize) -> String {
+    if text.len() <= max {
         return text;
     }
-    let mut end = MAX_ECHO_BYTES;
+    let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }

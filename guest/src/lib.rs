@@ -307,6 +307,7 @@ macro_rules! graph_functions {
                             primary: r.primary,
                         })
                         .collect(),
+                    more_related: count(a.more_related),
                     page: count(a.page.number),
                     pages: count(a.page.pages),
                     total: count(a.page.total),

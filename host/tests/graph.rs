@@ -570,3 +570,66 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
     assert_eq!(e.kind, K::InvalidPath);
     assert!(e.message.contains("after_date"), "{}", e.message);
 }
+
+#[test]
+fn graph_answers_stay_small_whatever_the_notes_hold() {
+    let f = Fixture::new();
+    let big = "x".repeat(100_000);
+    // A hub of 20 observations, each 200 KB with its context, and 50 notes
+    // that name it through a 100 KB relation type, each titled 100 KB.
+    let mut hub = String::from("---\nname: Hub\n---\n\n");
+    for i in 0..20 {
+        hub.push_str(&format!("- [fact] {big} #t{i} ({big})\n"));
+    }
+    f.memory.create("/memories/hub.md", &hub).unwrap();
+    for i in 0..50 {
+        let leaf = format!("---\nname: Leaf {i} {big}\n---\n\n- {big} [[Hub]]\n");
+        f.memory
+            .create(&format!("/memories/leaf-{i:02}.md"), &leaf)
+            .unwrap();
+    }
+    let answer = |input: serde_json::Value| {
+        let result = f.memory.call(&input.to_string());
+        assert!(!result.is_error, "{}", &result.content[..500]);
+        result.content
+    };
+    let hub_context = answer(json!({"command": "build_context", "url": "memory://hub",
+        "max_related": 50}));
+    println!("build_context of the hub: {} bytes", hub_context.len());
+    assert!(hub_context.len() < 64_000, "{} bytes", hub_context.len());
+    assert!(hub_context.contains("bytes in all)"), "cut texts say so");
+    assert!(
+        hub_context.contains("more related notes are past what one answer shows"),
+        "{}",
+        &hub_context[hub_context.len() - 600..]
+    );
+    let typed = f
+        .memory
+        .build_context("memory://hub", None, None, Some(50), None)
+        .unwrap();
+    assert_eq!(typed.related.len() as u32 + typed.more_related, 50);
+    assert!(typed.primary[0].more_observations > 0);
+    for (input, most) in [
+        (
+            json!({"command": "build_context", "url": "memory://*", "max_related": 50}),
+            150_000,
+        ),
+        (
+            json!({"command": "build_context", "url": "memory://*", "page": 3}),
+            150_000,
+        ),
+        (
+            json!({"command": "recent_activity", "type": "observation"}),
+            40_000,
+        ),
+        (
+            json!({"command": "recent_activity", "type": "relation"}),
+            40_000,
+        ),
+        (json!({"command": "recent_activity"}), 40_000),
+    ] {
+        let text = answer(input.clone());
+        println!("{input}: {} bytes", text.len());
+        assert!(text.len() < most, "{input}: {} bytes", text.len());
+    }
+}

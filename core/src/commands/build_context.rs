@@ -20,6 +20,8 @@ use crate::output::{
 };
 use crate::text::rfc3339;
 
+use super::shown;
+
 /// Primary notes on one page.
 pub const PRIMARY_PER_PAGE: usize = 5;
 /// Observations and relations shown of one primary note; `memory_get` or
@@ -88,12 +90,15 @@ pub fn build_context(
                 since,
             ));
         }
+        let (related, more_related) =
+            shown::within(related, usize::MAX, shown::RELATED_BYTES, related_bytes);
         Ok(Output::Context(ContextAnswer {
             url: url.to_owned(),
             depth,
             timeframe: timeframe.map(|(text, _)| text.to_owned()),
             primary,
             related,
+            more_related,
             page,
         }))
     })
@@ -109,7 +114,7 @@ fn changed_since(catalog: &Catalog, node: &Node, since: u64) -> bool {
 /// A note as answers name it: its title, type and time from the catalog.
 pub fn graph_note(catalog: &Catalog, node: &Node) -> GraphNote {
     let entry = catalog.get(&node.path);
-    GraphNote {
+    shown::note(GraphNote {
         path: format!("/memories/{}", node.path),
         title: entry.map_or_else(|| node.path.clone(), |e| e.meta.name.clone()),
         permalink: node.permalink().into_owned(),
@@ -117,7 +122,7 @@ pub fn graph_note(catalog: &Catalog, node: &Node) -> GraphNote {
         changed: entry
             .and_then(|e| e.stamp.modified)
             .map(|(s, _)| rfc3339(s)),
-    }
+    })
 }
 
 /// A note's type as answers name it: memcap's four, `other`, or the type
@@ -181,15 +186,18 @@ pub fn resolved(graph: &Graph, node: &Node, written: WrittenRelation) -> Relatio
 
 fn context_note(io: &Io, catalog: &Catalog, graph: &Graph, id: NoteId) -> ContextNote {
     let node = graph.node(id);
-    let (mut observations, relations) = read_items(io, node);
-    let mut relations: Vec<RelationItem> = relations
+    let (observations, relations) = read_items(io, node);
+    let observations = observations.into_iter().map(shown::observation).collect();
+    let relations = relations
         .into_iter()
-        .map(|r| resolved(graph, node, r))
+        .map(|r| shown::relation(resolved(graph, node, r)))
         .collect();
-    let more_observations = observations.len().saturating_sub(ITEMS_SHOWN);
-    let more_relations = relations.len().saturating_sub(ITEMS_SHOWN);
-    observations.truncate(ITEMS_SHOWN);
-    relations.truncate(ITEMS_SHOWN);
+    // Each kind gets half of the note's share of the answer.
+    let half = shown::PRIMARY_BYTES / 2;
+    let (observations, more_observations) =
+        shown::within(observations, ITEMS_SHOWN, half, shown::observation_bytes);
+    let (relations, more_relations) =
+        shown::within(relations, ITEMS_SHOWN, half, shown::relation_bytes);
     ContextNote {
         note: graph_note(catalog, node),
         observations,
@@ -197,6 +205,11 @@ fn context_note(io: &Io, catalog: &Catalog, graph: &Graph, id: NoteId) -> Contex
         more_observations,
         more_relations,
     }
+}
+
+/// The bytes a related note adds to an answer.
+fn related_bytes(r: &RelatedNote) -> usize {
+    shown::note_bytes(&r.note) + r.relation_type.len() + r.from.len() + r.to.len() + r.primary.len()
 }
 
 /// The notes reached from `start` through relations either way, breadth
@@ -242,7 +255,7 @@ fn reach(
             let to = if from == at { other } else { at };
             found.push(RelatedNote {
                 note: graph_note(catalog, note),
-                relation_type: kind.clone(),
+                relation_type: crate::text::cut(kind.clone(), shown::ITEM_BYTES),
                 from: format!("/memories/{}", graph.node(from).path),
                 to: format!("/memories/{}", graph.node(to).path),
                 depth: steps + 1,

@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod recent_activity;
 pub mod record_turn;
 pub mod rename;
+pub mod shown;
 pub mod str_replace;
 pub mod view;
 

@@ -12,6 +12,7 @@ use crate::output::{ActivityAnswer, ActivityItem, Output, Page};
 use crate::text::rfc3339;
 
 use super::build_context::{graph_note, note_type, read_items, resolved};
+use super::shown;
 
 /// Items on one page.
 pub const PER_PAGE: usize = 10;
@@ -119,12 +120,12 @@ pub fn recent_activity(
                     let read: Box<dyn Iterator<Item = ActivityItem>> = match kind {
                         Some(ActivityType::Observation) => {
                             Box::new(observations.into_iter().skip(skip).map(|o| ActivityItem {
-                                observation: Some(o),
+                                observation: Some(shown::observation(o)),
                                 ..entity("observation")
                             }))
                         }
                         _ => Box::new(relations.into_iter().skip(skip).map(|r| ActivityItem {
-                            relation: Some(resolved(&graph, node, r)),
+                            relation: Some(shown::relation(resolved(&graph, node, r))),
                             ..entity("relation")
                         })),
                     };

@@ -361,6 +361,13 @@ fn context(answer: &ContextAnswer) -> String {
             r.to
         );
     }
+    if answer.more_related > 0 {
+        let _ = writeln!(
+            out,
+            "{} more related notes are past what one answer shows: ask with a smaller max_related or depth, or for one of the notes above.",
+            answer.more_related
+        );
+    }
     out + &footer(&answer.page, "build_context with the same url", "notes")
 }
 
