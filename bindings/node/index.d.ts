@@ -94,6 +94,7 @@ export interface StatsAnswer {
   observations: number;
   relations: number;
   unresolved: number;
+  unreadable: string[];
 }
 export interface GraphNote {
   path: string;

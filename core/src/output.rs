@@ -356,6 +356,9 @@ pub struct StatsAnswer {
     pub observations: usize,
     pub relations: usize,
     pub unresolved: usize,
+    /// Directories and notes memcap may not read (permissions changed
+    /// behind its back): skipped, what was known of them kept.
+    pub unreadable: Vec<String>,
 }
 
 /// A note as the graph's answers name it.

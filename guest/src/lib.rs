@@ -220,6 +220,7 @@ macro_rules! search_functions {
                     observations: count(a.observations),
                     relations: count(a.relations),
                     unresolved: count(a.unresolved),
+                    unreadable: a.unreadable,
                 }),
                 Ok(_) => unreachable!("memory_stats answers with stats"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),

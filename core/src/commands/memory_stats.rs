@@ -1,6 +1,7 @@
 //! `memory_stats`: what the search index holds, its size on disk, when it
 //! last changed, which sources hold notes and how many notes were edited in
-//! place since it took them; what the graph holds.
+//! place since it took them; what the graph holds; what memcap may not
+//! read.
 
 use crate::error::Result;
 use crate::graph::index::GraphIndex;
@@ -15,15 +16,20 @@ use crate::text::rfc3339;
 use crate::tools::Source;
 
 pub fn memory_stats(io: &Io) -> Result<Output> {
-    let (total_files, total_chunks, held, graph) = maintain::fresh_graph(io, |catalog, _| {
-        let index = SearchIndex::of(catalog);
-        let (files, chunks) = index.counts();
-        let graph = GraphIndex::of(catalog)
-            .graph()
-            .expect("fresh_graph decoded it")
-            .counts();
-        Ok((files, chunks, index.note_stamps(), graph))
-    })?;
+    let (total_files, total_chunks, held, graph, unreadable) =
+        maintain::fresh_graph(io, |catalog, _| {
+            let index = SearchIndex::of(catalog);
+            let (files, chunks) = index.counts();
+            let graph = GraphIndex::of(catalog)
+                .graph()
+                .expect("fresh_graph decoded it")
+                .counts();
+            let unreadable: Vec<String> = catalog
+                .unreadable()
+                .map(|path| format!("/memories/{path}"))
+                .collect();
+            Ok((files, chunks, index.note_stamps(), graph, unreadable))
+        })?;
     let model = io.env.embedder().map(|e| e.model().to_owned());
     // The sources that hold something, memory always: it is where notes go.
     let mut sources = vec![Source::Memory];
@@ -61,5 +67,6 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         observations: graph.observations,
         relations: graph.relations,
         unresolved: graph.unresolved,
+        unreadable,
     }))
 }

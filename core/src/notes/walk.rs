@@ -174,6 +174,11 @@ impl Catalog {
             match io.fs.stat(top, false) {
                 Ok(st) => Some(st.kind),
                 Err(FsError::NotFound | FsError::NotADirectory) => None,
+                // What was known of it is kept.
+                Err(FsError::Denied | FsError::Escape) => {
+                    self.mark_readable(top, false);
+                    return Ok(());
+                }
                 Err(e) => return Err(e),
             }
         };
@@ -220,6 +225,7 @@ impl Catalog {
                 return Ok(Vec::new());
             }
             Err(FsError::Denied | FsError::Escape) if !dir.is_empty() => {
+                self.mark_readable(dir, false);
                 return Ok(Vec::new());
             }
             Err(e) => return Err(e),
@@ -231,10 +237,12 @@ impl Catalog {
         let (listed, handle) = match listed {
             Ok(listed) => listed,
             Err(FsError::Denied | FsError::Escape) if !dir.is_empty() => {
+                self.mark_readable(dir, false);
                 return Ok(Vec::new());
             }
             Err(e) => return Err(e),
         };
+        self.mark_readable(dir, true);
         let mut files = Vec::new();
         let mut subdirs = Vec::new();
         for entry in listed {
@@ -301,8 +309,15 @@ impl Catalog {
                 }
                 return Ok(());
             }
+            // A note in a directory memcap may no longer enter (one made
+            // unreadable since): what was known of it is kept.
+            Err(FsError::Denied | FsError::Escape) => {
+                self.mark_readable(path, false);
+                return Ok(());
+            }
             Err(e) => return Err(e),
         };
+        self.mark_readable(path, true);
         if !is_note_path(path) {
             // Not a note: only its size is kept, for the quota.
             if self.others.get(path) != Some(&st.size) {

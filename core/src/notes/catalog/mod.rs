@@ -8,7 +8,7 @@
 //! stays the truth: a lost or torn journal costs time, never correctness.
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -94,6 +94,10 @@ pub struct Catalog {
     /// Whether the last walk stopped at its time budget before the end: the
     /// notes not reached yet are missing until a later call goes on.
     pub(super) incomplete: bool,
+    /// Directories and notes the walks found but may not read (at most
+    /// [`MAX_UNREADABLE`]): what was known of them is kept, and
+    /// `memory_stats` names them. Not saved: each host finds them anew.
+    pub(super) unreadable: BTreeSet<String>,
     pub(super) generation: u64,
     /// Bytes of the journal already applied (whole lines only).
     pub(super) applied: u64,
@@ -111,6 +115,8 @@ type RecencyKey = (Reverse<u64>, Rc<str>);
 /// Below this many notes up to the horizon, the index could need a note
 /// past it, so every block is read.
 const HORIZON_NOTES: usize = 256;
+/// The most unreadable paths a catalog keeps to name.
+pub const MAX_UNREADABLE: usize = 100;
 
 /// Runs `f` on the catalog, loaded or brought up to date with the journal
 /// first (a cheap read of what other instances appended), then saves what
@@ -211,6 +217,21 @@ impl Catalog {
         self.incomplete
     }
 
+    /// The directories and notes memcap may not read (root-relative), as
+    /// the walks last found them.
+    pub fn unreadable(&self) -> impl Iterator<Item = &str> {
+        self.unreadable.iter().map(String::as_str)
+    }
+
+    /// Records whether `path` could be read when last looked at.
+    pub(super) fn mark_readable(&mut self, path: &str, readable: bool) {
+        if readable {
+            self.unreadable.remove(path);
+        } else if self.unreadable.len() < MAX_UNREADABLE {
+            self.unreadable.insert(path.to_owned());
+        }
+    }
+
     /// Notes from the most recently changed on (ties by path). With blocks
     /// unread it stops at the horizon, past which it cannot tell the order,
     /// and yields at least [`HORIZON_NOTES`] notes first (or all of them).
@@ -252,6 +273,7 @@ impl Catalog {
             dirs: BTreeMap::new(),
             swept: 0,
             incomplete: false,
+            unreadable: BTreeSet::new(),
             generation: 0,
             applied: 0,
             records: 0,
