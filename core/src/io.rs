@@ -6,8 +6,13 @@ use std::cell::{Cell, RefCell};
 use crate::notes::catalog::Indexes;
 use crate::storage::{Environment, Storage};
 
-/// How long one call may spend walking the store (hosts stop a call at 10 s).
+/// How long one call may spend walking the store (hosts stop a call at 10 s
+/// by default).
 const WALK_BUDGET_NANOS: u64 = 4_000_000_000;
+/// A host that stops calls sooner says so (`MEMCAP_CALL_TIMEOUT_MS`): the
+/// walks then take this share of its limit, so what they found is saved
+/// before the limit is reached, and the next call goes on from there.
+const WALK_SHARE_PERCENT: u64 = 40;
 
 /// The ports one call runs against.
 pub struct Io<'a> {
@@ -37,8 +42,15 @@ impl<'a> Io<'a> {
     /// Starts the walking budget again: every walk of one catalog use
     /// shares it.
     pub fn start_budget(&self) {
+        let budget = self
+            .env
+            .var("MEMCAP_CALL_TIMEOUT_MS")
+            .and_then(|ms| ms.trim().parse::<u64>().ok())
+            .map_or(WALK_BUDGET_NANOS, |ms| {
+                (ms.saturating_mul(1_000_000) / 100 * WALK_SHARE_PERCENT).min(WALK_BUDGET_NANOS)
+            });
         self.deadline
-            .set(self.env.monotonic_nanos().saturating_add(WALK_BUDGET_NANOS));
+            .set(self.env.monotonic_nanos().saturating_add(budget));
     }
 
     /// Whether walking must stop now.

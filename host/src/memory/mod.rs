@@ -376,14 +376,19 @@ impl Memory {
 
     fn instantiate(&self, backend: &dyn Backend) -> wasmtime::Result<Warm> {
         let mut wasi = WasiCtxBuilder::new();
-        // No args, stdio or network, and no environment but the quota (and
-        // vectors off, when asked): the store is all it gets.
+        // No args, stdio or network, and no environment but the quota and
+        // the time limit (and vectors off, when asked): the store is all it
+        // gets.
         wasi.allow_blocking_current_thread(true)
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false)
             .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
-            .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string());
+            .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string())
+            .env(
+                "MEMCAP_CALL_TIMEOUT_MS",
+                self.limits.call_timeout.as_millis().to_string(),
+            );
         if !self.vectors {
             wasi.env("MEMCAP_VECTORS", "off");
         }

@@ -494,7 +494,18 @@ impl Backend for DatabaseStore {
                     Ok(Instance::stale())
                 }
             },
-            (Outcome::Stopped, _) => {
+            // A read's changes are only the guest's derived state: as on a
+            // directory, what it saved before the time limit stopped it is
+            // kept (if nobody committed meanwhile), so a large store's first
+            // index goes on across calls instead of starting over in each.
+            (Outcome::Stopped, Mode::Reading | Mode::ReadingAhead(_)) => {
+                if let Err(e) = self.save_after_read() {
+                    log(&e);
+                    self.discard();
+                }
+                Ok(Instance::stale())
+            }
+            (Outcome::Stopped, Mode::Locked) => {
                 self.discard();
                 Ok(Instance::stale())
             }
