@@ -304,3 +304,47 @@ fn memory_md_growth_never_takes_the_store_past_its_quota() {
     );
     assert!(snapshot(&dir.path().join("memories"), false).is_empty());
 }
+
+#[test]
+fn a_store_too_large_to_index_in_one_call_is_indexed_across_calls_that_answer() {
+    // 24 notes of 1 MiB of words: taking them all in at once runs past the
+    // 10 s limit, call after call, and nothing is ever saved. Taken in
+    // batches, every call answers and each goes on from the last.
+    let f = Fixture::new();
+    let notes = (0..24)
+        .map(|i| {
+            let mut text =
+                format!("---\nname: Big {i}\ndescription: large\ntype: reference\n---\n\n");
+            let mut k = 0;
+            while text.len() < 1 << 20 {
+                text.push_str(&format!(
+                    "line {k} of note {i}: rivers carry silt downstream w{i}x{k}\n"
+                ));
+                k += 1;
+            }
+            (format!("big/n{i:02}.md"), text.into_bytes())
+        })
+        .collect();
+    f.plant_many(notes);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let memory = f.reopen();
+    let mut calls = 0;
+    loop {
+        calls += 1;
+        let index = memory.memory_view(false).unwrap();
+        if !index.contains("still reading") {
+            break;
+        }
+        assert!(calls < 20, "still unfinished after {calls} calls");
+    }
+    eprintln!("24 MiB of notes indexed in {calls} calls");
+    let hits = memory
+        .memory_search("w23x100", None, None, None, None)
+        .unwrap();
+    assert!(
+        hits.results
+            .iter()
+            .any(|r| r.path == "/memories/big/n23.md"),
+        "{hits:?}"
+    );
+}

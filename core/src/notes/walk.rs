@@ -6,7 +6,8 @@
 //! as it was, so a refresh walks every directory anyway when the last full
 //! walk is [`SWEEP_SECONDS`] old: that is how late such an edit can show.
 //! Walks stop at a time budget, well inside the host's limit per call, and
-//! keep what they found; the next call goes on from there.
+//! keep what they found; the next call goes on from there. They go in
+//! batches the derived indexes take in one at a time.
 //!
 //! Long because the three ways of looking share one clock, one budget and
 //! one rule for trusting a stamp; apart, they would drift.
@@ -32,6 +33,15 @@ const FIRST_BYTES: u64 = 4 * 1024;
 const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
 pub const SWEEP_SECONDS: u64 = 30;
+/// The most notes found new or changed (and bytes of them) a walk hands the
+/// derived indexes at a time: taking a note in costs far more than finding
+/// it, so a walk goes in batches, each taken in before the next, until the
+/// call's time budget is spent. A large store's first index is then spread
+/// over calls that each answer within the time limit ("still reading"),
+/// each saving what it took in, and a few large notes never take one call
+/// past its limit together.
+const BATCH_NOTES: usize = 5_000;
+const BATCH_BYTES: u64 = 4 << 20;
 
 /// One walk's clock: now, and which stamps are too young. When it must stop
 /// is the call's budget ([`Io::out_of_time`]).
@@ -105,8 +115,17 @@ impl Catalog {
     /// [`SWEEP_SECONDS`], or to go on with an unfinished walk, walks it all.
     /// The derived indexes take what changed.
     pub fn refresh(&mut self, io: &Io) -> Result<(), FsError> {
-        self.refresh_files(io)?;
-        self.follow(io)
+        loop {
+            self.batch_notes = 0;
+            self.batch_bytes = 0;
+            self.refresh_files(io)?;
+            self.follow(io)?;
+            // A walk its batch stopped goes on while the call has time; each
+            // batch takes in at least one note, and the time bounds them.
+            if !self.incomplete || io.out_of_time() {
+                return Ok(());
+            }
+        }
     }
 
     fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
@@ -118,7 +137,7 @@ impl Catalog {
         let known: Vec<(String, FileStamp)> =
             self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect();
         for (dir, old) in known {
-            if io.out_of_time() {
+            if self.must_stop(io) {
                 self.incomplete = true;
                 return Ok(());
             }
@@ -166,6 +185,12 @@ impl Catalog {
         Ok(())
     }
 
+    /// Whether this walk stops here: the call's time is up, or it found a
+    /// batch (see [`BATCH_NOTES`]).
+    fn must_stop(&self, io: &Io) -> bool {
+        io.out_of_time() || self.batch_notes >= BATCH_NOTES || self.batch_bytes >= BATCH_BYTES
+    }
+
     /// Lists every directory at and below `top`, or checks the file there.
     fn walk_from(&mut self, io: &Io, top: &str, walk: &Walk) -> Result<(), FsError> {
         let kind = if top.is_empty() {
@@ -192,7 +217,7 @@ impl Catalog {
                 }
                 let mut stack = vec![top.to_owned()];
                 while let Some(dir) = stack.pop() {
-                    if io.out_of_time() {
+                    if self.must_stop(io) {
                         self.incomplete = true;
                         return Ok(());
                     }
@@ -257,7 +282,7 @@ impl Catalog {
             match entry.kind {
                 Kind::Dir => subdirs.push(path),
                 Kind::File => {
-                    if io.out_of_time() {
+                    if self.must_stop(io) {
                         // Unfinished: no stamp, nothing forgotten.
                         self.incomplete = true;
                         return Ok(Vec::new());

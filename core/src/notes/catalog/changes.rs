@@ -69,11 +69,17 @@ impl Catalog {
     /// Drops the changes queued for the journal (written, or not to be).
     pub(in crate::notes) fn clear_pending(&mut self) {
         self.pending.clear();
+        self.batch_notes = 0;
+        self.batch_bytes = 0;
         self.fed = 0;
     }
 
     /// Applies a change found here and queues it for the journal.
     pub(in crate::notes) fn record(&mut self, record: Record) -> Result<(), FsError> {
+        if let Record::Put(entry) = &record {
+            self.batch_notes += 1;
+            self.batch_bytes += entry.stamp.size;
+        }
         self.apply_record(record.clone())?;
         self.pending.push(record);
         Ok(())

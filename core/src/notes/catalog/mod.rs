@@ -104,6 +104,10 @@ pub struct Catalog {
     /// JSON records in the journal after its snapshot.
     pub(super) records: usize,
     pub(super) pending: Vec<Record>,
+    /// Notes put since the walks' batch began, and their bytes: what the
+    /// derived indexes take in next.
+    pub(super) batch_notes: usize,
+    pub(super) batch_bytes: u64,
     /// Records of `pending` the derived indexes have taken.
     fed: usize,
     pub(super) derived: derived::Derived,
@@ -278,6 +282,8 @@ impl Catalog {
             applied: 0,
             records: 0,
             pending: Vec::new(),
+            batch_notes: 0,
+            batch_bytes: 0,
             fed: 0,
             derived: derived::Derived::new(registry),
         }
