@@ -78,8 +78,8 @@ enum Mode {
 pub(crate) struct DatabaseStore {
     url: Url,
     client: Option<Conn>,
-    /// Drives the connection, on the calling thread.
-    runtime: Arc<Runtime>,
+    /// Drives the connection, on the calling thread (taken by `drop`).
+    runtime: Option<Arc<Runtime>>,
     call_timeout: Duration,
     /// The root first, then the grants in order: the mounts of `fs`.
     namespaces: Vec<Namespace>,
@@ -153,7 +153,7 @@ impl DatabaseStore {
         Ok(Self {
             url,
             client: Some(client),
-            runtime,
+            runtime: Some(runtime),
             call_timeout,
             namespaces,
             fs,
@@ -167,7 +167,7 @@ impl DatabaseStore {
     fn client(&mut self) -> Result<&mut Conn, postgres::Error> {
         if self.client.as_ref().is_none_or(Conn::is_closed) {
             self.client = None;
-            let runtime = Arc::clone(&self.runtime);
+            let runtime = Arc::clone(self.runtime.as_ref().expect("held until dropped"));
             self.client = Some(self.url.connect(self.call_timeout, runtime)?);
         }
         Ok(self.client.as_mut().expect("connected above"))
@@ -444,7 +444,7 @@ impl Drop for DatabaseStore {
     fn drop(&mut self) {
         if tokio::runtime::Handle::try_current().is_ok() {
             let conn = self.client.take();
-            let runtime = Arc::clone(&self.runtime);
+            let runtime = self.runtime.take();
             let _ = std::thread::Builder::new()
                 .name("memcap-db-close".into())
                 .spawn(move || drop((conn, runtime)));
