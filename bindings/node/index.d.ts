@@ -95,6 +95,7 @@ export interface StatsAnswer {
   relations: number;
   unresolved: number;
   unreadable: string[];
+  cut: string[];
 }
 export interface GraphNote {
   path: string;

@@ -359,6 +359,8 @@ pub struct StatsAnswer {
     /// Directories and notes memcap may not read (permissions changed
     /// behind its back): skipped, what was known of them kept.
     pub unreadable: Vec<String>,
+    /// Notes the indexes took only in part (past a bound), at most 100.
+    pub cut: Vec<String>,
 }
 
 /// A note as the graph's answers name it.

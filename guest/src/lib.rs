@@ -221,6 +221,7 @@ macro_rules! search_functions {
                     relations: count(a.relations),
                     unresolved: count(a.unresolved),
                     unreadable: a.unreadable,
+                    cut: a.cut,
                 }),
                 Ok(_) => unreachable!("memory_stats answers with stats"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),

@@ -421,11 +421,14 @@ fn cycles_self_links_and_crowds_of_links_are_bounded() {
         .unwrap();
     assert_eq!((page.page, page.pages, page.total), (2_000, 2_000, 10_000));
     assert_eq!(page.primary.len(), 5);
+    // The graph takes 1,000 of a note's relations (its answers still read
+    // all of them from the file), and says it took all.md in part.
     let stats = f.memory.memory_stats().unwrap();
     assert_eq!(
         (stats.entities, stats.relations, stats.unresolved),
-        (10_004, 30_003, 0)
+        (10_004, 20_000 + 1_000 + 3, 0)
     );
+    assert_eq!(stats.cut, ["/memories/all.md"]);
 }
 
 #[test]

@@ -348,3 +348,103 @@ fn a_store_too_large_to_index_in_one_call_is_indexed_across_calls_that_answer() 
         "{hits:?}"
     );
 }
+
+/// A note of `bytes` bytes, every line a relation: `- r [[B123]]`.
+fn relation_note(bytes: usize, tag: &str) -> String {
+    let mut text = format!("---\nname: Hub {tag}\ndescription: relations\ntype: project\n---\n");
+    let mut i = 0;
+    while text.len() < bytes {
+        text.push_str(&format!("- r [[{tag}{i}]]\n"));
+        i += 1;
+    }
+    text
+}
+
+#[test]
+fn one_huge_note_is_indexed_in_part_and_never_takes_the_others_down() {
+    // 4.4 MB of 280,000 relation lines: the create was reported as stopped
+    // for memory, yet landed, and every index call after it failed.
+    let f = Fixture::new();
+    let memory = &f.memory;
+    memory
+        .create("/memories/small.md", "a small note about kestrels\n")
+        .unwrap();
+    let huge = relation_note(4_400_000, "B");
+    memory
+        .create("/memories/huge.md", &huge)
+        .expect("the create lands and says so");
+    assert_eq!(f.read("huge.md"), huge);
+    let stats = memory.memory_stats().unwrap();
+    assert_eq!(stats.cut, ["/memories/huge.md"], "{stats:?}");
+    assert!(stats.relations <= 1_000, "{stats:?}");
+    let hits = memory
+        .memory_search("kestrels", None, None, None, None)
+        .unwrap();
+    assert_eq!(hits.results[0].path, "/memories/small.md");
+    // The first relations are in the graph; the note reads back whole.
+    memory.memory_search("B10", None, None, None, None).unwrap();
+    let context = memory
+        .build_context("memory://huge", None, None, None, None)
+        .unwrap();
+    assert_eq!(context.primary.len(), 1, "{context:?}");
+    memory.memory_read(&["hub".to_owned()]).unwrap();
+    // Five notes of 1.4 MB together, as well.
+    for i in 0..5 {
+        memory
+            .create(
+                &format!("/memories/mid{i}.md"),
+                &relation_note(1_400_000, &format!("M{i}x")),
+            )
+            .unwrap();
+    }
+    let stats = memory.memory_stats().unwrap();
+    assert_eq!(stats.cut.len(), 6, "{stats:?}");
+    memory
+        .memory_search("kestrels", None, None, None, None)
+        .unwrap();
+    // Shrunk, a note is whole again and no longer named.
+    memory.create("/memories/tmp.md", "x").unwrap();
+    memory.delete("/memories/huge.md").unwrap();
+    assert_eq!(memory.memory_stats().unwrap().cut.len(), 5);
+}
+
+#[test]
+fn a_long_lived_host_takes_large_notes_one_by_one_within_its_memory() {
+    // Notes of 6 MB each, one a call, in one warm instance: the indexes
+    // kept all of every note, and the 6th create was stopped for memory,
+    // then every call after it.
+    let f = Fixture::new();
+    let memory = &f.memory;
+    let words = [
+        "granite", "harbor", "lantern", "meadow", "orchid", "pepper", "quartz", "saddle",
+    ];
+    for n in 0..10 {
+        let mut text = String::with_capacity(6_100_000);
+        let mut k = 0usize;
+        while text.len() < 6_000_000 {
+            // Words of their own on every line, as prose has (a new term
+            // costs the index more than a repeated one).
+            text.push_str(&format!(
+                "{} note{n} line{k} q{k:x}z{n} r{k:o}y{n} {} s{}t{n}\n",
+                words[k % 8],
+                words[(k / 8) % 8],
+                k * 7919 % 1_000_003
+            ));
+            k += 1;
+        }
+        memory
+            .create(&format!("/memories/big{n}.md"), &text)
+            .unwrap_or_else(|e| panic!("note {n}: {e:?}"));
+        // Every call answers; once the store's index budget is spent, a
+        // new note is taken in part or not at all (and named as cut).
+        memory
+            .memory_search(&format!("note{n} line1"), None, None, None, None)
+            .unwrap_or_else(|e| panic!("after note {n}: {e:?}"));
+    }
+    let hits = memory
+        .memory_search("note0 line1", None, None, None, None)
+        .unwrap();
+    assert_eq!(hits.results[0].path, "/memories/big0.md", "{hits:?}");
+    let stats = memory.memory_stats().unwrap();
+    assert_eq!(stats.cut.len(), 10, "{stats:?}");
+}

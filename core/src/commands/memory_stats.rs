@@ -1,9 +1,12 @@
 //! `memory_stats`: what the search index holds, its size on disk, when it
 //! last changed, which sources hold notes and how many notes were edited in
 //! place since it took them; what the graph holds; what memcap may not
-//! read.
+//! read, and the notes the indexes took only in part.
+
+use std::collections::BTreeSet;
 
 use crate::error::Result;
+use crate::files;
 use crate::graph::index::GraphIndex;
 use crate::io::Io;
 use crate::layout::JOURNAL;
@@ -15,12 +18,16 @@ use crate::search::source::source_of;
 use crate::text::rfc3339;
 use crate::tools::Source;
 
+/// The most notes taken in part that `memory_stats` names.
+pub const MAX_CUT_NAMED: usize = 100;
+
 pub fn memory_stats(io: &Io) -> Result<Output> {
-    let (total_files, total_chunks, held, graph, unreadable) =
+    let (total_files, total_chunks, held, graph, unreadable, cut) =
         maintain::fresh_graph(io, |catalog, _| {
             let index = SearchIndex::of(catalog);
             let (files, chunks) = index.counts();
-            let graph = GraphIndex::of(catalog)
+            let graph_index = GraphIndex::of(catalog);
+            let graph = graph_index
                 .graph()
                 .expect("fresh_graph decoded it")
                 .counts();
@@ -28,7 +35,21 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
                 .unreadable()
                 .map(|path| format!("/memories/{path}"))
                 .collect();
-            Ok((files, chunks, index.note_stamps(), graph, unreadable))
+            // Over the text the indexes take, or past the search index's or
+            // the graph's bounds.
+            let mut cut: BTreeSet<String> = catalog
+                .entries()
+                .filter(|e| files::indexed_in_part(e.stamp.size))
+                .map(|e| e.path.clone())
+                .collect();
+            cut.extend(index.cut().map(str::to_owned));
+            cut.extend(graph_index.cut().expect("fresh_graph decoded it"));
+            let cut = cut
+                .into_iter()
+                .take(MAX_CUT_NAMED)
+                .map(|path| format!("/memories/{path}"))
+                .collect();
+            Ok((files, chunks, index.note_stamps(), graph, unreadable, cut))
         })?;
     let model = io.env.embedder().map(|e| e.model().to_owned());
     // The sources that hold something, memory always: it is where notes go.
@@ -68,5 +89,6 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         relations: graph.relations,
         unresolved: graph.unresolved,
         unreadable,
+        cut,
     }))
 }

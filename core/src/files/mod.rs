@@ -133,7 +133,32 @@ pub fn read_indexed(io: &Io, relative: &str) -> Option<String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return None;
     }
-    String::from_utf8(bytes).ok()
+    let mut text = String::from_utf8(bytes).ok()?;
+    text.truncate(indexed_len(&text));
+    Some(text)
+}
+
+/// The most of one note's text the indexes take (and the answers read from
+/// them parse): its first whole lines within this many bytes.
+pub const MAX_INDEXED_BYTES: usize = 1024 * 1024;
+
+/// How much of `text` the indexes take: all of it within
+/// [`MAX_INDEXED_BYTES`], else up to the last line break within the bound
+/// (a line longer than the bound is cut at a character boundary).
+fn indexed_len(text: &str) -> usize {
+    if text.len() <= MAX_INDEXED_BYTES {
+        return text.len();
+    }
+    let head = &text.as_bytes()[..MAX_INDEXED_BYTES];
+    match head.iter().rposition(|&b| b == b'\n') {
+        Some(newline) => newline + 1,
+        None => text.floor_char_boundary(MAX_INDEXED_BYTES),
+    }
+}
+
+/// Whether the indexes take less than all of a note of `size` bytes.
+pub fn indexed_in_part(size: u64) -> bool {
+    size > MAX_INDEXED_BYTES as u64
 }
 
 /// The bytes of an open file from `offset` to its end, or at most `limit`

@@ -6,13 +6,17 @@
 //! Changes taken before then are kept, already read from their files, and
 //! applied after the saved state; saving state never decoded gives the same
 //! bytes back.
+//!
+//! The store's relations and observations together are bounded
+//! ([`MAX_STORE_ITEMS`]), and so its memory: the saved state starts with
+//! their count, so a write can tell without decoding whether a note fits.
 
 use std::borrow::Cow;
 use std::cell::{Ref, RefCell};
 use std::collections::BTreeMap;
 
 use super::links::Graph;
-use super::node::Node;
+use super::node::{MAX_NOTE_ITEMS, Node};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
@@ -23,7 +27,15 @@ use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
 struct Undecoded {
     bytes: Vec<u8>,
     changes: Vec<Change>,
+    /// At least the relations and observations of the graph these make
+    /// (the saved count plus every note put since, none taken off).
+    items: usize,
 }
+
+/// The most relations and observations together the graph holds for the
+/// whole store (about 100 bytes each in memory): a note put once they are
+/// spent is taken in part, or without them, until others make room.
+pub const MAX_STORE_ITEMS: usize = 1_000_000;
 
 enum Change {
     Put(Node),
@@ -70,21 +82,59 @@ impl GraphIndex {
 impl GraphIndex {
     fn apply_change(&mut self, change: Change) {
         match self.undecoded.get_mut() {
-            Some(undecoded) => undecoded.changes.push(change),
+            Some(undecoded) => {
+                if let Change::Put(node) = &change {
+                    undecoded.items += node.items();
+                }
+                undecoded.changes.push(change);
+            }
             None => change.apply(self.graph.get_mut()),
         }
+    }
+
+    /// How many relations and observations a note put at `path` may hold,
+    /// within the store's bound. Decodes the saved state only when the
+    /// count it keeps says the store may be near the bound.
+    fn room_for(&mut self, path: &str) -> usize {
+        let most = 2 * MAX_NOTE_ITEMS;
+        if let Some(undecoded) = self.undecoded.get_mut()
+            && undecoded.items + most <= MAX_STORE_ITEMS
+        {
+            return most;
+        }
+        match self.graph() {
+            Ok(graph) => {
+                let held = graph.id_of(path).map_or(0, |id| graph.node(id).items());
+                MAX_STORE_ITEMS.saturating_sub(graph.items() - held)
+            }
+            // Damage, found again (and rebuilt) at the first answer.
+            Err(_) => most,
+        }
+    }
+
+    /// The notes of which the graph took only some relations or
+    /// observations.
+    pub fn cut(&self) -> Result<Vec<String>, FsError> {
+        let graph = self.graph()?;
+        Ok(graph
+            .ids()
+            .map(|id| graph.node(id))
+            .filter(|node| node.cut())
+            .map(|node| node.path.clone())
+            .collect())
     }
 
     /// Takes saved bytes, to decode on first use.
     fn restore_bytes(&mut self, bytes: Vec<u8>) -> bool {
         // Nothing saved cannot be a graph (an empty one is one byte).
-        if bytes.is_empty() {
+        let Ok((items, _)) = postcard::take_from_bytes::<u64>(&bytes) else {
             return false;
-        }
+        };
         *self = Self::default();
         *self.undecoded.get_mut() = Some(Undecoded {
             bytes,
             changes: Vec::new(),
+            items: usize::try_from(items).unwrap_or(usize::MAX),
         });
         true
     }
@@ -113,18 +163,18 @@ impl serde::Serialize for Nodes<'_> {
     }
 }
 
-/// The saved state: every node, in a buffer of its exact size (at 100,000
-/// notes one grown by doubling would hold megabytes more while the journal
-/// is written).
+/// The saved state: the count of relations and observations, then every
+/// node, in a buffer of its exact size (at 100,000 notes one grown by
+/// doubling would hold megabytes more while the journal is written).
 fn encode(graph: &Graph) -> Vec<u8> {
-    let nodes = Nodes(graph);
-    let size = postcard::serialize_with_flavor(&nodes, postcard::ser_flavors::Size::default())
+    let state = (graph.items() as u64, Nodes(graph));
+    let size = postcard::serialize_with_flavor(&state, postcard::ser_flavors::Size::default())
         .expect("a graph encodes");
-    postcard::to_extend(&nodes, Vec::with_capacity(size)).expect("a graph encodes")
+    postcard::to_extend(&state, Vec::with_capacity(size)).expect("a graph encodes")
 }
 
 fn decode(bytes: &[u8]) -> Option<Graph> {
-    let nodes: Vec<Node> = postcard::from_bytes(bytes).ok()?;
+    let (_, nodes): (u64, Vec<Node>) = postcard::from_bytes(bytes).ok()?;
     let mut graph = Graph::default();
     for node in nodes {
         graph.put(node);
@@ -144,7 +194,7 @@ impl DerivedIndex for GraphIndex {
     }
 
     fn version(&self) -> u32 {
-        2
+        3
     }
 
     fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
@@ -157,7 +207,8 @@ impl DerivedIndex for GraphIndex {
                 // Every note can still be linked to.
                 let read = is_markdown(&entry.path) && entry.path.split('/').next() != Some(CHAT);
                 let text = text.filter(|_| read).unwrap_or_default();
-                let node = Node::read(entry, text);
+                let room = self.room_for(&entry.path);
+                let node = Node::read(entry, text, room);
                 facts.relations = Some(u32::try_from(node.links().len()).unwrap_or(u32::MAX));
                 Change::Put(node)
             }
@@ -247,16 +298,60 @@ mod tests {
         assert!(back.graph().unwrap().id_of("c/b.md").is_some());
     }
 
+    fn entry(path: &str, text: &str) -> crate::notes::entry::Entry {
+        crate::notes::entry::Entry {
+            path: path.to_owned(),
+            stamp: crate::notes::entry::FileStamp::sized(text.len() as u64),
+            meta: crate::notes::frontmatter::read(text, path),
+            relations: 0,
+        }
+    }
+
+    #[test]
+    fn one_note_gives_at_most_its_share_and_the_store_at_most_its_bound() {
+        let relations: String = (0..MAX_NOTE_ITEMS + 10)
+            .map(|i| format!("- r [[B{i}]]\n- [c] fact {i}\n"))
+            .collect();
+        let node = Node::read(&entry("hub.md", &relations), &relations, usize::MAX);
+        assert_eq!((node.links().len(), node.facts().len()), (1000, 1000));
+        assert!(node.cut());
+        let small = Node::read(&entry("a.md", "- r [[b]]\n"), "- r [[b]]\n", usize::MAX);
+        assert!(!small.cut());
+        // The store's room left: relations first, then observations.
+        let node = Node::read(&entry("hub.md", &relations), &relations, 1_500);
+        assert_eq!((node.links().len(), node.facts().len()), (1000, 500));
+        let node = Node::read(&entry("hub.md", &relations), &relations, 0);
+        assert_eq!(node.items(), 0);
+        assert!(node.cut());
+    }
+
+    #[test]
+    fn the_saved_count_lets_a_write_skip_decoding_until_the_store_nears_its_bound() {
+        let bytes = saved(&[("a.md", "- depends_on [[b]]\n- [c] one\n")]);
+        let mut index = restored(bytes);
+        assert_eq!(index.undecoded.get_mut().as_ref().unwrap().items, 2);
+        assert_eq!(index.room_for("x.md"), 2 * MAX_NOTE_ITEMS);
+        assert!(index.undecoded.get_mut().is_some(), "not decoded for room");
+        // Near the bound, the graph is decoded and the room is exact: a
+        // note put again gets back what it held.
+        index.undecoded.get_mut().as_mut().unwrap().items = MAX_STORE_ITEMS;
+        assert_eq!(index.room_for("a.md"), MAX_STORE_ITEMS);
+        assert!(index.undecoded.get_mut().is_none());
+        assert_eq!(index.room_for("x.md"), MAX_STORE_ITEMS - 2);
+        assert_eq!(index.graph().unwrap().items(), 2);
+        assert_eq!(index.cut().unwrap(), Vec::<String>::new());
+    }
+
     #[test]
     fn a_state_that_does_not_decode_is_damage_not_an_empty_graph() {
-        let mut index = restored(b"\xff\xff\xff".to_vec());
+        let mut index = restored(b"\x00\xff\xff\xff".to_vec());
         assert!(matches!(index.graph(), Err(FsError::Damaged)));
         assert!(index.stamps().is_empty());
         // Saved again untouched, the bytes stay as they were (the next
         // process finds the same damage); with changes taken since, they are
         // saved as nothing, which does not restore.
-        assert_eq!(index.persist(), b"\xff\xff\xff".as_slice());
-        let mut changed = restored(b"\xff".to_vec());
+        assert_eq!(index.persist(), b"\x00\xff\xff\xff".as_slice());
+        let mut changed = restored(b"\x00\xff".to_vec());
         changed.apply_change(Change::Removed("a.md".into()));
         assert!(changed.persist().is_empty());
         assert!(!changed.restore_bytes(Vec::new()));

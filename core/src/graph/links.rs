@@ -161,6 +161,11 @@ impl Graph {
             .map(|(id, _)| id as NoteId)
     }
 
+    /// Relations and observations together, of every note.
+    pub fn items(&self) -> usize {
+        self.facts + self.links
+    }
+
     /// How many notes it holds.
     pub fn len(&self) -> usize {
         self.nodes.len() - self.free.len()
@@ -313,7 +318,7 @@ pub(super) mod tests {
             meta: read(text, name),
             relations: 0,
         };
-        Node::read(&entry, text)
+        Node::read(&entry, text, usize::MAX)
     }
 
     pub(in crate::graph) fn graph(notes: &[(&str, &str)]) -> Graph {

@@ -14,6 +14,10 @@ use crate::notes::frontmatter;
 /// The category of an observation written with `#tags` and no `[category]`.
 pub const UNCATEGORIZED: &str = "note";
 
+/// The most relations, and the most observations, the graph takes from one
+/// note (its first ones, in line order).
+pub const MAX_NOTE_ITEMS: usize = 1_000;
+
 /// A relation as the index keeps it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Link {
@@ -56,6 +60,8 @@ struct Content {
     declared_permalink: Option<Box<str>>,
     links: Box<[Link]>,
     facts: Box<[Fact]>,
+    /// Whether the note held more than the graph took.
+    cut: bool,
 }
 
 impl Node {
@@ -81,38 +87,59 @@ impl Node {
         self.content.as_ref().map_or(&[], |c| &c.facts)
     }
 
-    /// The node of the note `entry` whose file holds `text`.
-    pub fn read(entry: &Entry, text: &str) -> Node {
+    /// Whether the note held more relations or observations than the
+    /// graph took.
+    pub fn cut(&self) -> bool {
+        self.content.as_ref().is_some_and(|c| c.cut)
+    }
+
+    /// Relations and observations together.
+    pub fn items(&self) -> usize {
+        self.links().len() + self.facts().len()
+    }
+
+    /// The node of the note `entry` whose file holds `text`, with at most
+    /// [`MAX_NOTE_ITEMS`] relations and as many observations, and at most
+    /// `room` of both together (what the store has left).
+    pub fn read(entry: &Entry, text: &str, room: usize) -> Node {
         let (body, before) = frontmatter::body(text);
         let parsed = super::parse(body);
         let declared = names::declared_permalink(entry.meta.permalink.as_deref());
         let permalink: Cow<str> =
             declared.map_or_else(|| Cow::Owned(names::slug(&entry.path)), Cow::Borrowed);
+        let found = parsed.relations.len() + parsed.observations.len();
+        let link_room = MAX_NOTE_ITEMS.min(room);
         let links: Box<[Link]> = parsed
             .relations
             .into_iter()
+            .take(link_room)
             .map(|r| Link {
                 kind: r.kind,
                 target: r.target,
                 line: r.line + before,
             })
             .collect();
+        let fact_room = MAX_NOTE_ITEMS.min(room - links.len());
         let facts: Box<[Fact]> = parsed
             .observations
             .into_iter()
+            .take(fact_room)
             .map(|o| Fact {
                 category: o.category.unwrap_or_else(|| UNCATEGORIZED.to_owned()),
                 tags: o.tags,
                 line: o.line + before,
             })
             .collect();
-        let content = (declared.is_some() || !links.is_empty() || !facts.is_empty()).then(|| {
-            Box::new(Content {
-                declared_permalink: declared.map(Into::into),
-                links,
-                facts,
-            })
-        });
+        let cut = links.len() + facts.len() < found;
+        let content =
+            (declared.is_some() || !links.is_empty() || !facts.is_empty() || cut).then(|| {
+                Box::new(Content {
+                    declared_permalink: declared.map(Into::into),
+                    links,
+                    facts,
+                    cut,
+                })
+            });
         Node {
             path: entry.path.clone(),
             stamp: entry.stamp.digest(),

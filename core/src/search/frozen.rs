@@ -38,6 +38,9 @@ struct Meta {
     notes_len: u64,
     postings_len: u64,
     words_len: u64,
+    /// The notes the index took only in part (past its bounds), in path
+    /// order.
+    cut: Vec<String>,
 }
 
 const CHUNK_BYTES: usize = 16;
@@ -172,8 +175,18 @@ impl Frozen {
         self.meta.chunks
     }
 
+    /// Values in each chunk's vector (0 without a model).
+    pub fn dims(&self) -> u32 {
+        self.meta.dims
+    }
+
     pub fn terms_total(&self) -> u64 {
         self.meta.terms_total
+    }
+
+    /// The notes the index took only in part, in path order.
+    pub fn cut(&self) -> &[String] {
+        &self.meta.cut
     }
 
     /// Every note, in path order, with the stamp of the text it took.
@@ -291,6 +304,11 @@ impl Writer {
             vocabulary: 0u32.to_le_bytes().to_vec(),
             words: Vec::new(),
         }
+    }
+
+    /// Records the notes the index took only in part.
+    pub fn cut(&mut self, paths: impl Iterator<Item = String>) {
+        self.meta.cut = paths.collect();
     }
 
     /// Adds a note (after every note added so far, in path order); returns

@@ -15,7 +15,7 @@
 //! no longer holds.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::chunks;
 use super::embedder::{self, Embedder};
@@ -126,8 +126,15 @@ pub struct SearchIndex {
     added_terms: AddedTerms,
     /// Each note's stamp and chunk ids.
     notes: BTreeMap<String, (FileStamp, Vec<u32>)>,
+    /// The notes it took only in part: past [`MAX_NOTE_CHUNKS`], or when
+    /// the store's [`STORE_BUDGET`] was spent.
+    cut: BTreeSet<String>,
     live_chunks: u32,
     live_terms_total: u64,
+    /// Postings added since the saved form.
+    added_postings: u64,
+    /// What the added chunks hold: records and vectors.
+    added_chunk_bytes: u64,
     /// The model the vectors come from (`None`: no vectors).
     model: Option<String>,
     /// Whether anything changed since the saved form.
@@ -137,6 +144,25 @@ pub struct SearchIndex {
 
 /// Its name among the derived indexes (and in the journal).
 const NAME: &str = "search";
+
+/// The most passages one note gives the index (about 50,000 lines): a
+/// note's later passages are not searched.
+pub const MAX_NOTE_CHUNKS: usize = 5_000;
+
+/// The most memory the index may hold for the whole store, in bytes as
+/// [`SearchIndex::memory`] estimates them. Notes put once it is spent are
+/// taken only in part, or not at all, until others make room. Saving and
+/// the journal copy the saved form for a moment, so this is kept well
+/// within the 256 MiB a call may use (about 30 MB of prose made of words
+/// all its own, taken in by one warm instance, was measured to need more).
+pub const STORE_BUDGET: u64 = 64 << 20;
+
+/// Bytes an added posting, distinct term and chunk hold in memory (a
+/// posting is three `u32`s; a term its word, a lookup entry and a list; a
+/// chunk its record), beside a chunk's note path and vector.
+const ADDED_POSTING: u64 = 12;
+const ADDED_TERM: u64 = 100;
+const ADDED_CHUNK: u64 = 64;
 
 impl SearchIndex {
     /// The search index among the catalog's derived indexes.
@@ -163,7 +189,12 @@ impl SearchIndex {
         let mut terms = Vec::new();
         let mut title = Vec::new();
         self.analyzer.terms(&chunks::title(text), &mut title);
-        for chunk in chunks::chunks(text) {
+        let mut cut = false;
+        for (n, chunk) in chunks::chunks(text).into_iter().enumerate() {
+            if n == MAX_NOTE_CHUNKS {
+                cut = true;
+                break;
+            }
             // By term id: its count and the mask of the lines holding it.
             let mut found: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
             let mut len = 0;
@@ -186,7 +217,14 @@ impl SearchIndex {
             if len == 0 {
                 continue;
             }
+            if self.memory() + ADDED_POSTING * found.len() as u64 > STORE_BUDGET {
+                // Terms this chunk named first stay with no posting; saving
+                // leaves them out.
+                cut = true;
+                break;
+            }
             let id = self.saved.chunks() + self.added.len() as u32;
+            self.added_postings += found.len() as u64;
             for (&term, &(count, lines)) in &found {
                 self.added_terms.postings[term as usize].push(Posting {
                     chunk: id,
@@ -196,18 +234,35 @@ impl SearchIndex {
             }
             self.live_chunks += 1;
             self.live_terms_total += u64::from(len);
+            let vector = embedder
+                .map(|e| embedder::quantize(&e.embed(&chunk.text)))
+                .unwrap_or_default();
+            self.added_chunk_bytes += ADDED_CHUNK + (path.len() + vector.len()) as u64;
             self.added.push(Some(Added {
                 note: path.to_owned(),
                 first: chunk.first,
                 last: chunk.last,
                 len,
-                vector: embedder
-                    .map(|e| embedder::quantize(&e.embed(&chunk.text)))
-                    .unwrap_or_default(),
+                vector,
             }));
             ids.push(id);
         }
         self.notes.insert(path.to_owned(), (stamp, ids));
+        if cut {
+            self.cut.insert(path.to_owned());
+        }
+    }
+
+    /// About how many bytes of memory it holds: the saved form (its bytes
+    /// and the copy of its vectors) and what was added since (gone chunks
+    /// included until the next save: it is what memory holds).
+    pub fn memory(&self) -> u64 {
+        let saved = self.saved.bytes().len() as u64
+            + u64::from(self.saved.chunks()) * u64::from(self.saved.dims());
+        saved
+            + ADDED_POSTING * self.added_postings
+            + ADDED_TERM * self.added_terms.names.len() as u64
+            + self.added_chunk_bytes
     }
 
     /// Forgets the note at `path`.
@@ -215,6 +270,7 @@ impl SearchIndex {
         let Some((_, ids)) = self.notes.remove(path) else {
             return;
         };
+        self.cut.remove(path);
         self.changed = true;
         let saved = self.saved.chunks();
         for id in ids {
@@ -234,6 +290,11 @@ impl SearchIndex {
     /// How many notes and chunks it holds.
     pub fn counts(&self) -> (usize, u32) {
         (self.notes.len(), self.live_chunks)
+    }
+
+    /// The notes it took only in part, in path order.
+    pub fn cut(&self) -> impl Iterator<Item = &str> {
+        self.cut.iter().map(String::as_str)
     }
 
     /// Every note it holds, with the stamp of the note it took.
@@ -425,9 +486,12 @@ impl SearchIndex {
             .zip(ids)
             .map(|((path, stamp), ids)| (path.clone(), (*stamp, ids)))
             .collect();
+        self.cut = saved.cut().iter().cloned().collect();
         self.gone = vec![false; saved.chunks() as usize];
         self.added = Vec::new();
         self.added_terms = AddedTerms::default();
+        self.added_postings = 0;
+        self.added_chunk_bytes = 0;
         self.live_chunks = saved.chunks();
         self.live_terms_total = saved.terms_total();
         self.model = saved.model().map(str::to_owned);
@@ -443,6 +507,7 @@ impl SearchIndex {
             .find_map(|id| self.chunk(id))
             .map_or(0, |c| c.vector.len());
         let mut writer = Writer::new(self.model.clone(), dims);
+        writer.cut(self.cut.iter().cloned());
         let mut renumbered = vec![u32::MAX; (saved as usize) + self.added.len()];
         for (path, (stamp, ids)) in &self.notes {
             let note = writer.note(path, *stamp);
@@ -528,7 +593,7 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn version(&self) -> u32 {
-        4
+        5
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
@@ -701,6 +766,28 @@ mod tests {
         assert!(back.restore_state(index.persist().into_owned(), None));
         assert_eq!(all(&back), before);
         assert_eq!(back.stamps(), index.stamps());
+    }
+
+    #[test]
+    fn a_note_past_its_passage_bound_is_taken_in_part_and_named_until_it_shrinks() {
+        let long: String = (0..MAX_NOTE_CHUNKS + 5)
+            .map(|i| format!("# part {i}\nword{i}\n"))
+            .collect();
+        let mut index = index(&[("long.md", &long), ("short.md", "alpha")]);
+        assert_eq!(index.counts(), (2, MAX_NOTE_CHUNKS as u32 + 1));
+        assert_eq!(index.cut().collect::<Vec<_>>(), ["long.md"]);
+        assert_eq!(find(&index, "word0", 5, 0.0)[0].path, "long.md");
+        let last = format!("word{}", MAX_NOTE_CHUNKS + 4);
+        assert!(find(&index, &last, 5, 0.0).is_empty());
+        // Saved and read back, the cut note is still named.
+        let mut back = SearchIndex::default();
+        assert!(back.restore_state(index.persist().into_owned(), None));
+        assert_eq!(back.cut().collect::<Vec<_>>(), ["long.md"]);
+        // Shrunk within the bound (or gone), it is whole again.
+        back.put("long.md", FileStamp::sized(1), "# part\nword0", None);
+        assert_eq!(back.cut().count(), 0);
+        index.remove("long.md");
+        assert_eq!(index.cut().count(), 0);
     }
 
     #[test]
