@@ -19,6 +19,7 @@ mod lock;
 pub mod mcp;
 mod memory;
 pub mod namespace;
+mod open_at;
 mod runtime;
 mod store;
 mod vfs;

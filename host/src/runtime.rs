@@ -132,6 +132,7 @@ fn init() -> wasmtime::Result<Runtime> {
     let component = load_component(&engine)?;
     let mut linker = Linker::new(&engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    crate::open_at::shadow(&mut linker)?;
     let pre = MemcapPre::new(linker.instantiate_pre(&component)?)?;
 
     let ticker = engine.weak();
