@@ -14,6 +14,10 @@ const WALK_BUDGET_NANOS: u64 = 4_000_000_000;
 /// before the limit is reached, and the next call goes on from there.
 const WALK_SHARE_PERCENT: u64 = 40;
 
+/// [`Io::index_budget`] when the host does not say how much memory a call
+/// may use.
+pub const DEFAULT_INDEX_BUDGET: u64 = 64 << 20;
+
 /// The ports one call runs against.
 pub struct Io<'a> {
     pub fs: &'a dyn Storage,
@@ -56,6 +60,17 @@ impl<'a> Io<'a> {
     /// Whether walking must stop now.
     pub fn out_of_time(&self) -> bool {
         self.env.monotonic_nanos() >= self.deadline.get()
+    }
+
+    /// The memory the search index may hold for the whole store: a quarter
+    /// of what a call may use, as the host says (`MEMCAP_MEMORY_MIB`),
+    /// since saving it copies it about three times over; 64 MiB (a quarter
+    /// of memcap's default 256 MiB) when the host does not say.
+    pub fn index_budget(&self) -> u64 {
+        self.env
+            .var("MEMCAP_MEMORY_MIB")
+            .and_then(|mib| mib.trim().parse::<u64>().ok())
+            .map_or(DEFAULT_INDEX_BUDGET, |mib| mib.saturating_mul(1 << 20) / 4)
     }
 
     /// Today's date in UTC, as `YYYY-MM-DD`.

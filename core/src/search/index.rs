@@ -127,7 +127,7 @@ pub struct SearchIndex {
     /// Each note's stamp and chunk ids.
     notes: BTreeMap<String, (FileStamp, Vec<u32>)>,
     /// The notes it took only in part: past [`MAX_NOTE_CHUNKS`], or when
-    /// the store's [`STORE_BUDGET`] was spent.
+    /// the store's budget was spent.
     cut: BTreeSet<String>,
     live_chunks: u32,
     live_terms_total: u64,
@@ -139,7 +139,24 @@ pub struct SearchIndex {
     model: Option<String>,
     /// Whether anything changed since the saved form.
     changed: bool,
+    /// The most memory it may hold for the whole store, in bytes as
+    /// [`SearchIndex::memory`] estimates them ([`Io::index_budget`]): notes
+    /// put once it is spent are taken only in part, or not at all, until
+    /// others make room. (About 30 MB of prose made of words all its own,
+    /// taken in by one warm instance, ran out of 256 MiB with four times
+    /// this; at 64 MiB about 43,000 notes of 200 words are taken whole.)
+    budget: Budget,
     analyzer: Analyzer,
+}
+
+/// [`SearchIndex::budget`]: the default until a call says otherwise.
+#[derive(Clone, Copy)]
+struct Budget(u64);
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self(crate::io::DEFAULT_INDEX_BUDGET)
+    }
 }
 
 /// Its name among the derived indexes (and in the journal).
@@ -148,14 +165,6 @@ const NAME: &str = "search";
 /// The most passages one note gives the index (about 50,000 lines): a
 /// note's later passages are not searched.
 pub const MAX_NOTE_CHUNKS: usize = 5_000;
-
-/// The most memory the index may hold for the whole store, in bytes as
-/// [`SearchIndex::memory`] estimates them. Notes put once it is spent are
-/// taken only in part, or not at all, until others make room. Saving and
-/// the journal copy the saved form for a moment, so this is kept well
-/// within the 256 MiB a call may use (about 30 MB of prose made of words
-/// all its own, taken in by one warm instance, was measured to need more).
-pub const STORE_BUDGET: u64 = 64 << 20;
 
 /// Bytes an added posting, distinct term and chunk hold in memory (a
 /// posting is three `u32`s; a term its word, a lookup entry and a list; a
@@ -217,7 +226,7 @@ impl SearchIndex {
             if len == 0 {
                 continue;
             }
-            if self.memory() + ADDED_POSTING * found.len() as u64 > STORE_BUDGET {
+            if self.memory() + ADDED_POSTING * found.len() as u64 > self.budget.0 {
                 // Terms this chunk named first stay with no posting; saving
                 // leaves them out.
                 cut = true;
@@ -253,7 +262,7 @@ impl SearchIndex {
         }
     }
 
-    /// About how many bytes of memory it holds: the saved form (its bytes
+    /// About how many bytes of memory it holds, as its budget counts: the saved form (its bytes
     /// and the copy of its vectors) and what was added since (gone chunks
     /// included until the next save: it is what memory holds).
     pub fn memory(&self) -> u64 {
@@ -603,6 +612,7 @@ impl DerivedIndex for SearchIndex {
                 // or is not UTF-8 text has no passages; the catalog lists its
                 // problem, and the rest of the memory stays searchable.
                 let text = text.unwrap_or_default();
+                self.budget = Budget(io.index_budget());
                 self.put(&entry.path, entry.stamp, text, io.env.embedder());
             }
             NoteChange::Removed(path) => self.remove(path),

@@ -376,9 +376,9 @@ impl Memory {
 
     fn instantiate(&self, backend: &dyn Backend) -> wasmtime::Result<Warm> {
         let mut wasi = WasiCtxBuilder::new();
-        // No args, stdio or network, and no environment but the quota and
-        // the time limit (and vectors off, when asked): the store is all it
-        // gets.
+        // No args, stdio or network, and no environment but the quota,
+        // the time limit and the memory limit (and vectors off, when
+        // asked): the store is all it gets.
         wasi.allow_blocking_current_thread(true)
             .allow_tcp(false)
             .allow_udp(false)
@@ -388,6 +388,10 @@ impl Memory {
             .env(
                 "MEMCAP_CALL_TIMEOUT_MS",
                 self.limits.call_timeout.as_millis().to_string(),
+            )
+            .env(
+                "MEMCAP_MEMORY_MIB",
+                (self.limits.memory_bytes >> 20).to_string(),
             );
         if !self.vectors {
             wasi.env("MEMCAP_VECTORS", "off");

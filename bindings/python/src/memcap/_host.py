@@ -169,6 +169,7 @@ class Host:
         wasi.env = [
             ("MEMCAP_MAX_FILES", str(self.limits.max_store_files)),
             ("MEMCAP_MAX_BYTES", str(self.limits.max_store_bytes)),
+            ("MEMCAP_MEMORY_MIB", str(self.limits.memory_mib)),
         ] + ([] if self.vectors else [("MEMCAP_VECTORS", "off")])
         wasi.preopen_dir(str(self.root), GUEST_ROOT)
         # Extra directories are granted read-only: the guest cannot change
