@@ -90,7 +90,7 @@ lint: toolchain
 fuzz-build:
     cd fuzz && RUSTFLAGS="{{fuzz_flags}}" cargo build --release --locked --target {{host_target}} --target-dir ../target/fuzz
 
-# Fuzz one target (call_input, memory_path, frontmatter, graph) for SECONDS; new inputs go to fuzz/corpus.
+# Fuzz one target (call_input, memory_path, frontmatter, graph, tool_params) for SECONDS; new inputs go to fuzz/corpus.
 # Failures: a panic, a run over 2 s, one allocation over 16 MiB, or over 256 MiB in all.
 fuzz target="frontmatter" seconds="600": fuzz-build
     mkdir -p fuzz/corpus/{{target}}
@@ -98,7 +98,7 @@ fuzz target="frontmatter" seconds="600": fuzz-build
 
 # The short pass CI runs: every target for 20 s over the kept corpus (nothing written to it).
 fuzz-ci: fuzz-build
-    for t in call_input memory_path frontmatter graph; do \
+    for t in call_input memory_path frontmatter graph tool_params; do \
       scratch=$(mktemp -d); \
       target/fuzz/{{host_target}}/release/$t $scratch fuzz/corpus/$t -max_total_time=20 {{fuzz_limits}} -artifact_prefix=$scratch/ 2>&1 | grep -E "^Done|ERROR|panicked" ; \
       rm -rf $scratch; \
