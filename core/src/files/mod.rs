@@ -122,7 +122,10 @@ fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
 /// indexes and the answers read from them; `None` when it cannot be read,
 /// is not UTF-8, or is over [`MAX_FILE_BYTES`] (what `memory_get` could not
 /// read back is not indexed: a search must never show lines it cannot
-/// give). (One read may return less than asked: WASI hosts cut reads short.)
+/// give). Only its first [`MAX_INDEXED_BYTES`] are given (whole lines), so
+/// what one note costs every index and every answer parsed from it is
+/// bounded. (One read may return less than asked: WASI hosts cut reads
+/// short.)
 pub fn read_indexed(io: &Io, relative: &str) -> Option<String> {
     let file = io.fs.open(relative, false).ok()?;
     let meta = file.stat().ok()?;

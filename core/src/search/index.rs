@@ -140,11 +140,11 @@ pub struct SearchIndex {
     /// Whether anything changed since the saved form.
     changed: bool,
     /// The most memory it may hold for the whole store, in bytes as
-    /// [`SearchIndex::memory`] estimates them ([`Io::index_budget`]): notes
-    /// put once it is spent are taken only in part, or not at all, until
-    /// others make room. (About 30 MB of prose made of words all its own,
-    /// taken in by one warm instance, ran out of 256 MiB with four times
-    /// this; at 64 MiB about 43,000 notes of 200 words are taken whole.)
+    /// [`SearchIndex::memory`] estimates them ([`Io::index_budget`]): a
+    /// note put once it is spent is taken only in part, or not at all, and
+    /// named in `cut` until it changes. (About 30 MB of prose made of words
+    /// all its own, taken in by one warm instance, ran out of 256 MiB with
+    /// twice this; at 64 MiB about 43,000 notes of 200 words are whole.)
     budget: Budget,
     analyzer: Analyzer,
 }
@@ -262,10 +262,10 @@ impl SearchIndex {
         }
     }
 
-    /// About how many bytes of memory it holds, as its budget counts: the saved form (its bytes
-    /// and the copy of its vectors) and what was added since (gone chunks
-    /// included until the next save: it is what memory holds).
-    pub fn memory(&self) -> u64 {
+    /// About how many bytes of memory it holds, as its budget counts: the
+    /// saved form (its bytes and the copy of its vectors) and what was added
+    /// since (gone chunks included until the next save: memory holds them).
+    fn memory(&self) -> u64 {
         let saved = self.saved.bytes().len() as u64
             + u64::from(self.saved.chunks()) * u64::from(self.saved.dims());
         saved
