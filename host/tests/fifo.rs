@@ -1,9 +1,11 @@
 //! A FIFO put where memcap reads (an indexed note, its journal, a chat
-//! session, a file of a shared or extra directory) never makes a call wait:
-//! memcap opens non-blocking and hands the guest only regular files and
-//! directories. Before, the open blocked forever inside the host call, past
-//! the time limit, holding the store's lock for every other process.
-//! Each call runs as its own `memcap` process, waited for within a bound.
+//! session, a file of a shared or extra directory), or a file its owner
+//! holds under a write lease, never makes a call wait: memcap opens
+//! non-blocking and hands the guest only regular files and directories.
+//! Before, the open blocked inside the host call (forever for a FIFO, 45 s
+//! per open for a lease), past the time limit, holding the store's lock for
+//! every other process. Each call runs as its own `memcap` process, waited
+//! for within a bound.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -175,4 +177,44 @@ fn a_fifo_is_never_opened_for_the_agent_either() {
             result.content
         );
     }
+}
+
+#[test]
+fn a_note_held_under_a_lease_never_makes_a_call_wait() {
+    use std::os::fd::AsRawFd;
+    let store = Store::new();
+    let args = store.args();
+    // Replaced, so the next index call reads it again; then its owner
+    // takes a write lease, which makes every other open of it wait for the
+    // owner to let go (or for the kernel's lease-break time, 45 s).
+    let new = store.shared.join("s.md.new");
+    std::fs::write(&new, "shared note, changed\n").unwrap();
+    std::fs::rename(&new, store.shared.join("s.md")).unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let holder = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(store.shared.join("s.md"))
+        .unwrap();
+    // SAFETY: plain fcntl and signal calls on a descriptor this test owns;
+    // the lease's break is signalled with SIGIO, ignored here.
+    unsafe {
+        libc::signal(libc::SIGIO, libc::SIG_IGN);
+        assert_eq!(
+            libc::fcntl(holder.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK),
+            0,
+            "taking a lease: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    let started = Instant::now();
+    let found = call(&args, &search("bravo"));
+    assert!(!found.is_error, "{}", found.content);
+    assert!(found.content.contains("b.md"), "{}", found.content);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the call waited {:?} for the lease",
+        started.elapsed()
+    );
+    drop(holder);
 }
