@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use common::Fixture;
 
@@ -14,14 +14,8 @@ fn memcap(f: &Fixture, args: &[&str], stdin: &[u8]) -> Output {
 }
 
 fn run(store: &[String], args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
-        .args(store)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        common::spawn_memcap(store.iter().map(String::as_str).chain(args.iter().copied()));
     let mut input = child.stdin.take().unwrap();
     let bytes = stdin.to_vec();
     let writer = std::thread::spawn(move || {

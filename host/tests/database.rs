@@ -400,13 +400,8 @@ fn an_extra_namespace_is_searched_as_custom_and_never_changed() {
 fn an_mcp_server_on_the_database_serves_and_exits_cleanly() {
     use std::io::{BufRead, BufReader};
     let ns = namespace("mcp");
-    let mut server = Command::new(MEMCAP)
-        .args(["--store", &store(), "--namespace", &ns, "mcp", "--no-watch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server =
+        common::spawn_memcap(["--store", &store(), "--namespace", &ns, "mcp", "--no-watch"]);
     let mut stdin = server.stdin.take().unwrap();
     let mut stdout = BufReader::new(server.stdout.take().unwrap());
     let mut send = |v: serde_json::Value| writeln!(stdin, "{v}").unwrap();

@@ -7,9 +7,10 @@
 //! every other process. Each call runs as its own `memcap` process, waited
 //! for within a bound.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use memcap::{Memory, Role};
@@ -33,14 +34,11 @@ fn mkfifo(path: &Path) {
 /// The answer of `memcap ARGS call` to `input`, or a failure naming what
 /// blocked once [`WAIT`] has passed.
 fn call(args: &[String], input: &serde_json::Value) -> memcap::ToolResult {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memcap"))
-        .args(args)
-        .args(["--call-timeout-ms", "2000", "call"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_memcap(args.iter().map(String::as_str).chain([
+        "--call-timeout-ms",
+        "2000",
+        "call",
+    ]));
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{input}").unwrap();
     drop(stdin);

@@ -323,6 +323,20 @@ fn trim_size(size: f64, unit: &str) -> String {
     }
 }
 
+/// Starts `memcap ARGS` with stdin, stdout and stderr piped.
+pub fn spawn_memcap<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> std::process::Child {
+    use std::process::Stdio;
+    std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Starts `memcap --root ROOT call` with piped stdin and the given stdout.
 pub fn spawn_call(root: &Path, stdout: std::process::Stdio) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
