@@ -34,7 +34,8 @@ struct Undecoded {
 
 /// The most relations and observations together the graph holds for the
 /// whole store (about 100 bytes each in memory): a note put once they are
-/// spent is taken in part, or without them, until others make room.
+/// spent is taken in part, or without them, and named in `cut` until it
+/// changes.
 pub const MAX_STORE_ITEMS: usize = 1_000_000;
 
 enum Change {
