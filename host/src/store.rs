@@ -98,7 +98,7 @@ pub(crate) fn create(root: &Path) -> Result<Prepared, OpenError> {
 }
 
 /// Makes `.memcap/tmp` and the lock file and removes the temp files a
-/// crashed writer left, under the store lock. A store memcap may not write
+/// crashed writer left, under the store lock when it is free. A store memcap may not write
 /// (read-only, or another user's) is served for reading.
 fn prepare(root: &Path) -> Result<Prepared, OpenError> {
     let store_err = |cause| OpenError::Store {
@@ -133,10 +133,18 @@ fn prepare(root: &Path) -> Result<Prepared, OpenError> {
         Err(cause) => return Err(store_err(cause)),
     };
     let temp = dir.open_dir(TEMP_DIR).map_err(store_err)?;
-    lock.lock().map_err(store_err)?;
-    let cleaned = remove_leftovers(&temp);
-    lock.unlock().map_err(store_err)?;
-    cleaned.map_err(store_err)?;
+    // Opening never waits for the lock: whoever holds it is mid-call, and
+    // its own call cleans up after a stop (a holder that never lets go must
+    // not keep the store from opening).
+    match lock.try_lock() {
+        Ok(()) => {
+            let cleaned = remove_leftovers(&temp);
+            lock.unlock().map_err(store_err)?;
+            cleaned.map_err(store_err)?;
+        }
+        Err(std::fs::TryLockError::WouldBlock) => {}
+        Err(std::fs::TryLockError::Error(cause)) => return Err(store_err(cause)),
+    }
     Ok(Prepared {
         lock: Some(lock),
         temp: Some(temp),

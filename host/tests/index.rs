@@ -398,3 +398,63 @@ fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
         ["- [N](n.md) - AFTER!"]
     );
 }
+
+#[test]
+fn a_walk_one_process_left_unfinished_goes_on_in_the_next() {
+    // One-shot processes (the CLI, Wassette) each make one call. A walk
+    // the time budget stopped had recorded a directory's stamp before
+    // listing its subdirectories; the next process trusted the stamp and
+    // called the index complete, missing those notes until the 30 s sweep.
+    let f = Fixture::directory();
+    let limits = memcap::Limits {
+        call_timeout: std::time::Duration::from_millis(1000),
+        ..memcap::Limits::default()
+    };
+    let open = || {
+        Memory::builder(f.root())
+            .limits(limits.clone())
+            .open()
+            .unwrap()
+    };
+    let first = open();
+    first
+        .create("/memories/first.md", "The first note.\n")
+        .unwrap();
+    // A walk that reaches every file, on record.
+    first.memory_view(false).unwrap();
+    drop(first);
+    let started = std::time::Instant::now();
+    let body = note("Note", "a fact", "project");
+    for d in 0..100 {
+        let dir = f.root().join(format!("big/d{d:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for n in 0..200 {
+            std::fs::write(dir.join(format!("n{n}.md")), &body).unwrap();
+        }
+    }
+    // Past the two seconds in which stamps are not trusted.
+    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    let mut calls = 0;
+    let mut unfinished = 0;
+    loop {
+        calls += 1;
+        let index = open().memory_view(false).unwrap();
+        if !index.contains("still reading") {
+            break;
+        }
+        unfinished += 1;
+        assert!(calls < 40, "still unfinished after {calls} calls");
+    }
+    let all = open().memory_view(true).unwrap();
+    assert!(
+        all.starts_with("20001 notes in /memories:\n"),
+        "after {calls} calls ({unfinished} unfinished): {}",
+        &all[..all.len().min(100)]
+    );
+    // Before the sweep would have found them anyway.
+    assert!(
+        unfinished > 0 && started.elapsed() < std::time::Duration::from_secs(30),
+        "{unfinished} unfinished calls in {:?}",
+        started.elapsed()
+    );
+}

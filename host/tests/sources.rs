@@ -314,6 +314,65 @@ fn extra_directories_are_the_custom_source() {
 }
 
 #[test]
+fn extra_directories_granted_on_a_later_open_are_searched_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memories");
+    let docs = |name: &str, file: &str, text: &str| {
+        let docs = dir.path().join(name);
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join(file), text).unwrap();
+        docs
+    };
+    let deploys = docs("deploys", "deploy.md", "Blue-green deploys.\n");
+    let handbook = docs("handbook", "oncall.md", "The oncall rota.\n");
+    let runbooks = docs("runbooks", "restore.md", "Restore from backup.\n");
+    Memory::open(&root)
+        .unwrap()
+        .create("/memories/notes.md", "Our notes.\n")
+        .unwrap();
+    // Past the two seconds in which a directory's stamp is not trusted, so
+    // nothing but the grants tells the root's listing has changed.
+    std::thread::sleep(std::time::Duration::from_millis(2_200));
+
+    // The extra notes the index holds, and how many notes in all.
+    let found = |m: &Memory| -> (Vec<String>, u32) {
+        let answer = search(m, "deploys oncall rota restore backup", "custom");
+        let mut paths: Vec<String> = places(&answer).into_iter().map(|(p, _)| p).collect();
+        paths.sort();
+        (paths, m.memory_stats().unwrap().total_files)
+    };
+    let m = Memory::builder(&root)
+        .extra("docs", &deploys)
+        .open()
+        .unwrap();
+    assert_eq!(
+        found(&m),
+        (vec!["/memories/extra/docs/deploy.md".into()], 2)
+    );
+    drop(m);
+    // The same name over another directory, and one more.
+    let m = Memory::builder(&root)
+        .extra("docs", &handbook)
+        .extra("runbooks", &runbooks)
+        .open()
+        .unwrap();
+    assert_eq!(
+        found(&m),
+        (
+            vec![
+                "/memories/extra/docs/oncall.md".into(),
+                "/memories/extra/runbooks/restore.md".into()
+            ],
+            3
+        )
+    );
+    drop(m);
+    let m = Memory::open(&root).unwrap();
+    assert_eq!(found(&m), (vec![], 1));
+    assert_eq!(m.memory_stats().unwrap().sources, [Source::Memory]);
+}
+
+#[test]
 fn nothing_memcap_runs_can_change_an_extra_directory() {
     let (dir, m) = with_extra(&[("a.md", "alpha\n"), ("sub/b.md", "beta\n")]);
     m.create("/memories/mine.md", "mine\n").unwrap();

@@ -138,8 +138,7 @@ impl Catalog {
             self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect();
         for (dir, old) in known {
             if self.must_stop(io) {
-                self.incomplete = true;
-                return Ok(());
+                return self.stop_unfinished();
             }
             if !self.dirs.contains_key(&dir) {
                 continue; // forgotten with a parent that went
@@ -185,6 +184,19 @@ impl Catalog {
         Ok(())
     }
 
+    /// Marks the walk unfinished, for this instance and in the journal: a
+    /// parent's stamp may be recorded while some of its subdirectories were
+    /// never listed, and the stamp alone would keep the next process from
+    /// looking there until the sweep. No sweep on record makes the next
+    /// refresh walk everything.
+    fn stop_unfinished(&mut self) -> Result<(), FsError> {
+        self.incomplete = true;
+        if self.swept != 0 {
+            self.record(Record::Swept(0))?;
+        }
+        Ok(())
+    }
+
     /// Whether this walk stops here: the call's time is up, or it found a
     /// batch (see [`BATCH_NOTES`]).
     fn must_stop(&self, io: &Io) -> bool {
@@ -218,8 +230,7 @@ impl Catalog {
                 let mut stack = vec![top.to_owned()];
                 while let Some(dir) = stack.pop() {
                     if self.must_stop(io) {
-                        self.incomplete = true;
-                        return Ok(());
+                        return self.stop_unfinished();
                     }
                     stack.extend(self.list_dir(io, &dir, walk)?);
                 }
@@ -284,7 +295,7 @@ impl Catalog {
                 Kind::File => {
                     if self.must_stop(io) {
                         // Unfinished: no stamp, nothing forgotten.
-                        self.incomplete = true;
+                        self.stop_unfinished()?;
                         return Ok(Vec::new());
                     }
                     self.check_file(io, At::In(&*handle, &entry.name), &path, walk)?;

@@ -131,13 +131,49 @@ impl<'a> Mounted<'a> {
         Ok((a, from, to))
     }
 
-    /// A place never changes while an instance lives: one fixed stamp.
-    const PLACE_META: Meta = Meta {
-        kind: Kind::Dir,
-        size: 0,
-        modified: Some((0, 0)),
-        changed: Some((0, 0)),
-    };
+    /// A hash of the mounts' places and names (of `place` only, when
+    /// given): what a stamp carries so that other grants look changed.
+    fn grants_hash(&self, place: Option<Place>) -> u64 {
+        let mut names: Vec<String> = self
+            .mounts
+            .iter()
+            .filter(|m| place.is_none_or(|p| p == m.place))
+            .map(|m| format!("{}/{}", m.place.dir(), m.name))
+            .collect();
+        names.sort_unstable();
+        crate::graph::names::fnv1a(names.join("\n").as_bytes())
+    }
+
+    /// A place's stamp: fixed while an instance lives (its mounts do not
+    /// change), and another for another set of mounts, so a catalog saved
+    /// under other grants lists the place again. A time long past, so it
+    /// is trusted at once.
+    fn place_meta(&self, place: Place) -> Meta {
+        let hash = self.grants_hash(Some(place));
+        let at = Some((hash % (1 << 30), (hash >> 32) as u32 % 1_000_000_000));
+        Meta {
+            kind: Kind::Dir,
+            size: 0,
+            modified: at,
+            changed: at,
+        }
+    }
+
+    /// The root's stamp with the grants in it: the places appear in its
+    /// listing, so a catalog saved under other grants must list it again
+    /// (its time stays the directory's, for the rule on young stamps).
+    fn root_meta(&self, mut meta: Meta) -> Meta {
+        if !self.mounts.is_empty() {
+            let hash = self.grants_hash(None);
+            let mix = |(s, n): (u64, u32)| (s, ((u64::from(n) ^ hash) % 1_000_000_000) as u32);
+            // The change time where the host gives one, else the modified.
+            match meta.changed {
+                Some(at) => meta.changed = Some(mix(at)),
+                None => meta.modified = meta.modified.map(mix),
+            }
+        }
+        meta
+    }
 
     fn listing(&self, place: Place) -> Vec<DirEntry> {
         self.mounts
@@ -194,8 +230,8 @@ impl Dir for RootDir<'_, '_> {
         Ok(self.mounted.with_places(self.inner.list()?))
     }
     fn stat(&self, name: &str, follow: bool) -> Result<Meta, FsError> {
-        if self.mounted.place_named(name).is_some() {
-            return Ok(Mounted::PLACE_META);
+        if let Some(place) = self.mounted.place_named(name) {
+            return Ok(self.mounted.place_meta(place));
         }
         self.inner.stat(name, follow)
     }
@@ -214,8 +250,9 @@ fn is_root(path: &str) -> bool {
 impl Storage for Mounted<'_> {
     fn stat(&self, path: &str, follow: bool) -> Result<Meta, FsError> {
         match self.target(path) {
+            Target::Root if is_root(path) => Ok(self.root_meta(self.root.stat(path, follow)?)),
             Target::Root => self.root.stat(path, follow),
-            Target::PlaceDir(_) => Ok(Self::PLACE_META),
+            Target::PlaceDir(place) => Ok(self.place_meta(place)),
             Target::Mount(m, rest) => m.storage.stat(&rest, follow),
             Target::NoMount => Err(FsError::NotFound),
         }

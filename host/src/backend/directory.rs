@@ -6,13 +6,14 @@
 use std::fs::File;
 use std::io::ErrorKind;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 use super::entries::{CopyError, Entry, HostEdit, is_reserved};
 use super::{Backend, Grant, Instance, Outcome, guest_path};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
-use crate::lock;
+use crate::lock::{self, LockError};
 use crate::store::{self, EmptyDir, Found};
 use crate::vfs::Fs;
 use memcap_core::layout::{RESERVED, ROOT as GUEST_ROOT};
@@ -45,12 +46,20 @@ pub(crate) struct DirectoryStore {
     /// While the store's directory does not exist, reads are served from
     /// this empty directory and nothing is created.
     empty: Option<EmptyDir>,
+    /// The longest a call waits for the locks: its time limit.
+    lock_wait: Duration,
 }
 
 impl DirectoryStore {
     /// Opens the store at `root` (absolute) with its grants; creates a
-    /// missing root when `create_root`.
-    pub fn open(root: PathBuf, grants: &[Grant], create_root: bool) -> Result<Self, OpenError> {
+    /// missing root when `create_root`. A call waits at most `lock_wait`
+    /// for the store's locks.
+    pub fn open(
+        root: PathBuf,
+        grants: &[Grant],
+        create_root: bool,
+        lock_wait: Duration,
+    ) -> Result<Self, OpenError> {
         let mut locks = Vec::new();
         let mut shared = Vec::new();
         let mut shared_temps = Vec::new();
@@ -99,6 +108,7 @@ impl DirectoryStore {
             shared_temps,
             temp,
             empty,
+            lock_wait,
         })
     }
 
@@ -125,7 +135,7 @@ impl DirectoryStore {
             lock::unlock_all(&self.locks);
             self.locks.push(file);
             lock::sort(&mut self.locks);
-            lock::lock_all(&self.locks).map_err(|_| lock_failed())?;
+            lock::lock_all(&self.locks, self.lock_wait).map_err(|e| self.lock_failed(e))?;
         }
         self.temp = prepared.temp;
         self.empty = None;
@@ -137,16 +147,29 @@ fn io(e: std::io::Error) -> CopyError {
     CopyError::Io(e.to_string())
 }
 
-fn lock_failed() -> ToolError {
-    ToolError::new(
-        ToolErrorKind::Io,
-        "Could not lock the memory directory; nothing was changed. Try again.",
-    )
+impl DirectoryStore {
+    fn lock_failed(&self, e: LockError) -> ToolError {
+        match e {
+            LockError::Busy => ToolError::new(
+                ToolErrorKind::TimedOut,
+                format!(
+                    "Another program held the memory directory for longer than {} s, \
+                     memcap's time limit per call, so this command did not run and \
+                     nothing was changed. Try again in a moment.",
+                    self.lock_wait.as_secs_f32()
+                ),
+            ),
+            LockError::Io => ToolError::new(
+                ToolErrorKind::Io,
+                "Could not lock the memory directory; nothing was changed. Try again.",
+            ),
+        }
+    }
 }
 
 impl Backend for DirectoryStore {
     fn begin(&mut self, writes: bool) -> Result<Instance, ToolError> {
-        lock::lock_all(&self.locks).map_err(|_| lock_failed())?;
+        lock::lock_all(&self.locks, self.lock_wait).map_err(|e| self.lock_failed(e))?;
         // A missing store is created by its first write, and served as soon
         // as somebody else creates it.
         if self.empty.is_some() && (writes || self.root.is_dir()) {

@@ -13,15 +13,17 @@ use super::{Memory, call_writes};
 impl Memory {
     /// Shows a directory listing or a file with line numbers (WIT `view`).
     pub fn view(&self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, ToolError> {
-        self.typed(path.len(), false, |b, s| {
-            b.memcap_memory_files().call_view(s, path, view_range)
+        let path = path.to_owned();
+        self.typed(path.len(), false, move |b, s| {
+            b.memcap_memory_files().call_view(s, &path, view_range)
         })
     }
 
     /// Creates a new file; never overwrites (WIT `create`).
     pub fn create(&self, path: &str, file_text: &str) -> Result<String, ToolError> {
-        self.typed(path.len() + file_text.len(), true, |b, s| {
-            b.memcap_memory_files().call_create(s, path, file_text)
+        let (path, file_text) = (path.to_owned(), file_text.to_owned());
+        self.typed(path.len() + file_text.len(), true, move |b, s| {
+            b.memcap_memory_files().call_create(s, &path, &file_text)
         })
     }
 
@@ -32,10 +34,15 @@ impl Memory {
         old_str: &str,
         new_str: &str,
     ) -> Result<String, ToolError> {
-        self.typed(path.len() + old_str.len() + new_str.len(), true, |b, s| {
-            b.memcap_memory_files()
-                .call_str_replace(s, path, old_str, new_str)
-        })
+        let (path, old_str, new_str) = (path.to_owned(), old_str.to_owned(), new_str.to_owned());
+        self.typed(
+            path.len() + old_str.len() + new_str.len(),
+            true,
+            move |b, s| {
+                b.memcap_memory_files()
+                    .call_str_replace(s, &path, &old_str, &new_str)
+            },
+        )
     }
 
     /// Inserts text after line `insert_line` (WIT `insert`).
@@ -45,23 +52,26 @@ impl Memory {
         insert_line: i64,
         insert_text: &str,
     ) -> Result<String, ToolError> {
-        self.typed(path.len() + insert_text.len(), true, |b, s| {
+        let (path, insert_text) = (path.to_owned(), insert_text.to_owned());
+        self.typed(path.len() + insert_text.len(), true, move |b, s| {
             b.memcap_memory_files()
-                .call_insert(s, path, insert_line, insert_text)
+                .call_insert(s, &path, insert_line, &insert_text)
         })
     }
 
     /// Deletes a file or directory tree (WIT `delete`).
     pub fn delete(&self, path: &str) -> Result<String, ToolError> {
-        self.typed(path.len(), true, |b, s| {
-            b.memcap_memory_files().call_delete(s, path)
+        let path = path.to_owned();
+        self.typed(path.len(), true, move |b, s| {
+            b.memcap_memory_files().call_delete(s, &path)
         })
     }
 
     /// Renames or moves a file or directory; never overwrites (WIT `rename`).
     pub fn rename(&self, old_path: &str, new_path: &str) -> Result<String, ToolError> {
-        self.typed(old_path.len() + new_path.len(), true, |b, s| {
-            b.memcap_memory_files().call_rename(s, old_path, new_path)
+        let (old_path, new_path) = (old_path.to_owned(), new_path.to_owned());
+        self.typed(old_path.len() + new_path.len(), true, move |b, s| {
+            b.memcap_memory_files().call_rename(s, &old_path, &new_path)
         })
     }
 
@@ -78,8 +88,9 @@ impl Memory {
         page: Option<u32>,
     ) -> Result<String, ToolError> {
         let bytes = topics.iter().map(String::len).sum();
-        self.typed(bytes, false, |b, s| {
-            b.memcap_memory_notes().call_memory_read(s, topics, page)
+        let topics = topics.to_vec();
+        self.typed(bytes, false, move |b, s| {
+            b.memcap_memory_notes().call_memory_read(s, &topics, page)
         })
     }
 
@@ -91,7 +102,7 @@ impl Memory {
 
     /// Page `page` (from 1) of [`Memory::memory_view`]'s answer.
     pub fn memory_view_page(&self, all: bool, page: Option<u32>) -> Result<String, ToolError> {
-        self.typed(0, false, |b, s| {
+        self.typed(0, false, move |b, s| {
             b.memcap_memory_notes().call_memory_view(s, all, page)
         })
     }
@@ -106,14 +117,16 @@ impl Memory {
         content: &str,
     ) -> Result<String, ToolError> {
         let bytes = filename.len() + name.len() + description.len() + content.len();
-        self.typed(bytes, true, |b, s| {
+        let [filename, name, description, content] =
+            [filename, name, description, content].map(str::to_owned);
+        self.typed(bytes, true, move |b, s| {
             b.memcap_memory_notes().call_memory_write(
                 s,
-                filename,
-                name,
-                description,
+                &filename,
+                &name,
+                &description,
                 note_type,
-                content,
+                &content,
             )
         })
     }
@@ -125,20 +138,22 @@ impl Memory {
         old_str: &str,
         new_str: &str,
     ) -> Result<String, ToolError> {
+        let [filename, old_str, new_str] = [filename, old_str, new_str].map(str::to_owned);
         self.typed(
             filename.len() + old_str.len() + new_str.len(),
             true,
-            |b, s| {
+            move |b, s| {
                 b.memcap_memory_notes()
-                    .call_memory_update(s, filename, old_str, new_str)
+                    .call_memory_update(s, &filename, &old_str, &new_str)
             },
         )
     }
 
     /// Deletes one note (WIT `memory-delete`).
     pub fn memory_delete(&self, filename: &str) -> Result<String, ToolError> {
-        self.typed(filename.len(), true, |b, s| {
-            b.memcap_memory_notes().call_memory_delete(s, filename)
+        let filename = filename.to_owned();
+        self.typed(filename.len(), true, move |b, s| {
+            b.memcap_memory_notes().call_memory_delete(s, &filename)
         })
     }
 
@@ -162,14 +177,15 @@ impl Memory {
         source: Option<Source>,
         filters: Option<&SearchFilters>,
     ) -> Result<SearchAnswer, ToolError> {
-        self.invoke(query.len(), false, |b, s| {
+        let (query, filters) = (query.to_owned(), filters.cloned());
+        self.invoke(query.len(), false, move |b, s| {
             b.memcap_memory_search().call_memory_search(
                 s,
-                query,
+                &query,
                 max_results,
                 min_score,
                 source,
-                filters,
+                filters.as_ref(),
             )
         })?
         .map_err(ToolError::from)
@@ -183,9 +199,10 @@ impl Memory {
         first: Option<u32>,
         last: Option<u32>,
     ) -> Result<GetAnswer, ToolError> {
-        self.invoke(path.len(), false, |b, s| {
+        let path = path.to_owned();
+        self.invoke(path.len(), false, move |b, s| {
             b.memcap_memory_search()
-                .call_memory_get(s, path, first, last)
+                .call_memory_get(s, &path, first, last)
         })?
         .map_err(ToolError::from)
     }
@@ -210,9 +227,16 @@ impl Memory {
         page: Option<u32>,
     ) -> Result<ContextAnswer, ToolError> {
         let size = url.len() + timeframe.map_or(0, str::len);
-        self.invoke(size, false, |b, s| {
-            b.memcap_memory_graph()
-                .call_build_context(s, url, depth, timeframe, max_related, page)
+        let (url, timeframe) = (url.to_owned(), timeframe.map(str::to_owned));
+        self.invoke(size, false, move |b, s| {
+            b.memcap_memory_graph().call_build_context(
+                s,
+                &url,
+                depth,
+                timeframe.as_deref(),
+                max_related,
+                page,
+            )
         })?
         .map_err(ToolError::from)
     }
@@ -227,9 +251,14 @@ impl Memory {
         page: Option<u32>,
     ) -> Result<ActivityAnswer, ToolError> {
         let size = timeframe.map_or(0, str::len) + item_type.map_or(0, str::len);
-        self.invoke(size, false, |b, s| {
-            b.memcap_memory_graph()
-                .call_recent_activity(s, timeframe, item_type, page)
+        let [timeframe, item_type] = [timeframe, item_type].map(|t| t.map(str::to_owned));
+        self.invoke(size, false, move |b, s| {
+            b.memcap_memory_graph().call_recent_activity(
+                s,
+                timeframe.as_deref(),
+                item_type.as_deref(),
+                page,
+            )
         })?
         .map_err(ToolError::from)
     }
@@ -239,9 +268,10 @@ impl Memory {
     /// `chat` source (WIT `history.record-turn`); bounded as the WIT docs
     /// say. Returns what was recorded, in words.
     pub fn record_turn(&self, session: &str, role: Role, text: &str) -> Result<String, ToolError> {
-        self.typed(session.len() + text.len(), true, |b, s| {
+        let (session, text) = (session.to_owned(), text.to_owned());
+        self.typed(session.len() + text.len(), true, move |b, s| {
             b.memcap_memory_history()
-                .call_record_turn(s, session, role, text)
+                .call_record_turn(s, &session, role, &text)
         })
     }
 
@@ -280,8 +310,11 @@ impl Memory {
     /// every problem, including a bad input or a stopped guest, is an error
     /// result with a message for the model.
     pub fn call(&self, input: &str) -> ToolResult {
-        self.raw(input, |b, s| b.memcap_memory_tool().call_call(s, input))
-            .unwrap_or_else(ToolError::into_result)
+        let owned = input.to_owned();
+        self.raw(input, move |b, s| {
+            b.memcap_memory_tool().call_call(s, &owned)
+        })
+        .unwrap_or_else(ToolError::into_result)
     }
 
     /// [`Memory::call`] for programs (WIT `call-json`): the same input and
@@ -289,8 +322,9 @@ impl Memory {
     /// result's data on success, `{"error": {"kind", "message"}}` on failure
     /// (a call the host stopped included).
     pub fn call_json(&self, input: &str) -> ToolResult {
-        self.raw(input, |b, s| {
-            b.memcap_memory_tool().call_call_json(s, input)
+        let owned = input.to_owned();
+        self.raw(input, move |b, s| {
+            b.memcap_memory_tool().call_call_json(s, &owned)
         })
         .unwrap_or_else(|e| {
             ToolResult::error(memcap_core::render::json::failure(e.kind, &e.message).to_string())
@@ -302,8 +336,9 @@ impl Memory {
     /// same result, as an MCP server answers with `content` and
     /// `structuredContent`. A command that writes runs once.
     pub fn call_with_data(&self, input: &str) -> DataResult {
-        self.invoke(input.len(), call_writes(input), |b, s| {
-            b.memcap_memory_tool().call_call_with_data(s, input)
+        let owned = input.to_owned();
+        self.invoke(input.len(), call_writes(input), move |b, s| {
+            b.memcap_memory_tool().call_call_with_data(s, &owned)
         })
         .map(|r| DataResult {
             content: r.content,

@@ -182,7 +182,12 @@ impl MemoryBuilder {
                     path: base.clone(),
                     cause,
                 })?;
-                let store = DirectoryStore::open(root, &self.grants, self.create_root)?;
+                let store = DirectoryStore::open(
+                    root,
+                    &self.grants,
+                    self.create_root,
+                    self.limits.call_timeout,
+                )?;
                 let name = store.root().display().to_string();
                 (Box::new(store), name)
             }

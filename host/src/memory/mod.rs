@@ -3,9 +3,11 @@
 
 mod api;
 mod builder;
+mod worker;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use wasmtime::Store;
 use wasmtime::component::ResourceTable;
@@ -20,6 +22,7 @@ use crate::limits::Limits;
 use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
 
 pub use builder::{DEFAULT_NAMESPACE, MemoryBuilder};
+use worker::{Ran, Stuck, Worker};
 
 /// A memory store and the component that serves it.
 ///
@@ -46,6 +49,26 @@ struct Served {
     backend: Box<dyn Backend>,
     /// A live instance, kept between calls so a call costs no instantiation.
     warm: Option<Warm>,
+    /// The thread guest calls run on.
+    worker: Worker,
+    /// A call still waiting in a host call after its caller stopped
+    /// waiting for it: the backend's lock stays held (its `end` waits)
+    /// until it ends, so nothing it still writes lands outside the lock.
+    stuck: Option<Stuck>,
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        let served = self.served.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(stuck) = &mut served.stuck
+            && !stuck.wait(Duration::ZERO)
+        {
+            // Closing the backend would let its lock go under a call that
+            // may still write: keep it until the process ends.
+            let backend = std::mem::replace(&mut served.backend, Box::new(Gone));
+            std::mem::forget(backend);
+        }
+    }
 }
 
 struct Warm {
@@ -96,6 +119,8 @@ impl Memory {
             served: Mutex::new(Served {
                 backend,
                 warm: None,
+                worker: Worker::default(),
+                stuck: None,
             }),
         };
         // Instantiate now so a broken setup fails here, not on the first call.
@@ -138,8 +163,9 @@ impl Memory {
     /// [`crate::watch::Watcher`].
     pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
         let bytes = paths.iter().map(String::len).sum();
-        self.typed(bytes, true, |b, s| {
-            b.memcap_memory_watch().call_changed(s, paths)
+        let paths = paths.to_vec();
+        self.typed(bytes, true, move |b, s| {
+            b.memcap_memory_watch().call_changed(s, &paths)
         })
     }
 
@@ -198,6 +224,7 @@ impl Memory {
         let news = {
             let mut served = self.lock();
             let served = &mut *served;
+            self.settle(served)?;
             if served.backend.begin(false)?.stale {
                 served.warm = None;
             }
@@ -222,6 +249,7 @@ impl Memory {
     ) -> Result<R, CopyError> {
         let mut served = self.lock();
         let served = &mut *served;
+        self.settle(served)?;
         if served.backend.begin(writes)?.stale {
             served.warm = None;
         }
@@ -248,7 +276,7 @@ impl Memory {
     fn raw(
         &self,
         input: &str,
-        f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult>,
+        f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult> + Send + 'static,
     ) -> Result<ToolResult, ToolError> {
         self.invoke(input.len(), call_writes(input), f)
             .map(|r| ToolResult {
@@ -264,7 +292,9 @@ impl Memory {
         f: impl FnMut(
             &Memcap,
             &mut Store<StoreData>,
-        ) -> wasmtime::Result<Result<String, crate::bindings::WitError>>,
+        ) -> wasmtime::Result<Result<String, crate::bindings::WitError>>
+        + Send
+        + 'static,
     ) -> Result<String, ToolError> {
         self.invoke(input_bytes, writes, f)?
             .map_err(ToolError::from)
@@ -273,11 +303,11 @@ impl Memory {
     /// Runs `f` on the warm instance within the limits, between the
     /// backend's begin and end. `writes`: whether the call may change files
     /// (then a missing store is created first).
-    fn invoke<R>(
+    fn invoke<R: Send + 'static>(
         &self,
         input_bytes: usize,
         writes: bool,
-        mut f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R>,
+        f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R> + Send + 'static,
     ) -> Result<R, ToolError> {
         let max = self.limits.max_input_bytes;
         if input_bytes > max {
@@ -291,6 +321,8 @@ impl Memory {
         }
         let mut served = self.lock();
         let served = &mut *served;
+        self.settle(served)?;
+        let mut f = f;
         // A read runs ahead of its freshness check where the backend can;
         // found stale, it runs once more after a plain check.
         let mut ahead = !writes;
@@ -317,38 +349,104 @@ impl Memory {
                     }
                 }
             }
-            let warm = served.warm.as_mut().expect("instance was just created");
+            let mut warm = served.warm.take().expect("instance was just created");
             let ticks =
                 (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
             warm.store.set_epoch_deadline(ticks as u64);
             warm.store.data_mut().limiter.refused = false;
-            match f(&warm.bindings, &mut warm.store) {
-                Ok(r) => match call.end(Outcome::Returned) {
-                    Ok(ended) => {
-                        if ended.stale {
+            let ran = served.worker.run(self.wait_limit(), move || {
+                let r = f(&warm.bindings, &mut warm.store);
+                (warm, f, r)
+            });
+            let (warm, returned, r) = match ran {
+                Ran::Done(done) => done,
+                Ran::Late(stuck) => {
+                    // Its end (and the lock's release) waits for it.
+                    call.ended = true;
+                    served.stuck = Some(stuck);
+                    return Err(self.unanswered(writes));
+                }
+                Ran::Lost => {
+                    let _ = call.end(Outcome::Stopped);
+                    return Err(guest_failure(writes));
+                }
+            };
+            f = returned;
+            match r {
+                Ok(r) => {
+                    served.warm = Some(warm);
+                    match call.end(Outcome::Returned) {
+                        Ok(ended) => {
+                            if ended.stale {
+                                served.warm = None;
+                            }
+                            if ended.again && ahead {
+                                ahead = false;
+                                continue;
+                            }
+                            return Ok(r);
+                        }
+                        Err(e) => {
+                            // The instance saw changes that were not saved.
                             served.warm = None;
+                            return Err(e);
                         }
-                        if ended.again && ahead {
-                            ahead = false;
-                            continue;
-                        }
-                        return Ok(r);
                     }
-                    Err(e) => {
-                        // The instance saw changes that were not saved.
-                        served.warm = None;
-                        return Err(e);
-                    }
-                },
+                }
                 Err(trap) => {
                     let out_of_memory = warm.store.data().limiter.refused;
                     // A trapped instance may be in any state: never reuse it.
-                    served.warm = None;
+                    drop(warm);
                     let _ = call.end(Outcome::Stopped);
                     return Err(self.stopped(&trap, out_of_memory, writes));
                 }
             }
         }
+    }
+
+    /// How long a caller waits for the guest: the time limit, and a little
+    /// more for the epoch's interrupt to land on a guest that computes (its
+    /// ticks run late on a busy machine). Past it the guest is waiting in
+    /// a host call.
+    fn wait_limit(&self) -> Duration {
+        let limit = self.limits.call_timeout;
+        limit + (limit / 10).max(Duration::from_secs(1))
+    }
+
+    /// Before a call: waits, at most the time limit, for a call left stuck
+    /// in a host call to end, and then ends it as stopped.
+    fn settle(&self, served: &mut Served) -> Result<(), ToolError> {
+        let Some(stuck) = &mut served.stuck else {
+            return Ok(());
+        };
+        if !stuck.wait(self.limits.call_timeout) {
+            return Err(ToolError::new(
+                ToolErrorKind::TimedOut,
+                format!(
+                    "An earlier memory command is still waiting for the file system that \
+                     holds this memory, which has not answered for over {} s, so this \
+                     command did not run and nothing was changed. Try again later.",
+                    self.limits.call_timeout.as_secs_f32()
+                ),
+            ));
+        }
+        served.stuck = None;
+        let _ = served.backend.end(Outcome::Stopped);
+        Ok(())
+    }
+
+    /// Said when the time limit passed while the guest waited in a host call.
+    fn unanswered(&self, writes: bool) -> ToolError {
+        ToolError::new(
+            ToolErrorKind::TimedOut,
+            format!(
+                "The memory command was stopped after {} s, memcap's time limit per call: \
+                 the file system that holds this memory did not answer. Until it does, \
+                 other commands on this memory wait for it.{}",
+                self.limits.call_timeout.as_secs_f32(),
+                if writes { AFTER_WRITE } else { "" }
+            ),
+        )
     }
 
     fn stopped(&self, trap: &wasmtime::Error, out_of_memory: bool, writes: bool) -> ToolError {
@@ -488,4 +586,35 @@ fn guest_failure(writes: bool) -> ToolError {
             if writes { AFTER_WRITE } else { "" }
         ),
     )
+}
+
+/// Takes a dropped [`Memory`]'s backend's place while that backend is kept
+/// open for a stuck call (see `Drop for Memory`); never called.
+struct Gone;
+
+impl Backend for Gone {
+    fn begin(&mut self, writes: bool) -> Result<Instance, ToolError> {
+        Err(guest_failure(writes))
+    }
+    fn end(&mut self, _: Outcome) -> Result<Instance, ToolError> {
+        Ok(Instance::default())
+    }
+    fn grant(&self, _: &mut WasiCtxBuilder) -> wasmtime::Result<Option<crate::vfs::Fs>> {
+        Ok(None)
+    }
+    fn export(&mut self, _: bool) -> Result<Vec<Entry>, CopyError> {
+        Ok(Vec::new())
+    }
+    fn read_file(&mut self, _: &str) -> Result<Option<Vec<u8>>, CopyError> {
+        Ok(None)
+    }
+    fn edit(&mut self, _: &str, _: HostEdit<'_>) -> Result<(), CopyError> {
+        Ok(())
+    }
+    fn import(&mut self, _: &[Entry], _: bool) -> Result<(), CopyError> {
+        Ok(())
+    }
+    fn directories(&self) -> Vec<(String, PathBuf)> {
+        Vec::new()
+    }
 }
