@@ -116,7 +116,7 @@ crash: build
 
 # Latency of memcap (warm and cold CLI) against native std::fs and the Python SDK.
 bench: setup build
-    MEMCAP_PYTHON={{venv}}/bin/python cargo bench -p memcap-host --bench latency
+    MEMCAP_PYTHON={{venv}}/bin/python MEMCAP_WASMTIME={{wasmtime}} cargo bench -p memcap-host --bench latency
     cargo bench -p memcap-host --bench index
     cargo bench -p memcap-host --bench scale
     cargo bench -p memcap-host --bench search

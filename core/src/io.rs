@@ -26,6 +26,10 @@ pub struct Io<'a> {
     pub indexes: &'a RefCell<Indexes>,
     /// When walking must stop (monotonic nanoseconds).
     deadline: Cell<u64>,
+    /// Whether the warm catalog has read the journal in this call: it is
+    /// not read again (the host's lock keeps other writers out meanwhile,
+    /// and a save checks the journal's end whatever this says).
+    journal_read: Cell<bool>,
 }
 
 impl<'a> Io<'a> {
@@ -40,6 +44,7 @@ impl<'a> Io<'a> {
             indexes,
             // Set by the first walk ([`Io::start_budget`]).
             deadline: Cell::new(u64::MAX),
+            journal_read: Cell::new(false),
         }
     }
 
@@ -55,6 +60,16 @@ impl<'a> Io<'a> {
             });
         self.deadline
             .set(self.env.monotonic_nanos().saturating_add(budget));
+    }
+
+    /// Whether the warm catalog has read the journal in this call.
+    pub(crate) fn journal_read(&self) -> bool {
+        self.journal_read.get()
+    }
+
+    /// Notes that the warm catalog is in step with the journal.
+    pub(crate) fn mark_journal_read(&self) {
+        self.journal_read.set(true);
     }
 
     /// Whether walking must stop now.

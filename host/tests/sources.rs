@@ -321,6 +321,9 @@ fn extra_directories_granted_on_a_later_open_are_searched_at_once() {
         let docs = dir.path().join(name);
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::write(docs.join(file), text).unwrap();
+        // File times tick coarsely (a few ms): each directory gets a stamp
+        // of its own, as directories written at different times have.
+        std::thread::sleep(std::time::Duration::from_millis(20));
         docs
     };
     let deploys = docs("deploys", "deploy.md", "Blue-green deploys.\n");

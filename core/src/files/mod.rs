@@ -38,9 +38,14 @@ pub fn lstat(io: &Io, path: &MemPath) -> Result<Meta, FsError> {
 /// root is an error rather than "exists"; a dangling link still counts as a
 /// name that is taken.
 pub fn exists(io: &Io, path: &MemPath) -> Result<bool, FsError> {
-    match stat(io, path) {
+    // The name itself first: most names asked about are free (one call).
+    match lstat(io, path) {
+        Ok(meta) if meta.kind == Kind::Link => match stat(io, path) {
+            Ok(_) | Err(FsError::NotFound | FsError::NotADirectory) => Ok(true),
+            Err(e) => Err(e),
+        },
         Ok(_) => Ok(true),
-        Err(FsError::NotFound | FsError::NotADirectory) => Ok(lstat(io, path).is_ok()),
+        Err(FsError::NotFound | FsError::NotADirectory) => Ok(false),
         Err(e) => Err(e),
     }
 }
@@ -133,6 +138,11 @@ pub fn read_indexed(io: &Io, relative: &str) -> Option<String> {
         return None;
     }
     let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES + 1), Some(meta.size)).ok()?;
+    indexed_text(bytes)
+}
+
+/// What [`read_indexed`] gives of a note's bytes read whole.
+pub fn indexed_text(bytes: Vec<u8>) -> Option<String> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return None;
     }
@@ -193,6 +203,11 @@ pub fn read_to_end(
         at += chunk.len() as u64;
         bytes.extend_from_slice(&chunk);
         if end || chunk.is_empty() {
+            return Ok(bytes);
+        }
+        // WASI hosts say "end" only on an empty read, a call more: a read
+        // short of the byte asked past the expected size has met the end.
+        if size.is_some_and(|size| at - offset >= size) && (chunk.len() as u64) < want {
             return Ok(bytes);
         }
     }

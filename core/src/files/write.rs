@@ -34,11 +34,7 @@ fn write_temp<'a>(
     durable: bool,
 ) -> Result<TempFile<'a>, FsError> {
     let staging = io.fs.staging_dir(target);
-    let name = format!(
-        "{staging}/{:016x}{:016x}",
-        io.env.random_u64(),
-        io.env.random_u64()
-    );
+    let name = format!("{staging}/{:032x}", io.env.random_u128());
     match io.fs.write_new(&name, bytes, durable) {
         Err(FsError::NotFound) => {
             // First write under a host that did not prepare the store.

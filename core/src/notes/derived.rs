@@ -152,11 +152,13 @@ impl Derived {
     }
 
     /// Hands one of the catalog's records to every index; returns what
-    /// they learned of a note put.
+    /// they learned of a note put. `known`: the note's bytes, when the
+    /// walk that found it read it whole.
     pub fn follow(
         &mut self,
         io: &Io,
         record: &super::journal::Record,
+        known: Option<Vec<u8>>,
     ) -> Result<NoteFacts, FsError> {
         use super::journal::Record;
         if self.indexes.is_empty() {
@@ -165,7 +167,10 @@ impl Derived {
         let text;
         let change = match record {
             Record::Put(entry) => {
-                text = crate::files::read_indexed(io, &entry.path);
+                text = match known {
+                    Some(bytes) => crate::files::indexed_text(bytes),
+                    None => crate::files::read_indexed(io, &entry.path),
+                };
                 NoteChange::Put(entry, text.as_deref())
             }
             Record::Del(path) => NoteChange::Removed(path),

@@ -150,7 +150,7 @@ impl Catalog {
             if let Ok(mut record) = serde_json::from_slice::<Record>(line) {
                 // The writer's entry holds the facts its indexes found; an
                 // index of another version here may count otherwise.
-                let facts = self.derived.follow(io, &record)?;
+                let facts = self.derived.follow(io, &record, None)?;
                 if let Record::Put(entry) = &record
                     && let Some(updated) = entry.with_facts(facts)
                 {

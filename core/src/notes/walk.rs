@@ -205,11 +205,15 @@ impl Catalog {
 
     /// Lists every directory at and below `top`, or checks the file there.
     fn walk_from(&mut self, io: &Io, top: &str, walk: &Walk) -> Result<(), FsError> {
+        let mut stated = None;
         let kind = if top.is_empty() {
             Some(Kind::Dir)
         } else {
             match io.fs.stat(top, false) {
-                Ok(st) => Some(st.kind),
+                Ok(st) => {
+                    stated = Some(st);
+                    Some(st.kind)
+                }
                 Err(FsError::NotFound | FsError::NotADirectory) => None,
                 // What was known of it is kept.
                 Err(FsError::Denied | FsError::Escape) => {
@@ -240,7 +244,8 @@ impl Catalog {
                 for dir in dirs {
                     self.record(Record::Undir(dir))?;
                 }
-                self.check_file(io, At::Path, top, walk)?;
+                let at = stated.map_or(At::Path, At::Stated);
+                self.check_file(io, at, top, walk)?;
             }
             _ => self.forget(top)?,
         }
@@ -371,13 +376,16 @@ impl Catalog {
         let file_name = path.rsplit('/').next().unwrap_or(path);
         // Most notes say all memcap needs in their first few kilobytes; only
         // a frontmatter block still open there is read further.
-        let head = at.read_head(io, path, FIRST_BYTES).and_then(|bytes| {
-            if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
-                at.read_head(io, path, HEAD_BYTES)
-            } else {
-                Ok(bytes)
-            }
-        });
+        let head = at
+            .read_head(io, path, FIRST_BYTES, st.size)
+            .and_then(|bytes| {
+                if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
+                    at.read_head(io, path, HEAD_BYTES, st.size)
+                } else {
+                    Ok(bytes)
+                }
+            });
+        let mut whole = None;
         let meta = match head {
             Ok(bytes) => {
                 // A cut in the middle of a character only loses that character.
@@ -393,6 +401,9 @@ impl Catalog {
                     meta.problem = Some(
                         "the file is not UTF-8 text, so memcap cannot read its metadata".to_owned(),
                     );
+                }
+                if bytes.len() as u64 == st.size {
+                    whole = Some(bytes);
                 }
                 meta
             }
@@ -422,6 +433,8 @@ impl Catalog {
             // Reread only because its stamp is young: nothing to record.
             return Ok(());
         }
+        // Read whole: the derived indexes take its text from here.
+        self.read_whole = whole.map(|bytes| (entry.path.clone(), entry.stamp, bytes));
         self.record(Record::Put(Rc::new(entry)))
     }
 }
@@ -433,6 +446,8 @@ enum At<'a> {
     Path,
     /// By its name in an open directory.
     In(&'a dyn Dir, &'a str),
+    /// By its root-relative path, its `stat` already taken.
+    Stated(Meta),
 }
 
 impl At<'_> {
@@ -441,16 +456,18 @@ impl At<'_> {
         match self {
             At::Path => io.fs.stat(path, false),
             At::In(dir, name) => dir.stat(name, false),
+            At::Stated(meta) => Ok(meta),
         }
     }
 
-    /// Up to `limit` bytes from the start, never following a link.
-    fn read_head(self, io: &Io, path: &str, limit: u64) -> Result<Vec<u8>, FsError> {
+    /// Up to `limit` bytes from the start, never following a link; `size`
+    /// is what its `stat` said (a read that brings it all ends there).
+    fn read_head(self, io: &Io, path: &str, limit: u64, size: u64) -> Result<Vec<u8>, FsError> {
         let file = match self {
-            At::Path => io.fs.open(path, false)?,
+            At::Path | At::Stated(_) => io.fs.open(path, false)?,
             At::In(dir, name) => dir.open(name)?,
         };
-        files::read_to_end(&*file, 0, Some(limit), None)
+        files::read_to_end(&*file, 0, Some(limit), Some(size))
     }
 }
 

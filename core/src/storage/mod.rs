@@ -163,8 +163,13 @@ pub trait Environment {
     fn now_seconds(&self) -> u64;
     /// A monotonic clock in nanoseconds, for time budgets.
     fn monotonic_nanos(&self) -> u64;
-    /// 64 random bits (names of temporary files, journal generations).
+    /// 64 random bits (journal generations).
     fn random_u64(&self) -> u64;
+    /// 128 random bits (names of temporary files); an adapter that can ask
+    /// for them in one call should.
+    fn random_u128(&self) -> u128 {
+        (u128::from(self.random_u64()) << 64) | u128::from(self.random_u64())
+    }
     /// A setting the host passed (`MEMCAP_MAX_FILES`, `MEMCAP_MAX_BYTES`).
     fn var(&self, name: &str) -> Option<String>;
     /// The text embedding model, when the adapter has one and the host has

@@ -24,6 +24,13 @@ impl Environment for WasiEnvironment {
         wasip2::random::random::get_random_u64()
     }
 
+    fn random_u128(&self) -> u128 {
+        let bytes = wasip2::random::random::get_random_bytes(16);
+        let mut raw = [0u8; 16];
+        raw[..bytes.len().min(16)].copy_from_slice(&bytes[..bytes.len().min(16)]);
+        u128::from_le_bytes(raw)
+    }
+
     fn var(&self, name: &str) -> Option<String> {
         std::env::var(name).ok()
     }

@@ -47,7 +47,17 @@ impl Catalog {
     pub(in crate::notes) fn follow(&mut self, io: &Io) -> Result<(), FsError> {
         while self.fed < self.pending.len() {
             let at = self.fed;
-            let facts = self.derived.follow(io, &self.pending[at])?;
+            let known = match &self.pending[at] {
+                Record::Put(entry)
+                    if self.read_whole.as_ref().is_some_and(|(path, stamp, _)| {
+                        *path == entry.path && *stamp == entry.stamp
+                    }) =>
+                {
+                    self.read_whole.take().map(|(_, _, bytes)| bytes)
+                }
+                _ => None,
+            };
+            let facts = self.derived.follow(io, &self.pending[at], known)?;
             self.fed += 1;
             let Record::Put(entry) = &self.pending[at] else {
                 continue;

@@ -111,6 +111,9 @@ pub struct Catalog {
     /// Records of `pending` the derived indexes have taken.
     fed: usize,
     pub(super) derived: derived::Derived,
+    /// The last note a walk read whole (path, stamp, bytes), so the
+    /// derived indexes take its text without reading it again.
+    pub(super) read_whole: Option<(String, FileStamp, Vec<u8>)>,
 }
 
 /// A note's place in "most recent first" order.
@@ -143,6 +146,7 @@ pub fn with<T>(
         outcome = run(io, Catalog::rebuild(io, registry)?, &mut f);
     }
     outcome.map(|(catalog, value)| {
+        io.mark_journal_read();
         indexes.catalog = Some(catalog);
         value
     })
@@ -151,7 +155,7 @@ pub fn with<T>(
 /// The warm catalog brought up to date with the journal, or the journal's.
 fn current(io: &Io, warm: Option<Catalog>, registry: Registry) -> Result<Catalog, FsError> {
     if let Some(mut warm) = warm
-        && warm.catch_up(io)?
+        && (io.journal_read() || warm.catch_up(io)?)
     {
         return Ok(warm);
     }
@@ -277,6 +281,7 @@ impl Catalog {
             dirs: BTreeMap::new(),
             swept: 0,
             incomplete: false,
+            read_whole: None,
             unreadable: BTreeSet::new(),
             generation: 0,
             applied: 0,
