@@ -21,6 +21,15 @@ use crate::vfs::{Fs, FsView};
 /// How often the epoch advances; call deadlines are counted in these ticks.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
+/// The epoch deadline for a call limited to `limit`: never sooner than the
+/// limit. The current tick is already partly gone when the call starts, so a
+/// deadline of `limit / tick` ticks could stop a call before its time; one
+/// tick more makes the limit a floor and the stop land within a tick after it.
+pub(crate) fn deadline_ticks(limit: Duration) -> u64 {
+    let tick = EPOCH_TICK.as_nanos();
+    (limit.as_nanos().div_ceil(tick) + 1).min(u64::MAX as u128 / 2) as u64
+}
+
 /// What each call's store holds.
 pub(crate) struct StoreData {
     pub wasi: WasiCtx,

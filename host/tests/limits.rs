@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use memcap::{Limits, ToolErrorKind};
 
@@ -17,8 +17,12 @@ fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
     // What a write stopped by the deadline would leave behind.
     let temp = dir.path().join("memories/.memcap/tmp/0123456789abcdef");
     std::fs::write(&temp, "half").unwrap();
+    let started = Instant::now();
     let e = memory.view("/memories/long.txt", None).unwrap_err();
+    let ran = started.elapsed();
     assert_eq!(e.kind, ToolErrorKind::TimedOut, "{}", e.message);
+    // The message says it ran 0.01 s: it must not be stopped sooner.
+    assert!(ran >= Duration::from_millis(10), "stopped after {ran:?}");
     assert!(!temp.exists(), "a stopped call's temp file survived");
     assert!(
         e.message

@@ -8,6 +8,7 @@ stores in one process, and the SDK classes used directly.
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 
 from anthropic.lib.tools import ToolError
@@ -136,8 +137,11 @@ with Memory(work / "d", limits=Limits(memory_mib=1)) as tiny:
 # A call past its time limit is stopped, says so, and the next call works.
 with Memory(work / "slow", limits=Limits(call_timeout=0.05)) as slow:
     (work / "slow/big.md").write_text("ab\n" * 999_000)  # its view takes ~0.1 s, twice the limit
+    started = time.monotonic()
     e = expect_error(errors.MemcapError, slow.view, "/memories/big.md", contains="0.05 s")
+    ran = time.monotonic() - started
     check(e.kind == "timed-out", e.kind)
+    check(ran >= 0.05, f"stopped after {ran:.3f} s, before its limit")
     check(slow.view("/memories").startswith("Here're the files"), "a fresh instance answers")
 
 # The SDK class used directly: typed commands, ToolError that is also the case's class.

@@ -350,9 +350,8 @@ impl Memory {
                 }
             }
             let mut warm = served.warm.take().expect("instance was just created");
-            let ticks =
-                (self.limits.call_timeout.as_millis() / runtime::EPOCH_TICK.as_millis()).max(1);
-            warm.store.set_epoch_deadline(ticks as u64);
+            warm.store
+                .set_epoch_deadline(runtime::deadline_ticks(self.limits.call_timeout));
             warm.store.data_mut().limiter.refused = false;
             let ran = served.worker.run(self.wait_limit(), move || {
                 let r = f(&warm.bindings, &mut warm.store);

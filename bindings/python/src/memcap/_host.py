@@ -11,6 +11,7 @@ a fresh instance. Calls are serialised across threads (a lock) and processes
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import shutil
 import stat
@@ -47,7 +48,7 @@ class Limits:
 
 
 # How often the engine's epoch moves on: a call's deadline is counted in ticks.
-EPOCH_TICK = 0.05
+EPOCH_TICK = 0.01
 
 
 class _Runtime:
@@ -198,7 +199,8 @@ class Host:
                 iface = instance.get_export_index(store, f"memcap:memory/{interface}{API}")
                 func = instance.get_func(store, instance.get_export_index(store, name, iface))
                 funcs[(interface, name)] = func
-            store.set_epoch_deadline(max(1, round(self.limits.call_timeout / EPOCH_TICK)))
+            # The current tick is partly gone: one tick more keeps the limit a floor.
+            store.set_epoch_deadline(math.ceil(self.limits.call_timeout / EPOCH_TICK) + 1)
             try:
                 return func(store, *args)
             except (Trap, WasmtimeError) as trap:
