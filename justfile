@@ -10,7 +10,7 @@ guest_out := justfile_directory() / "target/guest/dist"
 wasmtime := venv / "bin/wasmtime"
 host_target := `rustc -vV | sed -n 's/^host: //p'`
 # The host suites that run again with every store a database namespace (MEMCAP_TEST_BACKEND=database).
-database_suites := "--test journal --test parameters --test mcp_stdio --test commands --test notes --test graph --test search --test describe --test limits --test concurrency --test cli --test edges --test hostile --test index --test sources --test scale"
+database_suites := "--test read_only --test journal --test parameters --test mcp_stdio --test commands --test notes --test graph --test search --test describe --test limits --test concurrency --test cli --test edges --test hostile --test index --test sources --test scale"
 # Coverage for libFuzzer (what cargo-fuzz passes, minus the nightly-only sanitizer).
 fuzz_flags := "-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"
 fuzz_limits := "-max_len=65536 -timeout=2 -malloc_limit_mb=16 -rss_limit_mb=256"
@@ -62,7 +62,7 @@ package: build
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
     cd bindings/node && npm pack --silent --pack-destination ../../dist
 
-# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the graph parser against basic-memory's, a short fuzz pass.
+# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the team server's suite (directory and database), the graph parser against basic-memory's, a short fuzz pass.
 test: setup build fuzz-ci
     cargo test --release -p memcap-core -p memcap-embed
     tests/postgres/with-cluster {{just_executable()}} _database-tests
@@ -70,6 +70,7 @@ test: setup build fuzz-ci
     {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
     {{venv}}/bin/python tests/mcp/test_mcp.py --memcap {{memcap}}
+    {{venv}}/bin/python tests/mcp/test_team.py --memcap {{memcap}}
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
     {{venv}}/bin/python tests/sdk/test_sdk.py --memcap {{memcap}} --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
     node tests/graph/differential.mjs --parse target/release/examples/graph_parse --wheels target/graph-oracle --generated 3000
@@ -80,6 +81,7 @@ _database-tests:
     MEMCAP_TEST_BACKEND=database cargo test --release -p memcap-host {{database_suites}}
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --seed database --store "$MEMCAP_TEST_STORE"
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 100 --mcp --seed database-mcp --store "$MEMCAP_TEST_STORE"
+    {{venv}}/bin/python tests/mcp/test_team.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"
 
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain
@@ -125,3 +127,4 @@ bench: setup build
     cargo bench -p memcap-core --bench graph_update
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{venv}}/bin/wasmtime run" cargo bench -p memcap-core --bench graph_update --target wasm32-wasip2
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
+    {{venv}}/bin/python tests/mcp/bench_team.py --memcap {{memcap}}

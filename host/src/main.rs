@@ -10,6 +10,8 @@ use clap::{Parser, Subcommand};
 use memcap::{Limits, Memory, NoteType, Role, ToolError, ToolErrorKind};
 use memcap_core::lines::serve;
 
+mod cli;
+
 #[derive(Parser)]
 #[command(
     version,
@@ -42,10 +44,15 @@ struct Cli {
     #[arg(long, env = "MEMCAP_NAMESPACE", global = true)]
     namespace: Option<String>,
     /// Also grant DIR (with --store: the namespace DIR), seen as
-    /// /memories/shared/NAME; append :ro to refuse changes there. Repeat
-    /// for several.
+    /// /memories/shared/NAME; append :ro to refuse changes there. NAME
+    /// alone is NAME=NAME (with `token create`: the namespace NAME).
+    /// Repeat for several.
     #[arg(long, value_name = "NAME=DIR[:ro]", value_parser = parse_shared, global = true)]
     shared: Vec<SharedArg>,
+    /// Refuse every change: the agent views, reads and searches only
+    /// (with `token create`: the token may not write its namespace).
+    #[arg(long, global = true)]
+    read_only: bool,
     /// Also grant DIR (with --store: the namespace DIR) read-only, seen as
     /// /memories/extra/NAME: material to search (source "custom") and read,
     /// never to change. Repeat for several.
@@ -73,9 +80,11 @@ struct SharedArg {
 }
 
 fn parse_shared(arg: &str) -> Result<SharedArg, String> {
-    let (name, dir) = arg
-        .split_once('=')
-        .ok_or_else(|| format!("expected NAME=DIR or NAME=DIR:ro, got {arg:?}"))?;
+    let (name, dir) = match arg.split_once('=') {
+        Some(pair) => pair,
+        // NAME alone (or NAME:ro) is the directory or namespace NAME.
+        None => (arg.strip_suffix(":ro").unwrap_or(arg), arg),
+    };
     let (dir, read_only) = match dir.strip_suffix(":ro") {
         Some(dir) => (dir, true),
         None => (dir.strip_suffix(":rw").unwrap_or(dir), false),
@@ -124,6 +133,14 @@ enum Command {
         /// show, edits in place that bypass memcap within 30 s.
         #[arg(long)]
         no_watch: bool,
+        #[command(flatten)]
+        server: cli::serve::ServerArgs,
+    },
+    /// Make, list and revoke the bearer tokens `memcap mcp --http` asks for
+    /// once any exists: each reaches one --namespace (and any --shared).
+    Token {
+        #[command(subcommand)]
+        action: cli::token::TokenAction,
     },
     /// Run tool calls: one tool_use input JSON per line on stdin, one
     /// {"content": …, "is_error": …} JSON line per input on stdout, in order.
@@ -350,42 +367,89 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         memory_bytes: usize::try_from(cli.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
         ..Limits::default()
     };
-    let serving = matches!(cli.command, Command::Mcp { .. });
-    let builder = match &cli.store {
-        Some(store) if store.is_empty() => Memory::builder(&cli.root),
-        Some(store) => {
-            if !memcap::MemoryBuilder::is_database(store) {
-                anyhow::bail!(
-                    "--store takes a PostgreSQL URL (postgres://user@host/db); for a directory use --root"
-                );
-            }
-            Memory::database(store)
-        }
-        None => Memory::builder(&cli.root),
+    let spec = cli::StoreSpec {
+        root: cli.root.clone(),
+        url: match &cli.store {
+            Some(store) if store.is_empty() => None,
+            Some(store) if !memcap::MemoryBuilder::is_database(store) => anyhow::bail!(
+                "--store takes a PostgreSQL URL (postgres://user@host/db); for a directory use --root"
+            ),
+            other => other.clone(),
+        },
+        limits: limits.clone(),
+        vectors: !cli.no_vectors,
     };
-    let mut builder = builder
-        // A server is set up once and watches its directory: it makes it.
-        // A command makes nothing until it writes, so a mistyped --root
-        // leaves no directories behind.
-        .create_root(serving)
-        // The CLI is memcap alone: its umask can make every file private.
-        .private_umask(true)
-        .vectors(!cli.no_vectors)
-        .limits(limits);
-    if let Some(namespace) = &cli.namespace {
-        builder = builder.namespace(namespace);
+    if let Command::Token { action } = &cli.command {
+        let grants = cli::token::Grants {
+            namespace: cli.namespace.as_deref(),
+            shared: cli
+                .shared
+                .iter()
+                .map(|s| cli::token::SharedGrant {
+                    name: s.name.clone(),
+                    target: s.dir.to_string_lossy().into_owned(),
+                    read_only: s.read_only,
+                })
+                .collect(),
+            read_only: cli.read_only,
+            extra: !cli.extra.is_empty(),
+        };
+        return cli::token::run(&spec, action, grants);
     }
-    for shared in &cli.shared {
-        builder = builder.shared(&shared.name, &shared.dir, shared.read_only);
+    let flagged =
+        cli.namespace.is_some() || !cli.shared.is_empty() || !cli.extra.is_empty() || cli.read_only;
+    let open_flagged = {
+        let (namespace, shared, extra, read_only) = (
+            cli.namespace.clone(),
+            cli.shared.clone(),
+            cli.extra.clone(),
+            cli.read_only,
+        );
+        let spec = cli::StoreSpec {
+            root: spec.root.clone(),
+            url: spec.url.clone(),
+            limits,
+            vectors: spec.vectors,
+        };
+        move |create: bool| {
+            let mut builder = spec.builder().create_root(create).read_only(read_only);
+            if let Some(namespace) = &namespace {
+                builder = builder.namespace(namespace);
+            }
+            for shared in &shared {
+                builder = builder.shared(&shared.name, &shared.dir, shared.read_only);
+            }
+            for (name, dir) in &extra {
+                builder = builder.extra(name, dir);
+            }
+            builder.open()
+        }
+    };
+    if let Command::Mcp {
+        http: Some(addr),
+        no_watch,
+        server,
+    } = &cli.command
+    {
+        return cli::serve::http(cli::serve::Serve {
+            spec,
+            addr: *addr,
+            watch: !no_watch,
+            args: server,
+            flags_given: flagged,
+            open_flagged: Box::new(move || open_flagged(true)),
+        });
     }
-    for (name, dir) in &cli.extra {
-        builder = builder.extra(name, dir);
-    }
-    let memory = builder.open()?;
+    // A server is set up once and watches its directory: it makes it.
+    // A command makes nothing until it writes, so a mistyped --root
+    // leaves no directories behind.
+    let serving = matches!(cli.command, Command::Mcp { .. });
+    let memory = open_flagged(serving)?;
     let result: Result<String, ToolError> = match cli.command {
         Command::Copy { .. } => unreachable!("handled before the store is opened"),
         Command::Call { json } => return serve_lines(&memory, json),
-        Command::Mcp { http, no_watch } => return serve_mcp(memory, http, !no_watch),
+        Command::Token { .. } => unreachable!("handled before the store is opened"),
+        Command::Mcp { no_watch, .. } => return serve_mcp(memory, !no_watch),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
         Command::Create { path, text } => memory.create(&path, &text_or_stdin(text)?),
         Command::StrReplace { path, old, new } => memory.str_replace(&path, &old, &new),
@@ -560,47 +624,17 @@ fn text_or_stdin(text: Option<String>) -> anyhow::Result<String> {
     }
 }
 
-/// `memcap mcp`: the MCP server on stdio, or on HTTP at `http`.
-fn serve_mcp(
-    memory: Memory,
-    http: Option<std::net::SocketAddr>,
-    watch: bool,
-) -> anyhow::Result<ExitCode> {
+/// `memcap mcp`: the MCP server on stdio.
+fn serve_mcp(memory: Memory, watch: bool) -> anyhow::Result<ExitCode> {
     let server = memcap::mcp::MemoryServer::new(memory, watch)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(async move {
-        match http {
-            None => server.serve_stdio().await.context("serving MCP on stdio")?,
-            Some(addr) => {
-                use rmcp::transport::streamable_http_server::{
-                    StreamableHttpServerConfig, StreamableHttpService,
-                    session::local::LocalSessionManager,
-                };
-                let service: StreamableHttpService<_, LocalSessionManager> =
-                    StreamableHttpService::new(
-                        move || Ok(server.clone()),
-                        Default::default(),
-                        StreamableHttpServerConfig::default(),
-                    );
-                let router = axum::Router::new().nest_service("/mcp", service);
-                let listener = tokio::net::TcpListener::bind(addr)
-                    .await
-                    .with_context(|| format!("listening on {addr}"))?;
-                eprintln!("memcap: serving MCP at http://{addr}/mcp");
-                axum::serve(listener, router)
-                    .with_graceful_shutdown(async {
-                        let _ = tokio::signal::ctrl_c().await;
-                    })
-                    .await
-                    .context("serving MCP over HTTP")?;
-            }
-        }
-        Ok::<_, anyhow::Error>(())
-    })?;
+    runtime
+        .block_on(server.serve_stdio())
+        .context("serving MCP on stdio")?;
     Ok(ExitCode::SUCCESS)
 }
 

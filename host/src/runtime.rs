@@ -61,17 +61,22 @@ impl WasiView for StoreData {
 pub(crate) struct GuestLimiter {
     pub memory_bytes: usize,
     pub refused: bool,
+    /// The linear memory the instance holds now, all its memories together.
+    pub held: usize,
 }
 
 impl ResourceLimiter for GuestLimiter {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         let allowed = desired <= self.memory_bytes;
         self.refused |= !allowed;
+        if allowed {
+            self.held += desired.saturating_sub(current);
+        }
         Ok(allowed)
     }
 

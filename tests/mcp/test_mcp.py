@@ -251,7 +251,11 @@ def streamable_http():
     with tempfile.TemporaryDirectory() as d:
         proc = subprocess.Popen([MEMCAP, "--root", d, "mcp", "--http", f"127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True)
         try:
-            assert "serving MCP at" in proc.stderr.readline()
+            # Log lines (JSON) may come first: the store is opened before listening.
+            line = proc.stderr.readline()
+            while line.startswith("{"):
+                line = proc.stderr.readline()
+            assert "serving MCP at" in line, line
 
             async def session():
                 async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_):

@@ -35,7 +35,7 @@ pub const PROMPT_NAME: &str = "memory";
 /// The resource that is MEMORY.md.
 pub const INDEX_URI: &str = "memory://MEMORY.md";
 /// The tool that takes a `command` of its own (Claude's memory tool).
-const MEMORY_TOOL: &str = memcap_core::tools::MEMORY_TOOL;
+pub const MEMORY_TOOL: &str = memcap_core::tools::MEMORY_TOOL;
 
 /// One served store, shared by every session of the server.
 #[derive(Clone)]
@@ -77,6 +77,33 @@ impl MemoryServer {
             watcher,
             _follower: follower,
         })
+    }
+
+    /// The store served.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// The tools, as MCP lists them.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// What the server says of itself at `initialize`.
+    pub fn info() -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("memcap", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Persistent memory in a sandboxed directory seen as /memories. \
+             Check it before starting a task (the `memory` tool's view command, \
+             or memory_read), and record what you learn as you work.",
+        )
     }
 
     /// Runs one component call off the async threads (calls block), with
@@ -154,19 +181,7 @@ fn call_input(tool: &str, arguments: Option<JsonObject>) -> String {
 
 impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_prompts()
-                .enable_resources()
-                .build(),
-        )
-        .with_server_info(Implementation::new("memcap", env!("CARGO_PKG_VERSION")))
-        .with_instructions(
-            "Persistent memory in a sandboxed directory seen as /memories. \
-             Check it before starting a task (the `memory` tool's view command, \
-             or memory_read), and record what you learn as you work.",
-        )
+        Self::info()
     }
 
     async fn list_tools(

@@ -31,6 +31,7 @@ pub struct MemoryBuilder {
     vectors: bool,
     create_root: bool,
     private_umask: bool,
+    read_only: bool,
 }
 
 impl MemoryBuilder {
@@ -57,6 +58,7 @@ impl MemoryBuilder {
             vectors: true,
             create_root: true,
             private_umask: false,
+            read_only: false,
         }
     }
 
@@ -147,6 +149,15 @@ impl MemoryBuilder {
         self
     }
 
+    /// Whether every change is refused (off by default): calls that would
+    /// change files answer a `denied` error before they run, while views,
+    /// reads and searches work (memcap still keeps its own derived state).
+    /// Shared grants keep their own `read_only`.
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
     /// Opens the store; see [`Memory::open`] and [`Memory::database`].
     pub fn open(self) -> Result<Memory, OpenError> {
         if let Some(name) = &self.namespace {
@@ -208,7 +219,7 @@ impl MemoryBuilder {
                 (Box::new(store), format!("namespace {namespace}"))
             }
         };
-        Memory::serve(backend, name, self.limits, self.vectors)
+        Memory::serve(backend, name, self.limits, self.vectors, self.read_only)
     }
 }
 

@@ -7,6 +7,7 @@ mod worker;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use wasmtime::Store;
@@ -40,6 +41,11 @@ pub struct Memory {
     limits: Limits,
     /// Whether searches use the compiled-in embedding model.
     vectors: bool,
+    /// Whether every call that changes files is refused before it runs.
+    read_only: bool,
+    /// The linear memory the warm instance held after its last call, for
+    /// a host that keeps many stores warm within a memory budget.
+    warm_bytes: std::sync::atomic::AtomicUsize,
     runtime: &'static Runtime,
     served: Mutex<Served>,
 }
@@ -109,12 +115,15 @@ impl Memory {
         name: String,
         limits: Limits,
         vectors: bool,
+        read_only: bool,
     ) -> Result<Self, OpenError> {
         let memory = Memory {
             name,
             directories: backend.directories(),
             limits,
             vectors,
+            read_only,
+            warm_bytes: Default::default(),
             runtime: runtime::get()?,
             served: Mutex::new(Served {
                 backend,
@@ -131,6 +140,12 @@ impl Memory {
         served.warm = Some(warm);
         drop(served);
         Ok(memory)
+    }
+
+    /// The linear memory of the warm instance after the last call (0 when
+    /// none is warm): what keeping this store warm costs.
+    pub fn warm_bytes(&self) -> usize {
+        self.warm_bytes.load(Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Served> {
@@ -319,6 +334,9 @@ impl Memory {
                 ),
             ));
         }
+        if writes && self.read_only {
+            return Err(read_only_refusal());
+        }
         let mut served = self.lock();
         let served = &mut *served;
         self.settle(served)?;
@@ -373,6 +391,8 @@ impl Memory {
             f = returned;
             match r {
                 Ok(r) => {
+                    self.warm_bytes
+                        .store(warm.store.data().limiter.held, Ordering::Relaxed);
                     served.warm = Some(warm);
                     match call.end(Outcome::Returned) {
                         Ok(ended) => {
@@ -507,6 +527,7 @@ impl Memory {
             limiter: GuestLimiter {
                 memory_bytes: self.limits.memory_bytes,
                 refused: false,
+                held: 0,
             },
         };
         let mut store = Store::new(&self.runtime.engine, data);
@@ -560,17 +581,28 @@ impl Drop for Call<'_> {
 /// guest refuses it anyway). A missing store is created by the first call
 /// that may write.
 fn call_writes(input: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Command<'a> {
-        #[serde(borrow)]
-        command: Option<std::borrow::Cow<'a, str>>,
-    }
-    match serde_json::from_str::<Command>(input) {
-        Ok(Command { command: Some(c) }) => {
-            memcap_core::tools::command(&c).is_none_or(|spec| spec.writes)
-        }
+    // Parsed as the guest parses it (a JSON value, so of a repeated key the
+    // last counts): a spelling that reads as a view here cannot run as a
+    // create there. A command memcap does not know counts as a change.
+    match serde_json::from_str::<serde_json::Value>(input) {
+        Ok(serde_json::Value::Object(input)) => match input.get("command") {
+            Some(serde_json::Value::String(c)) => {
+                memcap_core::tools::command(c).is_none_or(|spec| spec.writes)
+            }
+            _ => false,
+        },
         _ => false,
     }
+}
+
+/// What a call that would change files gets from a read-only memory.
+fn read_only_refusal() -> ToolError {
+    ToolError::new(
+        ToolErrorKind::Denied,
+        "This memory is read-only here: the command would change files, so it was refused \
+         and nothing was changed. Read, view and search work; to save notes, ask for access \
+         that may write.",
+    )
 }
 
 /// Said after a stopped call that may have been writing.

@@ -1,0 +1,209 @@
+//! `memcap mcp --http ADDR`: the MCP server over HTTP. With tokens made
+//! (`memcap token create`), every request needs one, and its token alone
+//! decides the namespace; without, the server serves the store the other
+//! flags name, to loopback only.
+
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use memcap::mcp::MemoryServer;
+use memcap::server::{Gate, HttpLimits, HttpOptions, Opener, Pool, PoolLimits};
+use memcap::tokens::{Access, SharedAccess, TokenStore};
+
+use super::StoreSpec;
+
+/// The HTTP server's bounds.
+#[derive(Args, Clone, Debug)]
+pub struct ServerArgs {
+    /// A name clients reach the server by, checked against the Host header
+    /// (repeat; loopback names are always allowed; `*` turns the check off
+    /// behind a proxy that does it).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// A browser origin allowed to call (repeat, e.g. https://app.example.com:443);
+    /// a request carrying any other Origin header gets 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    pub allow_origins: Vec<String>,
+    /// Seconds a client has to send a request's headers, and then its body.
+    #[arg(long, default_value_t = 10)]
+    pub read_timeout_secs: u64,
+    /// The most connections open at once.
+    #[arg(long, default_value_t = 512)]
+    pub max_connections: usize,
+    /// The most MCP sessions at once.
+    #[arg(long, default_value_t = 1000)]
+    pub max_sessions: usize,
+    /// Close an MCP session unused this many seconds.
+    #[arg(long, default_value_t = 300)]
+    pub session_idle_secs: u64,
+    /// Calls per second one token may make (bursts of twice that).
+    #[arg(long, default_value_t = NonZeroU32::new(50).expect("nonzero"))]
+    pub rate_limit: NonZeroU32,
+    /// The most namespaces kept warm at once.
+    #[arg(long, default_value_t = 32)]
+    pub warm_stores: usize,
+    /// The most memory (MiB) the warm namespaces' instances may hold together.
+    #[arg(long, default_value_t = 1024)]
+    pub warm_memory_mib: usize,
+    /// Drop a warm namespace unused this many seconds.
+    #[arg(long, default_value_t = 600)]
+    pub warm_idle_secs: u64,
+}
+
+/// What the CLI asked to serve besides the address.
+pub struct Serve<'a> {
+    pub spec: StoreSpec,
+    pub addr: SocketAddr,
+    pub watch: bool,
+    pub args: &'a ServerArgs,
+    /// Whether --namespace, --shared, --extra or --read-only was given:
+    /// refused with tokens, where each token decides them.
+    pub flags_given: bool,
+    /// The store the flags name, served without tokens.
+    pub open_flagged: Box<dyn Fn() -> Result<memcap::Memory, memcap::OpenError> + Send + Sync>,
+}
+
+pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
+    let Serve {
+        spec,
+        addr,
+        watch,
+        args,
+        flags_given,
+        open_flagged,
+    } = serve;
+    let tokens: Arc<dyn TokenStore> = Arc::from(spec.tokens()?);
+    let with_tokens = tokens.configured()?;
+    let spec = Arc::new(spec);
+    let (gate_tokens, open): (Option<Arc<dyn TokenStore>>, Box<Opener>) = if with_tokens {
+        if flags_given {
+            anyhow::bail!(
+                "with tokens, each token decides its namespace and grants: drop --namespace, --shared, --extra and --read-only (see memcap token list)"
+            );
+        }
+        let spec = Arc::clone(&spec);
+        let open = move |access: &Access| -> Result<MemoryServer, String> {
+            let memory = open_access(&spec, access).map_err(|e| e.to_string())?;
+            MemoryServer::new(memory, watch).map_err(|e| e.to_string())
+        };
+        (Some(tokens), Box::new(open))
+    } else {
+        if !addr.ip().is_loopback() {
+            anyhow::bail!(
+                "{addr} is not a loopback address, and without tokens anyone who reaches it could read and change the memory. \
+                 Make a token first (memcap token create --namespace NAME), or listen on 127.0.0.1"
+            );
+        }
+        let open = move |_: &Access| -> Result<MemoryServer, String> {
+            let memory = open_flagged().map_err(|e| e.to_string())?;
+            MemoryServer::new(memory, watch).map_err(|e| e.to_string())
+        };
+        (None, Box::new(open))
+    };
+    let local = Access::new("local", Vec::new(), false);
+    let burst = args
+        .rate_limit
+        .saturating_mul(NonZeroU32::new(2).expect("nonzero"));
+    let gate = Arc::new(Gate::new(
+        gate_tokens,
+        local.clone(),
+        args.rate_limit,
+        burst,
+    ));
+    let pool = Pool::new(
+        PoolLimits {
+            max_stores: args.warm_stores.max(1),
+            max_bytes: args.warm_memory_mib.saturating_mul(1 << 20),
+            idle: Duration::from_secs(args.warm_idle_secs.max(1)),
+        },
+        open,
+    );
+    let mut allowed_hosts: Vec<String> =
+        ["localhost", "127.0.0.1", "::1"].map(String::from).to_vec();
+    if !addr.ip().is_unspecified() {
+        allowed_hosts.push(addr.ip().to_string());
+    }
+    allowed_hosts.extend(args.allow_hosts.iter().cloned());
+    let options = HttpOptions {
+        allowed_hosts: allowed_hosts.clone(),
+        allowed_origins: args.allow_origins.clone(),
+        limits: HttpLimits {
+            // The largest tool input, and room for JSON-RPC around it.
+            max_body: spec.limits.max_input_bytes + (64 << 10),
+            read_timeout: Duration::from_secs(args.read_timeout_secs.max(1)),
+            max_connections: args.max_connections.max(1),
+            max_sessions: args.max_sessions.max(1),
+            session_idle: Duration::from_secs(args.session_idle_secs.max(1)),
+        },
+        shutdown_grace: spec.limits.call_timeout + Duration::from_secs(5),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        if !with_tokens {
+            // The one store is opened now, so a bad path fails here and not
+            // on the first request.
+            pool.get(&local).await.map_err(anyhow::Error::msg)?;
+        }
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("listening on {addr}"))?;
+        let bound = listener.local_addr().unwrap_or(addr);
+        eprintln!(
+            "memcap: serving MCP at http://{bound}/mcp ({}; Host may be {})",
+            if with_tokens {
+                "a bearer token decides each request's namespace"
+            } else {
+                "no tokens: loopback only"
+            },
+            allowed_hosts.join(", "),
+        );
+        memcap::server::serve(listener, gate, pool, options, stop_signal())
+            .await
+            .context("serving MCP over HTTP")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The store an access reaches: its namespace, its shared namespaces (a
+/// directory missing beside the others is made), read-only as it says.
+fn open_access(spec: &StoreSpec, access: &Access) -> anyhow::Result<memcap::Memory> {
+    let mut builder = spec
+        .builder()
+        .create_root(true)
+        .namespace(&access.namespace)
+        .read_only(access.read_only);
+    for SharedAccess {
+        name,
+        target,
+        read_only,
+    } in &access.shared
+    {
+        if spec.url.is_none() && !spec.shared_target(target).is_dir() {
+            spec.ensure_namespace(target)?;
+        }
+        builder = builder.shared(name, spec.shared_target(target), *read_only);
+    }
+    Ok(builder.open()?)
+}
+
+/// Resolves on SIGTERM or SIGINT.
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let Ok(mut term) = signal(SignalKind::terminate()) else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}

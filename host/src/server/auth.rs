@@ -1,0 +1,179 @@
+//! Who a request is: the bearer token in its one `Authorization` header,
+//! checked against the store's tokens, decides the [`Principal`]: the
+//! token's label and the access it grants. Nothing else in the request
+//! (no other header, parameter, path or session id) has a say. Without
+//! tokens (a loopback-only server) every request is the one local user.
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::http::{HeaderMap, header};
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::tokens::{self, Access, Refusal, TokenStore};
+
+/// The caller of one request.
+#[derive(Clone, Debug)]
+pub struct Principal {
+    /// The token's id ("local" without tokens): the rate limit's key.
+    pub id: String,
+    /// The token's label, for the log.
+    pub label: String,
+    pub access: Access,
+}
+
+/// Why a request was turned away before it reached any store.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Denial {
+    /// No usable credential: 401 with `WWW-Authenticate: Bearer`.
+    Unauthorized(&'static str),
+    /// Over the token's rate: 429 with `Retry-After` (whole seconds).
+    TooFast(u64),
+    /// The token store failed: 503.
+    Unavailable,
+}
+
+/// How often a token's last use is written down, at most.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
+
+/// Checks requests: tokens (or the one local user) and rate limits.
+pub struct Gate {
+    tokens: Option<Arc<dyn TokenStore>>,
+    local: Access,
+    limiter: DefaultKeyedRateLimiter<String>,
+    touched: Mutex<HashMap<String, Instant>>,
+}
+
+impl Gate {
+    /// With `tokens`, every request needs one of them; without, every
+    /// request is the local user with `local` access. `per_second` calls
+    /// per token, in bursts of up to `burst`.
+    pub fn new(
+        tokens: Option<Arc<dyn TokenStore>>,
+        local: Access,
+        per_second: NonZeroU32,
+        burst: NonZeroU32,
+    ) -> Self {
+        Self {
+            tokens,
+            local,
+            limiter: RateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
+            touched: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether requests need a token.
+    pub fn needs_tokens(&self) -> bool {
+        self.tokens.is_some()
+    }
+
+    /// The principal of a request with these headers (blocking: it may
+    /// read the token store).
+    pub fn admit(&self, headers: &HeaderMap) -> Result<Principal, Denial> {
+        let principal = match &self.tokens {
+            None => Principal {
+                id: "local".into(),
+                label: "local".into(),
+                access: self.local.clone(),
+            },
+            Some(store) => {
+                let token = bearer(headers).map_err(Denial::Unauthorized)?;
+                let record = match tokens::verify(store.as_ref(), token) {
+                    Ok(Ok(record)) => record,
+                    Ok(Err(refusal)) => return Err(Denial::Unauthorized(refusal.as_str())),
+                    Err(e) => {
+                        eprintln!("memcap: {e}");
+                        return Err(Denial::Unavailable);
+                    }
+                };
+                self.touch(store.as_ref(), &record.id);
+                Principal {
+                    id: record.id,
+                    label: record.label,
+                    access: record.access,
+                }
+            }
+        };
+        if let Err(not_until) = self.limiter.check_key(&principal.id) {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            return Err(Denial::TooFast(wait.as_secs_f64().ceil().max(1.0) as u64));
+        }
+        Ok(principal)
+    }
+
+    /// Writes down that the token was used, at most once per [`TOUCH_EVERY`].
+    fn touch(&self, store: &dyn TokenStore, id: &str) {
+        {
+            let mut touched = self.touched.lock().unwrap_or_else(|p| p.into_inner());
+            let now = Instant::now();
+            if touched
+                .get(id)
+                .is_some_and(|at| now.duration_since(*at) < TOUCH_EVERY)
+            {
+                return;
+            }
+            touched.insert(id.to_owned(), now);
+        }
+        if let Err(e) = store.touch(id, tokens::now()) {
+            eprintln!("memcap: could not note a token's last use: {e}");
+        }
+    }
+
+    /// Forgets rate-limit state of tokens that have been quiet.
+    pub fn forget_quiet(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
+    }
+}
+
+/// The token of the one `Authorization: Bearer TOKEN` header. Two such
+/// headers, another scheme or anything around the token is refused (the
+/// scheme's case is free, as RFC 9110 says).
+fn bearer(headers: &HeaderMap) -> Result<&str, &'static str> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let value = values.next().ok_or("no-token")?;
+    if values.next().is_some() {
+        return Err("several-authorization-headers");
+    }
+    let value = value.to_str().map_err(|_| Refusal::Malformed.as_str())?;
+    let (scheme, token) = value.split_once(' ').ok_or(Refusal::Malformed.as_str())?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err("not-a-bearer-token");
+    }
+    let token = token.trim_matches(' ');
+    if token.is_empty() || token.contains(' ') {
+        return Err(Refusal::Malformed.as_str());
+    }
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for v in values {
+            map.append(header::AUTHORIZATION, HeaderValue::from_str(v).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn one_bearer_header_names_the_token_and_nothing_else_does() {
+        assert_eq!(bearer(&headers(&["Bearer abc"])), Ok("abc"));
+        assert_eq!(bearer(&headers(&["bearer  abc "])), Ok("abc"));
+        assert_eq!(bearer(&headers(&[])), Err("no-token"));
+        assert_eq!(
+            bearer(&headers(&["Bearer abc", "Bearer def"])),
+            Err("several-authorization-headers")
+        );
+        assert_eq!(bearer(&headers(&["Basic abc"])), Err("not-a-bearer-token"));
+        assert!(bearer(&headers(&["Bearer"])).is_err());
+        assert!(bearer(&headers(&["Bearer a b"])).is_err());
+    }
+}

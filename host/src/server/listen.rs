@@ -1,0 +1,115 @@
+//! Accepting connections: at most a set number open at once (the rest wait
+//! in the kernel's listen queue), each closed if a request's headers do not
+//! arrive in time, so a client that connects and sends nothing (or a byte
+//! a second) holds nothing for long. On shutdown, connections finish the
+//! request they are in and close.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
+use tower::ServiceExt;
+
+use super::HttpLimits;
+
+/// A running accept loop.
+pub struct Listening {
+    accept: tokio::task::JoinHandle<()>,
+    close: watch::Sender<bool>,
+    open: Arc<Semaphore>,
+    max: u32,
+}
+
+impl Listening {
+    pub fn start(listener: TcpListener, app: Router, limits: &HttpLimits) -> Self {
+        let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS) as u32;
+        let open = Arc::new(Semaphore::new(max as usize));
+        let (close, closing) = watch::channel(false);
+        let read_timeout = limits.read_timeout;
+        let accept = tokio::spawn(accept(
+            listener,
+            app,
+            Arc::clone(&open),
+            closing,
+            read_timeout,
+        ));
+        Self {
+            accept,
+            close,
+            open,
+            max,
+        }
+    }
+
+    /// Takes no more connections.
+    pub fn stop_accepting(&self) {
+        self.accept.abort();
+    }
+
+    /// Asks every connection to close after its current request, and waits
+    /// until they have or `deadline` passes.
+    pub async fn close(self, deadline: tokio::time::Instant) {
+        let _ = self.close.send(true);
+        let _ = tokio::time::timeout_at(deadline, self.open.acquire_many(self.max)).await;
+    }
+}
+
+async fn accept(
+    listener: TcpListener,
+    app: Router,
+    open: Arc<Semaphore>,
+    closing: watch::Receiver<bool>,
+    read_timeout: Duration,
+) {
+    loop {
+        let Ok(permit) = Arc::clone(&open).acquire_owned().await else {
+            return;
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => {
+                // Answers go out in several writes (an SSE stream): without
+                // this, Nagle's algorithm holds each reply ~40 ms for an ACK.
+                let _ = stream.set_nodelay(true);
+                stream
+            }
+            Err(e) => {
+                // Out of file descriptors and the like: wait, then go on.
+                eprintln!("memcap: could not accept a connection: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let app = app.clone();
+        let mut closing = closing.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                app.clone().oneshot(request.map(Body::new))
+            });
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(read_timeout)
+                .keep_alive(true);
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            loop {
+                tokio::select! {
+                    _ = connection.as_mut() => break,
+                    changed = closing.changed() => {
+                        if changed.is_err() || *closing.borrow() {
+                            connection.as_mut().graceful_shutdown();
+                            let _ = connection.as_mut().await;
+                            break;
+                        }
+                    }
+                }
+            }
+            drop(permit);
+        });
+    }
+}

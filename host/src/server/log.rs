@@ -1,0 +1,61 @@
+//! The server's log: one JSON line on standard error per call and per
+//! refused request, for an operator's log collector. A line names who
+//! (the token's label and id, never the token), where (the namespace),
+//! what (the tool and, for `memory`, its command), how long and how it
+//! ended; never a path, a note's text or a query.
+
+use std::time::Duration;
+
+use serde_json::json;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::auth::Principal;
+
+fn now() -> String {
+    OffsetDateTime::now_utc()
+        .format(&Rfc3339)
+        .unwrap_or_default()
+}
+
+fn write(line: serde_json::Value) {
+    eprintln!("{line}");
+}
+
+/// One call a principal made.
+pub fn call(
+    principal: &Principal,
+    tool: &str,
+    command: Option<&str>,
+    took: Duration,
+    outcome: &str,
+) {
+    write(json!({
+        "time": now(),
+        "token": principal.label,
+        "token_id": principal.id,
+        "namespace": principal.access.namespace,
+        "tool": tool,
+        "command": command,
+        "ms": (took.as_secs_f64() * 1000.0 * 100.0).round() / 100.0,
+        "outcome": outcome,
+    }));
+}
+
+/// A request turned away before any store saw it.
+pub fn refused(status: u16, why: &str) {
+    write(json!({
+        "time": now(),
+        "status": status,
+        "outcome": why,
+    }));
+}
+
+/// The server starting or stopping.
+pub fn event(what: &str, detail: serde_json::Value) {
+    write(json!({
+        "time": now(),
+        "event": what,
+        "detail": detail,
+    }));
+}

@@ -1,0 +1,127 @@
+//! `memcap mcp --http`: MCP over streamable HTTP for a whole team. Each
+//! request's bearer token decides the one namespace (and the shared ones)
+//! it reaches ([`auth`]); many namespaces are served from one process by a
+//! bounded pool of warm stores ([`pool`]). Everything a client can make
+//! the server hold is bounded: connections and the time to send a request
+//! ([`listen`]), body size and upload time, sessions and their idle time,
+//! calls per second per token. `GET /healthz` answers without a token and
+//! says nothing about any store.
+
+mod auth;
+mod guard;
+mod listen;
+mod log;
+mod pool;
+mod team;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+pub use auth::{Denial, Gate, Principal};
+pub use pool::{Opener, Pool, PoolLimits};
+pub use team::TeamServer;
+
+/// What one client may make the server hold, and for how long.
+#[derive(Clone, Debug)]
+pub struct HttpLimits {
+    /// The largest request body; a larger one gets 413 unread.
+    pub max_body: usize,
+    /// The time to send a request's headers, and then its body.
+    pub read_timeout: Duration,
+    /// The most connections open at once; more wait in the listen queue.
+    pub max_connections: usize,
+    /// The most MCP sessions at once; a new one past it gets 503.
+    pub max_sessions: usize,
+    /// A session unused this long is closed.
+    pub session_idle: Duration,
+}
+
+/// How the server is reached.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Names the `Host` header may carry (`*`: any, for a proxy that checks it).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins allowed; a request with any other `Origin` gets 403.
+    pub allowed_origins: Vec<String>,
+    pub limits: HttpLimits,
+    /// How long a shutdown waits for running calls.
+    pub shutdown_grace: Duration,
+}
+
+/// `GET /healthz`: the process answers. No token, no data.
+async fn healthz() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        "{\"status\":\"ok\"}\n",
+    )
+}
+
+/// Serves MCP at `/mcp` and `GET /healthz` on `listener` until `shutdown`
+/// resolves; then stops taking connections, lets running calls finish
+/// (within the grace time) and returns.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    gate: Arc<Gate>,
+    pool: Arc<Pool>,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let team = TeamServer::new(Arc::clone(&pool));
+    let running = team.running();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_origins(options.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(options.limits.max_body);
+    config = if options.allowed_hosts.iter().any(|h| h == "*") {
+        config.disable_allowed_hosts()
+    } else {
+        config.with_allowed_hosts(options.allowed_hosts.clone())
+    };
+    let stop_sessions = config.cancellation_token.clone();
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(options.limits.session_idle);
+    let sessions = Arc::new(sessions);
+    let mcp = StreamableHttpService::new(move || Ok(team.clone()), Arc::clone(&sessions), config);
+    let guard = guard::Guard::new(Arc::clone(&gate), sessions, options.limits.clone());
+    let app = Router::new()
+        .nest_service("/mcp", guard.wrap(mcp))
+        .route("/healthz", get(healthz));
+
+    // Idle stores and quiet tokens' rate state go on a timer too.
+    let sweeper = {
+        let (pool, gate) = (Arc::clone(&pool), Arc::clone(&gate));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(5));
+            loop {
+                tick.tick().await;
+                pool.sweep();
+                gate.forget_quiet();
+            }
+        })
+    };
+    let listening = listen::Listening::start(listener, app, &options.limits);
+    shutdown.await;
+    log::event(
+        "stopping",
+        serde_json::json!({"running_calls": running.load(std::sync::atomic::Ordering::SeqCst)}),
+    );
+    let deadline = tokio::time::Instant::now() + options.shutdown_grace;
+    listening.stop_accepting();
+    // Running calls finish; their answers still go out.
+    while running.load(std::sync::atomic::Ordering::SeqCst) > 0
+        && tokio::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop_sessions.cancel();
+    listening.close(deadline).await;
+    sweeper.abort();
+    log::event("stopped", serde_json::json!({}));
+    Ok(())
+}

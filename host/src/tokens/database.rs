@@ -1,0 +1,174 @@
+//! Tokens of a database store: the table `memcap_tokens`, made the first
+//! time a token is created there (so a database with no tokens is never
+//! changed). A store without the table has no tokens.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use postgres::Client;
+
+use super::{Access, TokenError, TokenRecord, TokenStore};
+use crate::backend::database::Url;
+use crate::error::OpenError;
+
+const CREATE: &str = "CREATE TABLE IF NOT EXISTS memcap_tokens (
+    id text COLLATE \"C\" PRIMARY KEY,
+    label text NOT NULL,
+    access text NOT NULL,
+    created bigint NOT NULL,
+    last_used bigint,
+    expires bigint,
+    revoked bigint,
+    hash text NOT NULL
+)";
+
+const COLUMNS: &str = "id, label, access, created, last_used, expires, revoked, hash";
+
+/// The token table of one database, over one connection.
+pub struct DatabaseTokens {
+    url: Url,
+    client: Mutex<Option<Client>>,
+}
+
+impl DatabaseTokens {
+    /// The tokens of the database at `url` (connected on first use).
+    pub fn new(url: &str) -> Result<Self, OpenError> {
+        Ok(Self {
+            url: Url::parse(url)?,
+            client: Mutex::new(None),
+        })
+    }
+
+    /// Runs `f` on the connection, connecting (again) as needed.
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<R, postgres::Error>,
+    ) -> Result<R, TokenError> {
+        let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            *slot = Some(
+                self.url
+                    .connect_blocking(Duration::from_secs(10))
+                    .map_err(database)?,
+            );
+        }
+        let client = slot.as_mut().expect("connected just above");
+        let answer = f(client);
+        if answer.is_err() && client.is_closed() {
+            *slot = None;
+        }
+        answer.map_err(database)
+    }
+
+    fn has_table(client: &mut Client) -> Result<bool, postgres::Error> {
+        Ok(client
+            .query_one("SELECT to_regclass('memcap_tokens') IS NOT NULL", &[])?
+            .get(0))
+    }
+}
+
+fn database(e: postgres::Error) -> TokenError {
+    TokenError::Database(match e.as_db_error() {
+        Some(db) => db.message().to_owned(),
+        None => e.to_string(),
+    })
+}
+
+fn record(row: &postgres::Row) -> Result<TokenRecord, postgres::Error> {
+    let access: String = row.try_get(2)?;
+    // A row memcap did not write reads as a token that opens nothing.
+    let access = serde_json::from_str(&access).unwrap_or_else(|_| Access {
+        namespace: String::new(),
+        shared: Vec::new(),
+        read_only: true,
+    });
+    Ok(TokenRecord {
+        id: row.try_get(0)?,
+        label: row.try_get(1)?,
+        access,
+        created: row.try_get(3)?,
+        last_used: row.try_get(4)?,
+        expires: row.try_get(5)?,
+        revoked: row.try_get(6)?,
+        hash: row.try_get(7)?,
+    })
+}
+
+impl TokenStore for DatabaseTokens {
+    fn add(&self, r: &TokenRecord) -> Result<(), TokenError> {
+        let access = serde_json::to_string(&r.access).expect("access always serialises");
+        self.with(|client| {
+            client.batch_execute(CREATE)?;
+            client.execute(
+                "INSERT INTO memcap_tokens (id, label, access, created, last_used, expires, revoked, hash) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                &[&r.id, &r.label, &access, &r.created, &r.last_used, &r.expires, &r.revoked, &r.hash],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn all(&self) -> Result<Vec<TokenRecord>, TokenError> {
+        self.with(|client| {
+            if !Self::has_table(client)? {
+                return Ok(Vec::new());
+            }
+            client
+                .query(
+                    &format!("SELECT {COLUMNS} FROM memcap_tokens ORDER BY created, id"),
+                    &[],
+                )?
+                .iter()
+                .map(record)
+                .collect()
+        })
+    }
+
+    fn find(&self, id: &str) -> Result<Option<TokenRecord>, TokenError> {
+        self.with(|client| {
+            if !Self::has_table(client)? {
+                return Ok(None);
+            }
+            client
+                .query_opt(
+                    &format!("SELECT {COLUMNS} FROM memcap_tokens WHERE id = $1"),
+                    &[&id],
+                )?
+                .as_ref()
+                .map(record)
+                .transpose()
+        })
+    }
+
+    fn revoke(&self, id: &str, at: i64) -> Result<bool, TokenError> {
+        self.with(|client| {
+            if !Self::has_table(client)? {
+                return Ok(false);
+            }
+            let rows = client.execute(
+                "UPDATE memcap_tokens SET revoked = coalesce(revoked, $2) WHERE id = $1",
+                &[&id, &at],
+            )?;
+            Ok(rows > 0)
+        })
+    }
+
+    fn touch(&self, id: &str, at: i64) -> Result<(), TokenError> {
+        self.with(|client| {
+            client.execute(
+                "UPDATE memcap_tokens SET last_used = $2 WHERE id = $1",
+                &[&id, &at],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn configured(&self) -> Result<bool, TokenError> {
+        self.with(|client| {
+            Ok(Self::has_table(client)?
+                && client
+                    .query_one("SELECT EXISTS (SELECT 1 FROM memcap_tokens)", &[])?
+                    .get(0))
+        })
+    }
+}

@@ -1,0 +1,797 @@
+"""The team server (`memcap mcp --http` with tokens) through the official MCP
+Python SDK and raw HTTP: tokens, the attacker suite (no token, wrong,
+revoked, expired, header tricks, alice toward bob), read-only tokens,
+Origin, rate limits, body and slow-client bounds, 200 sessions over 50
+namespaces within the warm-memory cap, two server processes on one store,
+the log and a clean SIGTERM.
+
+    python tests/mcp/test_team.py --memcap target/release/memcap [--store URL]
+
+With --store (a PostgreSQL URL), every namespace and token lives in that
+database instead of a directory, and the two servers of the two-process
+check run in network namespaces of their own when `ip netns` works: two
+hosts sharing nothing but the database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx2
+import logging
+
+# The SDK logs a warning when a session's DELETE gets 202 (accepted): noise.
+logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_mcp import SECRET, attempts  # noqa: E402
+
+MEMCAP = ""
+STORE: str | None = None
+RESULTS: list[tuple[str, bool, str]] = []
+CHECKS: list = []
+ACCEPT = "application/json, text/event-stream"
+
+
+def check(name: str):
+    def wrap(fn):
+        def run():
+            try:
+                fn()
+                RESULTS.append((name, True, ""))
+            except BaseException as exc:  # reported with the others
+                while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+                    exc = exc.exceptions[0]
+                RESULTS.append((name, False, f"{type(exc).__name__}: {exc}"))
+
+        run.__name__ = fn.__name__
+        CHECKS.append(run)
+        return fn
+
+    return wrap
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Base:
+    """Where the namespaces and tokens live: a fresh directory, or a fresh
+    database namespace prefix on --store (a schema of its own per check)."""
+
+    def __init__(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = Path(self.tmp.name, "base")
+        self.prefix = f"t{os.getpid()}x{int(time.time() * 1000) % 10_000_000}"
+
+    def args(self) -> list[str]:
+        return ["--store", STORE] if STORE else ["--root", str(self.dir)]
+
+    def ns(self, name: str) -> str:
+        """A namespace name unique to this check on a shared database."""
+        return f"{self.prefix}-{name}" if STORE else name
+
+    def token(self, namespace: str, *extra: str) -> str:
+        out = subprocess.run(
+            [MEMCAP, *self.args(), "token", "create", "--namespace", self.ns(namespace), *extra],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        return out.strip().splitlines()[-1]
+
+    def plant(self, namespace: str, name: str, text: str) -> None:
+        subprocess.run(
+            [MEMCAP, *self.args(), "--namespace", self.ns(namespace), "create", f"/memories/{name}", text],
+            capture_output=True, text=True, check=True,
+        )
+
+    def read(self, namespace: str, name: str) -> str | None:
+        """The file as stored, copied out of the namespace with `memcap copy`."""
+        src = f"{STORE}#{self.ns(namespace)}" if STORE else str(self.dir / namespace)
+        with tempfile.TemporaryDirectory() as out:
+            r = subprocess.run([MEMCAP, "copy", src, str(Path(out, "c"))], capture_output=True, text=True)
+            if r.returncode != 0:
+                return None
+            f = Path(out, "c", name)
+            return f.read_text() if f.is_file() else None
+
+    def listing(self, namespace: str) -> str:
+        return subprocess.run(
+            [MEMCAP, *self.args(), "--namespace", self.ns(namespace), "view", "/memories"],
+            capture_output=True, text=True,
+        ).stdout
+
+    def close(self) -> None:
+        self.tmp.cleanup()
+
+
+class Server:
+    """One `memcap mcp --http` process; its stderr (the log) is kept."""
+
+    def __init__(self, base: Base, *flags: str, port: int | None = None, netns: str | None = None, host: str = "127.0.0.1"):
+        self.port = port or free_port()
+        self.host = host
+        cmd = [MEMCAP, *base.args(), "mcp", "--http", f"{host}:{self.port}", *flags]
+        if netns:
+            cmd = ["ip", "netns", "exec", netns, *cmd]
+        self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        first = self.proc.stderr.readline()
+        while first.startswith("{"):  # log lines before the server listens
+            self.lines.append(first)
+            first = self.proc.stderr.readline()
+        if "serving MCP at" not in first:
+            self.proc.kill()
+            raise AssertionError(f"the server did not start: {first}{self.proc.stderr.read()}")
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        for line in self.proc.stderr:
+            self.lines.append(line)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/mcp"
+
+    def log(self) -> list[dict]:
+        out = []
+        for line in list(self.lines):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+        return out
+
+    def rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+def sse_json(response) -> list[dict]:
+    """The JSON-RPC messages of a response, whether JSON or an SSE stream."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return [response.json()]
+    return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+class Raw:
+    """An MCP session by hand, for header-level checks."""
+
+    def __init__(self, url: str, headers: list[tuple[str, str]]):
+        self.url = url
+        self.headers = [("content-type", "application/json"), ("accept", ACCEPT), *headers]
+        self.http = httpx2.Client(timeout=30)
+        self.session: str | None = None
+        self.next_id = 10
+
+    def post(self, body: dict, headers: list[tuple[str, str]] | None = None, url: str | None = None):
+        h = list(headers if headers is not None else self.headers)
+        if self.session:
+            h.append(("mcp-session-id", self.session))
+        return self.http.post(url or self.url, content=json.dumps(body), headers=h)
+
+    def open(self):
+        r = self.post(INIT)
+        if r.status_code != 200:
+            return r
+        self.session = r.headers.get("mcp-session-id")
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return r
+
+    def call(self, tool: str, args: dict):
+        self.next_id += 1
+        r = self.post({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+        return r, [m for m in sse_json(r) if m.get("id") == self.next_id] if r.status_code == 200 else []
+
+
+async def session(url: str, token: str, fn, headers: dict | None = None):
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    h = {"Authorization": f"Bearer {token}", **(headers or {})}
+    async with httpx2.AsyncClient(headers=h, timeout=120) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, *_):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                return await fn(s)
+
+
+def call_text(result) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+@check("token create prints 256 random bits once, on the last line; list shows everything but the token")
+def tokens_cli():
+    base = Base()
+    try:
+        out = subprocess.run([MEMCAP, *base.args(), "token", "create", "--namespace", base.ns("alice"),
+                              "--shared", base.ns("team") + ":ro", "--label", "laptop", "--expires", "90d"],
+                             capture_output=True, text=True, check=True).stdout
+        token = out.strip().splitlines()[-1]
+        assert re.fullmatch(r"memcap_[0-9a-f]{12}_[0-9a-f]{64}", token), out
+        assert out.endswith(token + "\n"), out
+        listed = subprocess.run([MEMCAP, *base.args(), "token", "list"], capture_output=True, text=True, check=True).stdout
+        token_id = token.split("_")[1]
+        assert token_id in listed and "laptop" in listed and ":ro" in listed and "active" in listed, listed
+        assert token.split("_")[2] not in listed, "list showed the secret"
+        if not STORE:
+            f = base.dir / ".memcap" / "tokens.json"
+            assert f.stat().st_mode & 0o777 == 0o600, oct(f.stat().st_mode)
+            assert token.split("_")[2] not in f.read_text(), "the file kept the secret"
+        r = subprocess.run([MEMCAP, *base.args(), "token", "create"], capture_output=True, text=True)
+        assert r.returncode == 2 and "--namespace" in r.stderr, r.stderr
+        r = subprocess.run([MEMCAP, *base.args(), "token", "revoke", "000000000000"], capture_output=True, text=True)
+        assert r.returncode == 1 and "token list" in r.stderr, r.stderr
+        r = subprocess.run([MEMCAP, *base.args(), "token", "revoke", token_id], capture_output=True, text=True, check=True)
+        listed = subprocess.run([MEMCAP, *base.args(), "token", "list"], capture_output=True, text=True, check=True).stdout
+        assert "revoked" in listed, listed
+    finally:
+        base.close()
+
+
+@check("without tokens the server listens on loopback only and says how to make a token")
+def loopback_only():
+    base = Base()
+    try:
+        if STORE:
+            return  # a database with tokens from other checks: covered on a directory
+        r = subprocess.run([MEMCAP, *base.args(), "mcp", "--http", f"0.0.0.0:{free_port()}"], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and "memcap token create" in r.stderr, r.stderr
+    finally:
+        base.close()
+
+
+@check("attacker suite: no token, bad tokens and header tricks get 401; alice's token reaches only alice and team")
+def attacker_suite():
+    base = Base()
+    try:
+        alice = base.token("alice", "--shared", base.ns("team"), "--label", "alice")
+        bob = base.token("bob", "--label", "bob")
+        revoked = base.token("carol", "--label", "carol")
+        expiring = base.token("dave", "--label", "dave", "--expires", "1s")
+        subprocess.run([MEMCAP, *base.args(), "token", "revoke", revoked.split("_")[1]], check=True, capture_output=True)
+        base.plant("bob", "secret.md", SECRET + "\n")
+        base.plant("alice", "mine.md", "alice\n")
+        bob_before = base.listing("bob")
+        time.sleep(1.2)  # the 1 s token is past its expiry
+        counts = {"401": 0, "403": 0, "404": 0, "typed-error": 0, "protocol-error": 0, "cross-reads": 0, "cross-writes": 0, "attempts": 0}
+        with Server(base, "--rate-limit", "1000") as server:
+            assert httpx2.get(f"http://127.0.0.1:{server.port}/healthz").json() == {"status": "ok"}
+            wrong = alice[:-1] + ("0" if alice[-1] != "0" else "1")
+            header_sets = [
+                [],
+                [("authorization", f"Bearer {wrong}")],
+                [("authorization", f"Bearer {revoked}")],
+                [("authorization", f"Bearer {expiring}")],
+                [("authorization", f"Basic {alice}")],
+                [("authorization", alice)],
+                [("authorization", f"Bearer {alice}"), ("authorization", f"Bearer {bob}")],
+                [("authorization", f"Bearer {bob}"), ("authorization", f"Bearer {alice}")],
+                [("authorization", f"Bearer {alice.upper()}")],
+                [("authorization", f"Bearer {alice}x")],
+                [("authorization", "Bearer")],
+                [("x-memcap-token", alice)],
+                [("cookie", f"token={alice}")],
+            ]
+            for headers in header_sets:
+                raw = Raw(server.url, headers)
+                r = raw.post(INIT)
+                counts["attempts"] += 1
+                assert r.status_code == 401, (headers, r.status_code, r.text)
+                assert r.headers.get("www-authenticate", "").startswith("Bearer"), r.headers
+                assert SECRET not in r.text
+                counts["401"] += 1
+            # The token in the query string is not a credential.
+            r = Raw(f"{server.url}?access_token={alice}&token={alice}", []).post(INIT)
+            counts["attempts"] += 1
+            assert r.status_code == 401, r.status_code
+            counts["401"] += 1
+            # Case and whitespace of the scheme are free (RFC 9110); the token still decides.
+            for scheme in ["bearer", "BEARER", "Bearer "]:
+                raw = Raw(server.url, [("authorization", f"{scheme} {alice}")])
+                assert raw.open().status_code == 200
+                _, msgs = raw.call("memory", {"command": "view", "path": "/memories"})
+                text = json.dumps(msgs)
+                assert "mine.md" in text and SECRET not in text, text
+            # A browser page's origin is refused.
+            r = Raw(server.url, [("authorization", f"Bearer {alice}"), ("origin", "https://evil.example")]).post(INIT)
+            counts["attempts"] += 1
+            assert r.status_code == 403, r.status_code
+            counts["403"] += 1
+            # A Host that is not this server's (DNS rebinding) is refused.
+            r = Raw(server.url, [("authorization", f"Bearer {alice}"), ("host", "evil.example")]).post(INIT)
+            counts["attempts"] += 1
+            assert r.status_code == 403, r.status_code
+            counts["403"] += 1
+            # Bob's token cannot ride alice's session.
+            raw = Raw(server.url, [("authorization", f"Bearer {alice}")])
+            assert raw.open().status_code == 200
+            raw.headers = [h for h in raw.headers if h[0] != "authorization"] + [("authorization", f"Bearer {bob}")]
+            r, _ = raw.call("memory", {"command": "view", "path": "/memories"})
+            counts["attempts"] += 1
+            assert r.status_code == 404, r.status_code
+            counts["404"] += 1
+
+            # Alice, with her own valid token, tries every tool and parameter toward bob.
+            tricks = {"X-Memcap-Namespace": base.ns("bob"), "X-Namespace": base.ns("bob"), "Mcp-Namespace": base.ns("bob")}
+            bob_dir = (base.dir / base.ns("bob")) if not STORE else Path("/nonexistent") / base.ns("bob")
+
+            async def alice_tries(s):
+                answers = []
+                tried = list(attempts(bob_dir, base.dir))
+                tried += [("memory", {"command": "view", "path": f"/memories/{base.ns('bob')}/secret.md"}),
+                          ("memory", {"command": "view", "path": f"/memories/shared/{base.ns('bob')}/secret.md"}),
+                          ("memory", {"command": "view", "path": "/memories", "namespace": base.ns("bob")}),
+                          ("memory_search", {"query": SECRET.replace("-", " ").lower()}),
+                          ("memory_search", {"query": "secret", "source": "custom"}),
+                          ("memory_get", {"path": f"/memories/../{base.ns('bob')}/secret.md"}),
+                          ("build_context", {"url": f"memory://../{base.ns('bob')}/secret"}),
+                          ("memory_write", {"filename": f"../{base.ns('bob')}/pwn", "name": "x", "type": "user", "content": "pwned"})]
+                for tool, args in tried:
+                    try:
+                        result = await s.call_tool(tool, args)
+                    except Exception as exc:  # a JSON-RPC error: refused before any store
+                        answers.append((tool, args, None, str(exc), None))
+                        continue
+                    answers.append((tool, args, result.is_error, call_text(result), result.structured_content))
+                return answers
+
+            answers = asyncio.run(asyncio.wait_for(session(server.url, alice, alice_tries, tricks), 300))
+            for tool, args, is_error, text, data in answers:
+                counts["attempts"] += 1
+                if SECRET in text or SECRET in json.dumps(data or {}):
+                    counts["cross-reads"] += 1
+                    print(f"  CROSS-READ by {tool} {args}: {text[:200]}")
+                if is_error is None:
+                    counts["protocol-error"] += 1
+                elif is_error:
+                    assert data and data.get("error", {}).get("kind"), (tool, args, text)
+                    counts["typed-error"] += 1
+            # The control: bob's own token finds what alice's never did.
+            async def bob_searches(s):
+                return call_text(await s.call_tool("memory_search", {"query": SECRET.replace("-", " ").lower()}))
+            assert SECRET in asyncio.run(session(server.url, bob, bob_searches)), "the search cannot find the secret at all"
+        bob_after = base.listing("bob")
+        if bob_after != bob_before or base.read("bob", "secret.md") != SECRET + "\n":
+            counts["cross-writes"] += 1
+        if not STORE:
+            stray = [p for p in base.dir.rglob("*pwn*")] + [p for p in base.dir.rglob("stolen*")]
+            counts["cross-writes"] += sum(1 for p in stray if base.ns("alice") not in p.parts)
+        print("  attacker suite: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        assert counts["cross-reads"] == 0 and counts["cross-writes"] == 0, counts
+    finally:
+        base.close()
+
+
+@check("a read-only token gets the same tools; every change is a typed denied error and nothing changes")
+def read_only_token():
+    base = Base()
+    try:
+        writer = base.token("alice")
+        reader = base.token("alice", "--read-only", "--label", "viewer")
+        base.plant("alice", "a.md", "alpha\n")
+        with Server(base) as server:
+            async def tools(s):
+                return sorted(t.name for t in (await s.list_tools()).tools)
+
+            async def tries(s):
+                out = []
+                for tool, args in [
+                    ("memory", {"command": "create", "path": "/memories/new.md", "file_text": "x"}),
+                    ("memory", {"command": "str_replace", "path": "/memories/a.md", "old_str": "alpha", "new_str": "beta"}),
+                    ("memory", {"command": "delete", "path": "/memories/a.md"}),
+                    ("memory", {"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"}),
+                    ("memory_write", {"filename": "n", "name": "n", "type": "user", "content": "x"}),
+                    ("memory_delete", {"filename": "a"}),
+                ]:
+                    r = await s.call_tool(tool, args)
+                    out.append((r.is_error, (r.structured_content or {}).get("error", {}).get("kind")))
+                view = await s.call_tool("memory", {"command": "view", "path": "/memories/a.md"})
+                found = await s.call_tool("memory_search", {"query": "alpha"})
+                return out, call_text(view), found.is_error
+
+            assert asyncio.run(session(server.url, writer, tools)) == asyncio.run(session(server.url, reader, tools))
+            refused, view, search_failed = asyncio.run(session(server.url, reader, tries))
+            assert all(e and k == "denied" for e, k in refused), refused
+            assert "alpha" in view and not search_failed, view
+        assert base.read("alice", "a.md") == "alpha\n"
+        assert "new.md" not in base.listing("alice") and "b.md" not in base.listing("alice")
+    finally:
+        base.close()
+
+
+@check("one token past its rate gets 429 with Retry-After; another token is not slowed")
+def rate_limit():
+    base = Base()
+    try:
+        fast = base.token("alice")
+        calm = base.token("bob")
+        with Server(base, "--rate-limit", "5") as server:
+            statuses = []
+            with httpx2.Client(timeout=30) as http:
+                for _ in range(30):
+                    r = http.post(server.url, content=json.dumps(INIT), headers={"authorization": f"Bearer {fast}", "content-type": "application/json", "accept": ACCEPT})
+                    statuses.append(r.status_code)
+                    if r.status_code == 429:
+                        assert int(r.headers["retry-after"]) >= 1, r.headers
+                assert 429 in statuses and statuses[0] == 200, statuses
+                r = http.post(server.url, content=json.dumps(INIT), headers={"authorization": f"Bearer {calm}", "content-type": "application/json", "accept": ACCEPT})
+                assert r.status_code == 200, r.status_code
+    finally:
+        base.close()
+
+
+@check("a 50 MB body is refused unread; slow and silent clients are cut off and hold nothing")
+def body_and_slow_clients():
+    base = Base()
+    try:
+        token = base.token("alice")
+        with Server(base, "--read-timeout-secs", "2", "--max-connections", "64") as server:
+            # 50 MB announced: 413 before the body is read, the connection closed.
+            s = socket.create_connection(("127.0.0.1", server.port))
+            s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                      f"Content-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: {50 << 20}\r\n\r\n".encode())
+            sent = 0
+            chunk = b"x" * (1 << 20)
+            s.settimeout(10)
+            try:
+                while sent < (50 << 20):
+                    s.sendall(chunk)
+                    sent += len(chunk)
+            except (BrokenPipeError, ConnectionResetError, socket.timeout):
+                pass
+            reply = b""
+            try:
+                reply = s.recv(4096)
+            except (ConnectionResetError, socket.timeout):
+                pass
+            s.close()
+            assert sent < (50 << 20) or reply.startswith(b"HTTP/1.1 413"), (sent, reply[:80])
+            if reply:
+                assert reply.startswith(b"HTTP/1.1 413"), reply[:80]
+            # Chunked, no length given: cut at the cap.
+            def chunks():
+                for _ in range(50):
+                    yield b"x" * (1 << 20)
+            r = httpx2.post(server.url, content=chunks(), headers={"authorization": f"Bearer {token}", "content-type": "application/json", "accept": ACCEPT}, timeout=30)
+            assert r.status_code == 413, r.status_code
+
+            # A byte a second in the headers: closed after the read timeout.
+            slow = socket.create_connection(("127.0.0.1", server.port))
+            started = time.monotonic()
+            closed_after = None
+            for b in b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 20:
+                try:
+                    slow.sendall(bytes([b]))
+                    slow.settimeout(1.0)
+                    if slow.recv(1024) == b"":
+                        closed_after = time.monotonic() - started
+                        break
+                except socket.timeout:
+                    continue
+                except (BrokenPipeError, ConnectionResetError):
+                    closed_after = time.monotonic() - started
+                    break
+            slow.close()
+            assert closed_after is not None and closed_after < 8, closed_after
+
+            # A body that trickles: 408 after the read timeout.
+            trickle = socket.create_connection(("127.0.0.1", server.port))
+            trickle.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                            f"Content-Type: application/json\r\nAccept: {ACCEPT}\r\nContent-Length: 1000\r\n\r\n{{".encode())
+            trickle.settimeout(8)
+            started = time.monotonic()
+            reply = trickle.recv(4096)
+            trickle.close()
+            assert reply.startswith(b"HTTP/1.1 408") and time.monotonic() - started < 6, reply[:60]
+
+            # 200 connections that send nothing: a real client still gets in.
+            idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(200)]
+            try:
+                started = time.monotonic()
+                async def view(s):
+                    return (await s.call_tool("memory", {"command": "view", "path": "/memories"})).is_error
+                assert asyncio.run(asyncio.wait_for(session(server.url, token, view), 60)) is False
+                waited = time.monotonic() - started
+            finally:
+                for s in idle:
+                    s.close()
+            assert waited < 30, waited
+    finally:
+        base.close()
+
+
+@check("sessions are bounded in number (503 with Retry-After past the cap) and closed when idle")
+def session_bounds():
+    base = Base()
+    try:
+        token = base.token("alice")
+        with Server(base, "--max-sessions", "3", "--session-idle-secs", "2") as server:
+            opened = [Raw(server.url, [("authorization", f"Bearer {token}")]) for _ in range(3)]
+            for raw in opened:
+                assert raw.open().status_code == 200
+            extra = Raw(server.url, [("authorization", f"Bearer {token}")])
+            r = extra.open()
+            assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1, r.status_code
+            # Past the idle time the sessions are gone: the old id is unknown, a new session opens.
+            time.sleep(3.5)
+            r, _ = opened[0].call("memory", {"command": "view", "path": "/memories"})
+            assert r.status_code == 404, r.status_code
+            assert extra.open().status_code == 200
+            _, msgs = extra.call("memory", {"command": "view", "path": "/memories"})
+            assert msgs and msgs[0]["result"]["isError"] is False, msgs
+    finally:
+        base.close()
+
+
+@check("200 sessions over 50 namespaces: memory stays under the warm cap; an idle store comes back with the same answers")
+def many_namespaces():
+    base = Base()
+    try:
+        tokens = {i: base.token(f"user{i:02}") for i in range(50)}
+        # A warm namespace holds ~4 MiB of linear memory: 16 MiB keeps a few,
+        # so the memory cap (not the count) is what bounds the pool here.
+        cap_mib = 16
+        # Sessions, connections and buffers besides the instances.
+        slack_mib = 64
+        with Server(base, "--warm-stores", "50", "--warm-memory-mib", str(cap_mib), "--warm-idle-secs", "3", "--max-sessions", "400") as server:
+            async def first(s):
+                return (await s.call_tool("memory", {"command": "view", "path": "/memories"})).is_error
+            asyncio.run(session(server.url, tokens[0], first))
+            floor = server.rss_mib()
+            peak = [floor]
+            stop = threading.Event()
+
+            def sample():
+                while not stop.is_set():
+                    peak[0] = max(peak[0], server.rss_mib())
+                    time.sleep(0.05)
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+
+            async def one(i):
+                ns = i % 50
+
+                async def work(s):
+                    name = f"/memories/s{i}.md"
+                    c = await s.call_tool("memory", {"command": "create", "path": name, "file_text": f"session {i} of user{ns:02}\n"})
+                    v = await s.call_tool("memory", {"command": "view", "path": name})
+                    return c.is_error, call_text(v)
+                return await session(server.url, tokens[ns], work)
+
+            async def all_sessions():
+                sem = asyncio.Semaphore(200)
+
+                async def bounded(i):
+                    async with sem:
+                        return await one(i)
+                return await asyncio.gather(*(bounded(i) for i in range(200)))
+
+            results = asyncio.run(asyncio.wait_for(all_sessions(), 600))
+            stop.set()
+            sampler.join()
+            for i, (failed, text) in enumerate(results):
+                assert not failed and f"session {i} of user{i % 50:02}" in text, (i, text)
+            grown = peak[0] - floor
+            by_memory = [e for e in server.log() if e.get("event") == "store-dropped" and e["detail"]["why"] == "memory"]
+            print(f"  200 sessions / 50 namespaces: RSS {floor:.0f} MiB after the first call, peak {peak[0]:.0f} MiB (+{grown:.0f}); "
+                  f"warm cap {cap_mib} MiB, {len(by_memory)} stores dropped for it")
+            assert by_memory, "the memory cap never dropped a store"
+            assert grown < cap_mib + slack_mib, (floor, peak[0])
+
+            async def listing(s):
+                return call_text(await s.call_tool("memory", {"command": "view", "path": "/memories"}))
+            before = asyncio.run(session(server.url, tokens[7], listing))
+            opened = sum(1 for e in server.log() if e.get("event") == "store-opened")
+            time.sleep(8)  # past the idle time (and the 5 s sweep): the store is dropped
+            dropped = [e for e in server.log() if e.get("event") == "store-dropped"
+                       and e["detail"] == {**e["detail"], "why": "idle", "namespace": base.ns("user07")}]
+            assert dropped, "the idle store was not dropped"
+            after = asyncio.run(session(server.url, tokens[7], listing))
+            assert after == before and "s7.md" in after and "s57.md" in after, after
+            assert sum(1 for e in server.log() if e.get("event") == "store-opened") > opened
+    finally:
+        base.close()
+
+
+def netns_pair() -> list[str] | None:
+    """Two network namespaces joined by a veth pair (10.77.0.1, .2), or None."""
+    if not STORE or os.geteuid() != 0:
+        return None
+    names = [f"mc{os.getpid()}a", f"mc{os.getpid()}b"]
+    try:
+        for n in names:
+            subprocess.run(["ip", "netns", "add", n], check=True, capture_output=True)
+            subprocess.run(["ip", "netns", "exec", n, "ip", "link", "set", "lo", "up"], check=True, capture_output=True)
+        return names
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        for n in names:
+            subprocess.run(["ip", "netns", "del", n], capture_output=True)
+        return None
+
+
+@check("two server processes on one store, 8 clients each on one namespace: no update is lost")
+def two_processes():
+    base = Base()
+    spaces = None
+    try:
+        tokens = [base.token("shared", "--label", f"client{i}") for i in range(16)]
+        base.plant("shared", "log.md", "end\n")
+        # On a database each server runs in a network namespace of its own
+        # (a host of its own) when it can reach PostgreSQL from there; the
+        # database is on a unix socket, which a network namespace still reaches.
+        on_socket = STORE and re.search(r"@%2F|host=(/|%2F)", STORE)
+        spaces = netns_pair() if on_socket else None
+        servers = [Server(base, "--rate-limit", "1000", netns=spaces[i] if spaces else None) for i in range(2)]
+        rounds = 12
+        try:
+            async def client(i):
+                server = servers[i % 2]
+
+                async def work(s):
+                    for r in range(rounds):
+                        res = await s.call_tool("memory", {"command": "insert", "path": "/memories/log.md", "insert_line": 0, "insert_text": f"c{i} r{r}"})
+                        assert not res.is_error, call_text(res)
+                        res = await s.call_tool("memory", {"command": "create", "path": f"/memories/c{i}-{r}.md", "file_text": f"{i} {r}\n"})
+                        assert not res.is_error, call_text(res)
+                if spaces:
+                    # Inside the server's namespace: reach it through its loopback.
+                    return await asyncio.to_thread(run_in_netns, spaces[i % 2], server.port, tokens[i], rounds, i)
+                return await session(server.url, tokens[i], work)
+
+            async def everyone():
+                return await asyncio.gather(*(client(i) for i in range(16)))
+
+            asyncio.run(asyncio.wait_for(everyone(), 600))
+        finally:
+            for s in servers:
+                s.stop()
+        text = base.read("shared", "log.md") or ""
+        lines = [l for l in text.splitlines() if l.startswith("c")]
+        expected = {f"c{i} r{r}" for i in range(16) for r in range(rounds)}
+        lost = len(expected - set(lines))
+        listing = base.listing("shared")
+        missing = [f"c{i}-{r}.md" for i in range(16) for r in range(rounds) if f"c{i}-{r}.md" not in listing]
+        print(f"  two processes{' in two network namespaces' if spaces else ''}: {len(lines)} of {len(expected)} inserts kept, {len(missing)} files missing")
+        assert lost == 0 and len(lines) == len(expected) and not missing, (lost, missing[:5])
+    finally:
+        if spaces:
+            for n in spaces:
+                subprocess.run(["ip", "netns", "del", n], capture_output=True)
+        base.close()
+
+
+def run_in_netns(space: str, port: int, token: str, rounds: int, i: int) -> None:
+    """One client's work from inside a network namespace (a child Python)."""
+    code = f"""
+import asyncio, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+from test_team import session, call_text
+async def work(s):
+    for r in range({rounds}):
+        res = await s.call_tool("memory", {{"command": "insert", "path": "/memories/log.md", "insert_line": 0, "insert_text": "c{i} r" + str(r)}})
+        assert not res.is_error, call_text(res)
+        res = await s.call_tool("memory", {{"command": "create", "path": "/memories/c{i}-" + str(r) + ".md", "file_text": "{i} " + str(r) + "\\n"}})
+        assert not res.is_error, call_text(res)
+asyncio.run(session("http://127.0.0.1:{port}/mcp", {token!r}, work))
+"""
+    subprocess.run(["ip", "netns", "exec", space, sys.executable, "-c", code], check=True, capture_output=True, timeout=600)
+
+
+@check("every call is one log line (label, namespace, tool, duration, outcome) with no note text or token")
+def log_lines():
+    base = Base()
+    try:
+        token = base.token("alice", "--label", "laptop")
+        with Server(base) as server:
+            async def work(s):
+                await s.call_tool("memory", {"command": "create", "path": "/memories/p.md", "file_text": "PRIVATE-TEXT-42\n"})
+                await s.call_tool("memory", {"command": "view", "path": "/memories/missing.md"})
+                await s.call_tool("memory_search", {"query": "PRIVATE-QUERY-43"})
+            asyncio.run(session(server.url, token, work))
+            httpx2.post(server.url, content="{}", headers={"content-type": "application/json", "accept": ACCEPT})
+            time.sleep(0.3)
+            server.stop()
+        calls = [e for e in server.log() if "tool" in e]
+        assert [(e["tool"], e.get("command")) for e in calls] == [("memory", "create"), ("memory", "view"), ("memory_search", None)], calls
+        for e in calls:
+            assert e["token"] == "laptop" and e["namespace"] == base.ns("alice") and isinstance(e["ms"], (int, float)) and e["time"], e
+        assert calls[0]["outcome"] == "ok" and calls[1]["outcome"] == "error:not-found", calls
+        assert any(e.get("status") == 401 for e in server.log()), server.lines
+        everything = "".join(server.lines)
+        assert "PRIVATE-TEXT-42" not in everything and "PRIVATE-QUERY-43" not in everything
+        assert token.split("_")[2] not in everything
+    finally:
+        base.close()
+
+
+@check("SIGTERM lets a running call finish and answer, then the server exits 0")
+def clean_shutdown():
+    base = Base()
+    try:
+        token = base.token("alice")
+        base.plant("alice", "seed.md", "seed\n")
+        with Server(base) as server:
+            raw = Raw(server.url, [("authorization", f"Bearer {token}")])
+            assert raw.open().status_code == 200
+            # A large create: long enough to be running when the signal lands.
+            big = "line of text\n" * 500_000
+            answer = {}
+
+            def run():
+                answer["r"] = raw.call("memory", {"command": "create", "path": "/memories/big.md", "file_text": big})
+
+            t = threading.Thread(target=run)
+            t.start()
+            time.sleep(0.15)
+            code = server.stop()
+            t.join(30)
+            r, msgs = answer["r"]
+            stopping = [e for e in server.log() if e.get("event") == "stopping"]
+            assert code == 0, code
+            assert stopping and stopping[0]["detail"]["running_calls"] >= 1, stopping
+            assert r.status_code == 200 and msgs and msgs[0]["result"]["isError"] is False, (r.status_code, msgs)
+        assert (base.read("alice", "big.md") or "").count("line of text") == 500_000
+    finally:
+        base.close()
+
+
+def main() -> int:
+    global MEMCAP, STORE
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memcap", required=True)
+    parser.add_argument("--store", help="a PostgreSQL URL: namespaces and tokens in the database")
+    parser.add_argument("--only", help="run the checks whose function name holds this")
+    args = parser.parse_args()
+    MEMCAP = str(Path(args.memcap).resolve())
+    STORE = args.store
+    for run in CHECKS:
+        if args.only and args.only not in run.__name__:
+            continue
+        run()
+        name, ok, why = RESULTS[-1]
+        print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {why}"), flush=True)
+    failed = sum(1 for _, ok, _ in RESULTS if not ok)
+    print(f"team server{' (database)' if STORE else ''}: {len(RESULTS) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
