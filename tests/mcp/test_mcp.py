@@ -21,29 +21,12 @@ from pathlib import Path
 import jsonschema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checks import Checks  # noqa: E402
 from client import McpMemory  # noqa: E402
 
 MEMCAP = ""
-RESULTS: list[tuple[str, bool, str]] = []
-
-
-def check(name: str):
-    def wrap(fn):
-        def run():
-            try:
-                fn()
-                RESULTS.append((name, True, ""))
-            except Exception as exc:  # reported with the others
-                RESULTS.append((name, False, f"{type(exc).__name__}: {exc}"))
-
-        run.__name__ = fn.__name__
-        CHECKS.append(run)
-        return fn
-
-    return wrap
-
-
-CHECKS: list = []
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -352,14 +335,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--memcap", required=True)
     MEMCAP = str(Path(parser.parse_args().memcap).resolve())
-    for run in CHECKS:
-        run()
-        name, ok, why = RESULTS[-1]
-        print(f"{'ok  ' if ok else 'FAIL'} {name}" + (f"\n     {why}" if why else ""), flush=True)
-    failed = sum(not ok for _, ok, _ in RESULTS)
-    print(f"mcp: {len(RESULTS) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
+    return CHECKS.run("mcp")
 
 if __name__ == "__main__":
     sys.exit(main())

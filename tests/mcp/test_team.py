@@ -29,38 +29,22 @@ import threading
 import time
 from pathlib import Path
 
-import httpx2
 import logging
+
+import httpx2
 
 # The SDK logs a warning when a session's DELETE gets 202 (accepted): noise.
 logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from checks import Checks  # noqa: E402
 from test_mcp import SECRET, attempts  # noqa: E402
 
 MEMCAP = ""
 STORE: str | None = None
-RESULTS: list[tuple[str, bool, str]] = []
-CHECKS: list = []
+CHECKS = Checks()
+check = CHECKS.check
 ACCEPT = "application/json, text/event-stream"
-
-
-def check(name: str):
-    def wrap(fn):
-        def run():
-            try:
-                fn()
-                RESULTS.append((name, True, ""))
-            except BaseException as exc:  # reported with the others
-                while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-                    exc = exc.exceptions[0]
-                RESULTS.append((name, False, f"{type(exc).__name__}: {exc}"))
-
-        run.__name__ = fn.__name__
-        CHECKS.append(run)
-        return fn
-
-    return wrap
 
 
 def free_port() -> int:
@@ -116,6 +100,12 @@ class Base:
 
     def close(self) -> None:
         self.tmp.cleanup()
+
+    def __enter__(self) -> "Base":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 class Server:
@@ -238,8 +228,7 @@ def call_text(result) -> str:
 
 @check("token create prints 256 random bits once, on the last line; list shows everything but the token")
 def tokens_cli():
-    base = Base()
-    try:
+    with Base() as base:
         out = subprocess.run([MEMCAP, *base.args(), "token", "create", "--namespace", base.ns("alice"),
                               "--shared", base.ns("team") + ":ro", "--label", "laptop", "--expires", "90d"],
                              capture_output=True, text=True, check=True).stdout
@@ -261,26 +250,20 @@ def tokens_cli():
         r = subprocess.run([MEMCAP, *base.args(), "token", "revoke", token_id], capture_output=True, text=True, check=True)
         listed = subprocess.run([MEMCAP, *base.args(), "token", "list"], capture_output=True, text=True, check=True).stdout
         assert "revoked" in listed, listed
-    finally:
-        base.close()
 
 
 @check("without tokens the server listens on loopback only and says how to make a token")
 def loopback_only():
-    base = Base()
-    try:
+    with Base() as base:
         if STORE:
             return  # a database with tokens from other checks: covered on a directory
         r = subprocess.run([MEMCAP, *base.args(), "mcp", "--http", f"0.0.0.0:{free_port()}"], capture_output=True, text=True, timeout=30)
         assert r.returncode == 2 and "memcap token create" in r.stderr, r.stderr
-    finally:
-        base.close()
 
 
 @check("attacker suite: no token, bad tokens and header tricks get 401; alice's token reaches only alice and team")
 def attacker_suite():
-    base = Base()
-    try:
+    with Base() as base:
         alice = base.token("alice", "--shared", base.ns("team"), "--label", "alice")
         bob = base.token("bob", "--label", "bob")
         revoked = base.token("carol", "--label", "carol")
@@ -395,14 +378,11 @@ def attacker_suite():
             counts["cross-writes"] += sum(1 for p in stray if base.ns("alice") not in p.parts)
         print("  attacker suite: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
         assert counts["cross-reads"] == 0 and counts["cross-writes"] == 0, counts
-    finally:
-        base.close()
 
 
 @check("a read-only token gets the same tools; every change is a typed denied error and nothing changes")
 def read_only_token():
-    base = Base()
-    try:
+    with Base() as base:
         writer = base.token("alice")
         reader = base.token("alice", "--read-only", "--label", "viewer")
         base.plant("alice", "a.md", "alpha\n")
@@ -432,14 +412,11 @@ def read_only_token():
             assert "alpha" in view and not search_failed, view
         assert base.read("alice", "a.md") == "alpha\n"
         assert "new.md" not in base.listing("alice") and "b.md" not in base.listing("alice")
-    finally:
-        base.close()
 
 
 @check("one token past its rate gets 429 with Retry-After; another token is not slowed")
 def rate_limit():
-    base = Base()
-    try:
+    with Base() as base:
         fast = base.token("alice")
         calm = base.token("bob")
         with Server(base, "--rate-limit", "5") as server:
@@ -453,14 +430,11 @@ def rate_limit():
                 assert 429 in statuses and statuses[0] == 200, statuses
                 r = http.post(server.url, content=json.dumps(INIT), headers={"authorization": f"Bearer {calm}", "content-type": "application/json", "accept": ACCEPT})
                 assert r.status_code == 200, r.status_code
-    finally:
-        base.close()
 
 
 @check("a 50 MB body is refused unread; slow and silent clients are cut off and hold nothing")
 def body_and_slow_clients():
-    base = Base()
-    try:
+    with Base() as base:
         token = base.token("alice")
         with Server(base, "--read-timeout-secs", "2", "--max-connections", "64") as server:
             # 50 MB announced: 413 before the body is read, the connection closed.
@@ -533,14 +507,11 @@ def body_and_slow_clients():
                 for s in idle:
                     s.close()
             assert waited < 30, waited
-    finally:
-        base.close()
 
 
 @check("sessions are bounded in number (503 with Retry-After past the cap) and closed when idle")
 def session_bounds():
-    base = Base()
-    try:
+    with Base() as base:
         token = base.token("alice")
         with Server(base, "--max-sessions", "3", "--session-idle-secs", "2") as server:
             opened = [Raw(server.url, [("authorization", f"Bearer {token}")]) for _ in range(3)]
@@ -556,14 +527,11 @@ def session_bounds():
             assert extra.open().status_code == 200
             _, msgs = extra.call("memory", {"command": "view", "path": "/memories"})
             assert msgs and msgs[0]["result"]["isError"] is False, msgs
-    finally:
-        base.close()
 
 
 @check("200 sessions over 50 namespaces: memory stays under the warm cap; an idle store comes back with the same answers")
 def many_namespaces():
-    base = Base()
-    try:
+    with Base() as base:
         tokens = {i: base.token(f"user{i:02}") for i in range(50)}
         # A warm namespace holds ~4 MiB of linear memory: 16 MiB keeps a few,
         # so the memory cap (not the count) is what bounds the pool here.
@@ -627,8 +595,6 @@ def many_namespaces():
             after = asyncio.run(session(server.url, tokens[7], listing))
             assert after == before and "s7.md" in after and "s57.md" in after, after
             assert sum(1 for e in server.log() if e.get("event") == "store-opened") > opened
-    finally:
-        base.close()
 
 
 def netns_pair() -> list[str] | None:
@@ -664,17 +630,10 @@ def two_processes():
         try:
             async def client(i):
                 server = servers[i % 2]
-
-                async def work(s):
-                    for r in range(rounds):
-                        res = await s.call_tool("memory", {"command": "insert", "path": "/memories/log.md", "insert_line": 0, "insert_text": f"c{i} r{r}"})
-                        assert not res.is_error, call_text(res)
-                        res = await s.call_tool("memory", {"command": "create", "path": f"/memories/c{i}-{r}.md", "file_text": f"{i} {r}\n"})
-                        assert not res.is_error, call_text(res)
                 if spaces:
                     # Inside the server's namespace: reach it through its loopback.
                     return await asyncio.to_thread(run_in_netns, spaces[i % 2], server.port, tokens[i], rounds, i)
-                return await session(server.url, tokens[i], work)
+                return await session(server.url, tokens[i], lambda s: one_client(s, i, rounds))
 
             async def everyone():
                 return await asyncio.gather(*(client(i) for i in range(16)))
@@ -698,27 +657,30 @@ def two_processes():
         base.close()
 
 
+async def one_client(s, i: int, rounds: int) -> None:
+    """Client i's share of the two-process check: inserts into one shared
+    file and notes of its own."""
+    for r in range(rounds):
+        res = await s.call_tool("memory", {"command": "insert", "path": "/memories/log.md", "insert_line": 0, "insert_text": f"c{i} r{r}"})
+        assert not res.is_error, call_text(res)
+        res = await s.call_tool("memory", {"command": "create", "path": f"/memories/c{i}-{r}.md", "file_text": f"{i} {r}\n"})
+        assert not res.is_error, call_text(res)
+
+
 def run_in_netns(space: str, port: int, token: str, rounds: int, i: int) -> None:
     """One client's work from inside a network namespace (a child Python)."""
-    code = f"""
-import asyncio, sys
-sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
-from test_team import session, call_text
-async def work(s):
-    for r in range({rounds}):
-        res = await s.call_tool("memory", {{"command": "insert", "path": "/memories/log.md", "insert_line": 0, "insert_text": "c{i} r" + str(r)}})
-        assert not res.is_error, call_text(res)
-        res = await s.call_tool("memory", {{"command": "create", "path": "/memories/c{i}-" + str(r) + ".md", "file_text": "{i} " + str(r) + "\\n"}})
-        assert not res.is_error, call_text(res)
-asyncio.run(session("http://127.0.0.1:{port}/mcp", {token!r}, work))
-"""
+    code = (
+        "import asyncio, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+        "from test_team import session, one_client\n"
+        f"asyncio.run(session('http://127.0.0.1:{port}/mcp', {token!r}, lambda s: one_client(s, {i}, {rounds})))\n"
+    )
     subprocess.run(["ip", "netns", "exec", space, sys.executable, "-c", code], check=True, capture_output=True, timeout=600)
 
 
 @check("every call is one log line (label, namespace, tool, duration, outcome) with no note text or token")
 def log_lines():
-    base = Base()
-    try:
+    with Base() as base:
         token = base.token("alice", "--label", "laptop")
         with Server(base) as server:
             async def work(s):
@@ -738,14 +700,11 @@ def log_lines():
         everything = "".join(server.lines)
         assert "PRIVATE-TEXT-42" not in everything and "PRIVATE-QUERY-43" not in everything
         assert token.split("_")[2] not in everything
-    finally:
-        base.close()
 
 
 @check("SIGTERM lets a running call finish and answer, then the server exits 0")
 def clean_shutdown():
-    base = Base()
-    try:
+    with Base() as base:
         token = base.token("alice")
         base.plant("alice", "seed.md", "seed\n")
         with Server(base) as server:
@@ -769,8 +728,6 @@ def clean_shutdown():
             assert stopping and stopping[0]["detail"]["running_calls"] >= 1, stopping
             assert r.status_code == 200 and msgs and msgs[0]["result"]["isError"] is False, (r.status_code, msgs)
         assert (base.read("alice", "big.md") or "").count("line of text") == 500_000
-    finally:
-        base.close()
 
 
 def main() -> int:
@@ -782,16 +739,7 @@ def main() -> int:
     args = parser.parse_args()
     MEMCAP = str(Path(args.memcap).resolve())
     STORE = args.store
-    for run in CHECKS:
-        if args.only and args.only not in run.__name__:
-            continue
-        run()
-        name, ok, why = RESULTS[-1]
-        print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {why}"), flush=True)
-    failed = sum(1 for _, ok, _ in RESULTS if not ok)
-    print(f"team server{' (database)' if STORE else ''}: {len(RESULTS) - failed} passed, {failed} failed")
-    return 1 if failed else 0
-
+    return CHECKS.run("team server (database)" if STORE else "team server", args.only)
 
 if __name__ == "__main__":
     sys.exit(main())

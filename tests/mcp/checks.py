@@ -1,0 +1,41 @@
+"""Named checks for the MCP suites: each runs on its own, a failure is
+reported with the others, and the run ends with a count."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+
+class Checks:
+    def __init__(self) -> None:
+        self.all: list[tuple[str, Callable[[], None]]] = []
+
+    def check(self, name: str):
+        """Registers the decorated function as the check `name`."""
+
+        def wrap(fn):
+            self.all.append((name, fn))
+            return fn
+
+        return wrap
+
+    def run(self, title: str, only: str | None = None) -> int:
+        """Runs the checks (those whose function name holds `only`), prints
+        each outcome and the count; 1 when any failed."""
+        passed = failed = 0
+        for name, fn in self.all:
+            if only and only not in fn.__name__:
+                continue
+            try:
+                fn()
+                passed += 1
+                print(f"ok   {name}", flush=True)
+            except BaseException as exc:  # reported with the others
+                while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+                    exc = exc.exceptions[0]
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                failed += 1
+                print(f"FAIL {name}\n     {type(exc).__name__}: {exc}", flush=True)
+        print(f"{title}: {passed} passed, {failed} failed")
+        return 1 if failed else 0
