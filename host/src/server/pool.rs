@@ -37,8 +37,9 @@ pub struct Pool {
     open: Box<Opener>,
     limits: PoolLimits,
     kept: Mutex<HashMap<Access, Kept>>,
-    /// One opening at a time, so two first calls for one store open it once.
-    opening: tokio::sync::Mutex<()>,
+    /// One lock per store being opened, so two first calls for one store
+    /// open it once while other stores open beside it.
+    opening: Mutex<HashMap<Access, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl Pool {
@@ -47,7 +48,7 @@ impl Pool {
             open,
             limits,
             kept: Mutex::new(HashMap::new()),
-            opening: tokio::sync::Mutex::new(()),
+            opening: Mutex::new(HashMap::new()),
         })
     }
 
@@ -67,10 +68,27 @@ impl Pool {
         if let Some(server) = self.take_warm(access) {
             return Ok(server);
         }
-        let _opening = self.opening.lock().await;
+        let lock = Arc::clone(
+            self.opening
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(access.clone())
+                .or_default(),
+        );
+        let _opening = lock.lock().await;
         if let Some(server) = self.take_warm(access) {
             return Ok(server);
         }
+        let opened = self.open_now(access).await;
+        self.opening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(access);
+        opened
+    }
+
+    /// Opens the store `access` reaches and keeps it warm.
+    async fn open_now(self: &Arc<Self>, access: &Access) -> Result<MemoryServer, String> {
         let pool = Arc::clone(self);
         let wanted = access.clone();
         let server = tokio::task::spawn_blocking(move || (pool.open)(&wanted))

@@ -3,6 +3,7 @@
 //! changed). A store without the table has no tokens.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use postgres::Client;
@@ -28,6 +29,9 @@ const COLUMNS: &str = "id, label, access, created, last_used, expires, revoked, 
 pub struct DatabaseTokens {
     url: Url,
     client: Mutex<Option<Client>>,
+    /// Whether the table was seen: it is never dropped, so a server asks
+    /// once, not on every request.
+    table_seen: AtomicBool,
 }
 
 impl DatabaseTokens {
@@ -36,6 +40,7 @@ impl DatabaseTokens {
         Ok(Self {
             url: Url::parse(url)?,
             client: Mutex::new(None),
+            table_seen: AtomicBool::new(false),
         })
     }
 
@@ -60,10 +65,33 @@ impl DatabaseTokens {
         answer.map_err(database)
     }
 
-    fn has_table(client: &mut Client) -> Result<bool, postgres::Error> {
-        Ok(client
+    fn has_table(&self, client: &mut Client) -> Result<bool, postgres::Error> {
+        if self.table_seen.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        let seen: bool = client
             .query_one("SELECT to_regclass('memcap_tokens') IS NOT NULL", &[])?
-            .get(0))
+            .get(0);
+        self.table_seen.store(seen, Ordering::Relaxed);
+        Ok(seen)
+    }
+}
+
+impl Drop for DatabaseTokens {
+    /// Closing a blocking client runs a runtime of its own, which panics
+    /// inside another (a server that drops its gate on an async thread):
+    /// there it is closed on a thread of its own.
+    fn drop(&mut self) {
+        let client = self
+            .client
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if client.is_some() && tokio::runtime::Handle::try_current().is_ok() {
+            let _ = std::thread::Builder::new()
+                .name("memcap-token-close".into())
+                .spawn(move || drop(client));
+        }
     }
 }
 
@@ -110,7 +138,7 @@ impl TokenStore for DatabaseTokens {
 
     fn all(&self) -> Result<Vec<TokenRecord>, TokenError> {
         self.with(|client| {
-            if !Self::has_table(client)? {
+            if !self.has_table(client)? {
                 return Ok(Vec::new());
             }
             client
@@ -126,7 +154,7 @@ impl TokenStore for DatabaseTokens {
 
     fn find(&self, id: &str) -> Result<Option<TokenRecord>, TokenError> {
         self.with(|client| {
-            if !Self::has_table(client)? {
+            if !self.has_table(client)? {
                 return Ok(None);
             }
             client
@@ -142,7 +170,7 @@ impl TokenStore for DatabaseTokens {
 
     fn revoke(&self, id: &str, at: i64) -> Result<bool, TokenError> {
         self.with(|client| {
-            if !Self::has_table(client)? {
+            if !self.has_table(client)? {
                 return Ok(false);
             }
             let rows = client.execute(
@@ -165,7 +193,7 @@ impl TokenStore for DatabaseTokens {
 
     fn configured(&self) -> Result<bool, TokenError> {
         self.with(|client| {
-            Ok(Self::has_table(client)?
+            Ok(self.has_table(client)?
                 && client
                     .query_one("SELECT EXISTS (SELECT 1 FROM memcap_tokens)", &[])?
                     .get(0))
