@@ -16,6 +16,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::auth::{Denial, Gate};
+use super::busy::Busy;
 use super::{HttpLimits, log};
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -27,6 +28,8 @@ pub struct Guard {
     /// Which token opened each session this process made.
     owners: Mutex<HashMap<String, String>>,
     limits: HttpLimits,
+    /// Requests being checked, read or routed, for a shutdown to wait on.
+    busy: Busy,
 }
 
 impl Guard {
@@ -34,10 +37,12 @@ impl Guard {
         gate: Arc<Gate>,
         sessions: Arc<LocalSessionManager>,
         limits: HttpLimits,
+        busy: Busy,
     ) -> Arc<Self> {
         Arc::new(Self {
             gate,
             sessions,
+            busy,
             owners: Mutex::new(HashMap::new()),
             limits,
         })
@@ -112,6 +117,7 @@ fn retry_after(mut response: Response, seconds: u64) -> Response {
 }
 
 async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    let _working = guard.busy.start();
     let (mut parts, body) = request.into_parts();
     let gate = Arc::clone(&guard.gate);
     let headers = parts.headers.clone();

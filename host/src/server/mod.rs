@@ -8,6 +8,7 @@
 //! says nothing about any store.
 
 mod auth;
+mod busy;
 mod guard;
 mod listen;
 mod log;
@@ -72,8 +73,8 @@ pub async fn serve(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let team = TeamServer::new(Arc::clone(&pool));
-    let running = team.running();
+    let busy = busy::Busy::default();
+    let team = TeamServer::new(Arc::clone(&pool), busy.clone());
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_origins(options.allowed_origins.clone())
         .enforce_origin_validation()
@@ -88,7 +89,12 @@ pub async fn serve(
     sessions.session_config.keep_alive = Some(options.limits.session_idle);
     let sessions = Arc::new(sessions);
     let mcp = StreamableHttpService::new(move || Ok(team.clone()), Arc::clone(&sessions), config);
-    let guard = guard::Guard::new(Arc::clone(&gate), sessions, options.limits.clone());
+    let guard = guard::Guard::new(
+        Arc::clone(&gate),
+        sessions,
+        options.limits.clone(),
+        busy.clone(),
+    );
     let app = Router::new()
         .nest_service("/mcp", guard.wrap(mcp))
         .route("/healthz", get(healthz));
@@ -107,18 +113,12 @@ pub async fn serve(
     };
     let listening = listen::Listening::start(listener, app, &options.limits);
     shutdown.await;
-    log::event(
-        "stopping",
-        serde_json::json!({"running_calls": running.load(std::sync::atomic::Ordering::SeqCst)}),
-    );
+    log::event("stopping", serde_json::json!({"in_progress": busy.count()}));
     let deadline = tokio::time::Instant::now() + options.shutdown_grace;
     listening.stop_accepting();
-    // Running calls finish; their answers still go out.
-    while running.load(std::sync::atomic::Ordering::SeqCst) > 0
-        && tokio::time::Instant::now() < deadline
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // Requests already taken and the calls they started finish; their
+    // answers still go out.
+    busy.settle(deadline).await;
     stop_sessions.cancel();
     listening.close(deadline).await;
     sweeper.abort();

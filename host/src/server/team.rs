@@ -3,7 +3,6 @@
 //! answered by the warm store of that principal's access, as
 //! [`MemoryServer`] answers it. One log line is written per call.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -16,6 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::auth::Principal;
+use super::busy::{Busy, Working};
 use super::log;
 use super::pool::Pool;
 use crate::mcp::MemoryServer;
@@ -27,45 +27,31 @@ pub struct TeamServer {
     /// The tools, once a store has described them (the same for every store).
     tools: Arc<OnceLock<Vec<Tool>>>,
     /// Calls running now, so a shutdown can wait for them.
-    running: Arc<AtomicUsize>,
-}
-
-/// Counts a call as running until dropped.
-struct Running(Arc<AtomicUsize>);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+    busy: Busy,
 }
 
 impl TeamServer {
-    pub fn new(pool: Arc<Pool>) -> Self {
+    /// Serves from `pool`, counting each call in `busy`.
+    pub fn new(pool: Arc<Pool>, busy: Busy) -> Self {
         Self {
             pool,
             tools: Arc::new(OnceLock::new()),
-            running: Arc::new(AtomicUsize::new(0)),
+            busy,
         }
-    }
-
-    /// How many calls are running.
-    pub fn running(&self) -> Arc<AtomicUsize> {
-        Arc::clone(&self.running)
     }
 
     /// The principal and the warm store of a request.
     async fn store(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(Principal, MemoryServer, Running), ErrorData> {
+    ) -> Result<(Principal, MemoryServer, Working), ErrorData> {
         let principal = context
             .extensions
             .get::<axum::http::request::Parts>()
             .and_then(|parts| parts.extensions.get::<Principal>())
             .cloned()
             .ok_or_else(|| ErrorData::internal_error("the request was not authenticated", None))?;
-        self.running.fetch_add(1, Ordering::SeqCst);
-        let running = Running(Arc::clone(&self.running));
+        let running = self.busy.start();
         let store = self.pool.get(&principal.access).await.map_err(|e| {
             eprintln!(
                 "memcap: could not open the store of namespace {}: {e}",
