@@ -95,6 +95,11 @@ impl Guard {
 fn refuse(status: StatusCode, why: &str, message: &str) -> Response {
     log::refused(status.as_u16(), why);
     let mut response = (status, message.to_owned()).into_response();
+    // The request's body may be unread: the connection cannot carry another
+    // request, and the client is told so rather than finding it closed.
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
     if status == StatusCode::UNAUTHORIZED {
         let challenge = if why == "no-token" {
             r#"Bearer realm="memcap""#

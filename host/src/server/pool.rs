@@ -1,13 +1,20 @@
 //! The warm stores of a server that serves many namespaces: one
 //! [`MemoryServer`] per [`Access`], opened on first use and kept while it
-//! is used. The pool is bounded three ways: a count, a budget for the
-//! instances' linear memory (least recently used go first), and an idle
-//! time after which a store is dropped. A dropped store comes back on its
-//! next call, opened anew from the same place, with the same answers.
+//! is used. Every open store, kept or still answering a call after it was
+//! dropped, holds a charge against the memory budget, so the instances
+//! alive together stay within it: a call that needs another store waits
+//! (dropping idle kept stores first) until the budget has room. Kept
+//! stores are bounded too: a count, their measured linear memory (least
+//! recently used go first), and an idle time. A dropped store comes back
+//! on its next call, opened anew from the same place, with the same
+//! answers.
 
 use std::collections::HashMap;
+use std::ops::Deref;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::log;
 use crate::mcp::MemoryServer;
@@ -15,6 +22,10 @@ use crate::tokens::Access;
 
 /// Opens the store an access reaches; the message is for the operator.
 pub type Opener = dyn Fn(&Access) -> Result<MemoryServer, String> + Send + Sync;
+
+/// What one open store is charged against the budget, in MiB: an
+/// instance's linear memory when it starts (3.8 MB measured).
+const CHARGE_MIB: u32 = 4;
 
 /// The bounds of a [`Pool`].
 #[derive(Clone, Copy, Debug)]
@@ -27,8 +38,25 @@ pub struct PoolLimits {
     pub idle: Duration,
 }
 
-struct Kept {
+/// An open store and its charge, released when the last user lets go.
+struct Live {
     server: MemoryServer,
+    _charge: OwnedSemaphorePermit,
+}
+
+/// A store handed to a call; it stays open until the call drops it.
+pub struct Leased(Arc<Live>);
+
+impl Deref for Leased {
+    type Target = MemoryServer;
+
+    fn deref(&self) -> &MemoryServer {
+        &self.0.server
+    }
+}
+
+struct Kept {
+    live: Arc<Live>,
     used: Instant,
 }
 
@@ -37,6 +65,8 @@ pub struct Pool {
     open: Box<Opener>,
     limits: PoolLimits,
     kept: Mutex<HashMap<Access, Kept>>,
+    /// The memory budget in MiB, shared by every open store.
+    budget: Arc<Semaphore>,
     /// One lock per store being opened, so two first calls for one store
     /// open it once while other stores open beside it.
     opening: Mutex<HashMap<Access, Arc<tokio::sync::Mutex<()>>>>,
@@ -44,10 +74,12 @@ pub struct Pool {
 
 impl Pool {
     pub fn new(limits: PoolLimits, open: Box<Opener>) -> Arc<Self> {
+        let mib = (limits.max_bytes >> 20).clamp(CHARGE_MIB as usize, Semaphore::MAX_PERMITS);
         Arc::new(Self {
             open,
             limits,
             kept: Mutex::new(HashMap::new()),
+            budget: Arc::new(Semaphore::new(mib)),
             opening: Mutex::new(HashMap::new()),
         })
     }
@@ -56,17 +88,17 @@ impl Pool {
         self.kept.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn take_warm(&self, access: &Access) -> Option<MemoryServer> {
+    fn take_warm(&self, access: &Access) -> Option<Leased> {
         let mut kept = self.kept();
         let entry = kept.get_mut(access)?;
         entry.used = Instant::now();
-        Some(entry.server.clone())
+        Some(Leased(Arc::clone(&entry.live)))
     }
 
     /// The store `access` reaches, opened if it is not warm.
-    pub async fn get(self: &Arc<Self>, access: &Access) -> Result<MemoryServer, String> {
-        if let Some(server) = self.take_warm(access) {
-            return Ok(server);
+    pub async fn get(self: &Arc<Self>, access: &Access) -> Result<Leased, String> {
+        if let Some(store) = self.take_warm(access) {
+            return Ok(store);
         }
         let lock = Arc::clone(
             self.opening
@@ -76,8 +108,8 @@ impl Pool {
                 .or_default(),
         );
         let _opening = lock.lock().await;
-        if let Some(server) = self.take_warm(access) {
-            return Ok(server);
+        if let Some(store) = self.take_warm(access) {
+            return Ok(store);
         }
         let opened = self.open_now(access).await;
         self.opening
@@ -87,8 +119,29 @@ impl Pool {
         opened
     }
 
+    /// Room in the budget for one more store: idle kept stores are dropped
+    /// to make it, else the wait lasts until a store in use is let go.
+    async fn charge(&self) -> Result<OwnedSemaphorePermit, String> {
+        loop {
+            if let Ok(permit) = Arc::clone(&self.budget).try_acquire_many_owned(CHARGE_MIB) {
+                return Ok(permit);
+            }
+            if self.drop_unused("memory") {
+                continue;
+            }
+            tokio::select! {
+                permit = Arc::clone(&self.budget).acquire_many_owned(CHARGE_MIB) => {
+                    return permit.map_err(|_| "the server is stopping".to_owned());
+                }
+                // A store let go may still be kept: look again for one to drop.
+                () = tokio::time::sleep(Duration::from_millis(20)) => {}
+            }
+        }
+    }
+
     /// Opens the store `access` reaches and keeps it warm.
-    async fn open_now(self: &Arc<Self>, access: &Access) -> Result<MemoryServer, String> {
+    async fn open_now(self: &Arc<Self>, access: &Access) -> Result<Leased, String> {
+        let charge = self.charge().await?;
         let pool = Arc::clone(self);
         let wanted = access.clone();
         let server = tokio::task::spawn_blocking(move || (pool.open)(&wanted))
@@ -98,16 +151,38 @@ impl Pool {
             "store-opened",
             serde_json::json!({"namespace": access.namespace, "read_only": access.read_only}),
         );
+        let live = Arc::new(Live {
+            server,
+            _charge: charge,
+        });
         let mut kept = self.kept();
         kept.insert(
             access.clone(),
             Kept {
-                server: server.clone(),
+                live: Arc::clone(&live),
                 used: Instant::now(),
             },
         );
         self.trim(&mut kept, Some(access));
-        Ok(server)
+        Ok(Leased(live))
+    }
+
+    /// Drops the least recently used kept store no call is using; false
+    /// when there is none.
+    fn drop_unused(&self, why: &str) -> bool {
+        let mut kept = self.kept();
+        let oldest = kept
+            .iter()
+            .filter(|(_, k)| Arc::strong_count(&k.live) == 1)
+            .min_by_key(|(_, k)| k.used)
+            .map(|(access, _)| access.clone());
+        match oldest {
+            Some(access) => {
+                drop_store(&mut kept, &access, why);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Drops the least recently used stores past the count or the memory
@@ -126,7 +201,10 @@ impl Pool {
             drop_store(kept, &access, "idle");
         }
         loop {
-            let bytes: usize = kept.values().map(|k| k.server.memory().warm_bytes()).sum();
+            let bytes: usize = kept
+                .values()
+                .map(|k| k.live.server.memory().warm_bytes())
+                .sum();
             let why = if kept.len() > self.limits.max_stores {
                 "count"
             } else if bytes > self.limits.max_bytes {
@@ -152,13 +230,6 @@ impl Pool {
         let mut kept = self.kept();
         self.trim(&mut kept, None);
     }
-
-    /// How many stores are warm, and the linear memory they hold.
-    pub fn usage(&self) -> (usize, usize) {
-        let kept = self.kept();
-        let bytes = kept.values().map(|k| k.server.memory().warm_bytes()).sum();
-        (kept.len(), bytes)
-    }
 }
 
 fn drop_store(kept: &mut HashMap<Access, Kept>, access: &Access, why: &str) {
@@ -168,7 +239,7 @@ fn drop_store(kept: &mut HashMap<Access, Kept>, access: &Access, why: &str) {
             serde_json::json!({
                 "namespace": access.namespace,
                 "why": why,
-                "warm_bytes": gone.server.memory().warm_bytes(),
+                "warm_bytes": gone.live.server.memory().warm_bytes(),
             }),
         );
     }

@@ -17,7 +17,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use super::auth::Principal;
 use super::busy::{Busy, Working};
 use super::log;
-use super::pool::Pool;
+use super::pool::{Leased, Pool};
 use crate::mcp::MemoryServer;
 
 /// Serves every principal from the pool.
@@ -44,7 +44,7 @@ impl TeamServer {
     async fn store(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(Principal, MemoryServer, Working), ErrorData> {
+    ) -> Result<(Principal, Leased, Working), ErrorData> {
         let principal = context
             .extensions
             .get::<axum::http::request::Parts>()
