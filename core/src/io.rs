@@ -24,8 +24,17 @@ pub struct Io<'a> {
     pub env: &'a dyn Environment,
     /// The derived indexes the instance keeps warm between calls.
     pub indexes: &'a RefCell<Indexes>,
-    /// When walking must stop (monotonic nanoseconds).
+    /// When walking must stop (monotonic nanoseconds); `u64::MAX` until
+    /// the first walk asks.
     deadline: Cell<u64>,
+    /// The last temporary file name this call took.
+    temp_names: Cell<Option<u128>>,
+    /// The wall clock as first read in this call: one call is one instant
+    /// (each reading is a host call).
+    now: Cell<Option<u64>>,
+    /// The note this call last wrote, with its bytes: the catalog takes
+    /// them instead of reading the file straight back.
+    written: RefCell<Option<(String, Vec<u8>)>>,
     /// Whether the warm catalog has read the journal in this call: it is
     /// not read again (the host's lock keeps other writers out meanwhile,
     /// and a save checks the journal's end whatever this says).
@@ -42,24 +51,34 @@ impl<'a> Io<'a> {
             fs,
             env,
             indexes,
-            // Set by the first walk ([`Io::start_budget`]).
             deadline: Cell::new(u64::MAX),
+            temp_names: Cell::new(None),
+            now: Cell::new(None),
+            written: RefCell::new(None),
             journal_read: Cell::new(false),
         }
     }
 
-    /// Starts the walking budget again: every walk of one catalog use
-    /// shares it.
-    pub fn start_budget(&self) {
-        let budget = self
-            .env
-            .var("MEMCAP_CALL_TIMEOUT_MS")
-            .and_then(|ms| ms.trim().parse::<u64>().ok())
-            .map_or(WALK_BUDGET_NANOS, |ms| {
-                (ms.saturating_mul(1_000_000) / 100 * WALK_SHARE_PERCENT).min(WALK_BUDGET_NANOS)
-            });
-        self.deadline
-            .set(self.env.monotonic_nanos().saturating_add(budget));
+    /// Remembers the bytes just written to the note at `key` (its
+    /// catalog key).
+    pub(crate) fn remember_written(&self, key: String, bytes: &[u8]) {
+        *self.written.borrow_mut() = Some((key, bytes.to_vec()));
+    }
+
+    /// The bytes this call wrote to `key`, if the file there has their
+    /// size. Its stamp is taken after the write: a change by another
+    /// program in between would be as unseen as one within a file time's
+    /// tick, which the catalog never trusts for long (young stamps are
+    /// checked again, and the sweep checks every stamp).
+    pub(crate) fn take_written(&self, key: &str, size: u64) -> Option<Vec<u8>> {
+        let mut written = self.written.borrow_mut();
+        match written.take() {
+            Some((path, bytes)) if path == key && bytes.len() as u64 == size => Some(bytes),
+            other => {
+                *written = other;
+                None
+            }
+        }
     }
 
     /// Whether the warm catalog has read the journal in this call.
@@ -72,9 +91,33 @@ impl<'a> Io<'a> {
         self.journal_read.set(true);
     }
 
-    /// Whether walking must stop now.
+    /// Whether walking must stop now. The call's walking budget starts at
+    /// the first time this is asked: however many walks a call makes, they
+    /// share it (a call that never walks never reads the clock for it).
     pub fn out_of_time(&self) -> bool {
-        self.env.monotonic_nanos() >= self.deadline.get()
+        let now = self.env.monotonic_nanos();
+        if self.deadline.get() == u64::MAX {
+            let budget = self
+                .env
+                .var("MEMCAP_CALL_TIMEOUT_MS")
+                .and_then(|ms| ms.trim().parse::<u64>().ok())
+                .map_or(WALK_BUDGET_NANOS, |ms| {
+                    (ms.saturating_mul(1_000_000) / 100 * WALK_SHARE_PERCENT).min(WALK_BUDGET_NANOS)
+                });
+            self.deadline.set(now.saturating_add(budget));
+        }
+        now >= self.deadline.get()
+    }
+
+    /// A name for a temporary file no other call or process picks: random
+    /// bits once per call, counted on from there.
+    pub fn temp_name(&self) -> u128 {
+        let name = match self.temp_names.get() {
+            Some(last) => last.wrapping_add(1),
+            None => self.env.random_u128(),
+        };
+        self.temp_names.set(Some(name));
+        name
     }
 
     /// The memory the search index may hold for the whole store: a quarter
@@ -88,9 +131,20 @@ impl<'a> Io<'a> {
             .map_or(DEFAULT_INDEX_BUDGET, |mib| mib.saturating_mul(1 << 20) / 4)
     }
 
+    /// Wall-clock seconds since the Unix epoch, as of the call's first
+    /// reading.
+    pub fn now_seconds(&self) -> u64 {
+        if let Some(seconds) = self.now.get() {
+            return seconds;
+        }
+        let seconds = self.env.now_seconds();
+        self.now.set(Some(seconds));
+        seconds
+    }
+
     /// Today's date in UTC, as `YYYY-MM-DD`.
     pub fn today(&self) -> String {
-        let seconds = i64::try_from(self.env.now_seconds()).unwrap_or(i64::MAX);
+        let seconds = i64::try_from(self.now_seconds()).unwrap_or(i64::MAX);
         time::OffsetDateTime::from_unix_timestamp(seconds)
             .map(|t| t.date().to_string())
             .unwrap_or_else(|_| "1970-01-01".to_owned())

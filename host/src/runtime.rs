@@ -142,6 +142,11 @@ pub(crate) fn get() -> Result<&'static Runtime, OpenError> {
 fn init() -> wasmtime::Result<Runtime> {
     let mut config = Config::new();
     config.epoch_interruption(true);
+    // For profiling with `perf`: the guest's compiled functions named in
+    // /tmp/perf-PID.map (with MEMCAP_CACHE_DIR=off, so they are compiled).
+    if std::env::var_os("MEMCAP_PERFMAP").is_some() {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     let engine = Engine::new(&config)?;
     let component = load_component(&engine)?;
     let mut linker = Linker::new(&engine);

@@ -41,6 +41,10 @@ def main() -> None:
         print(f"| {name} | {m['view_p50_ms']} | {s['view_p50_ms']} | {m['view_p50_ms'] / s['view_p50_ms']:.1f}x "
               f"| {m['create_p50_ms']} | {s['create_p50_ms']} | {m['create_p50_ms'] / s['create_p50_ms']:.1f}x "
               f"| {m['import_ms']} | {m['first_call_ms']} |")
+    node = rows["Node"]
+    ratio = node["memcap"]["create_p50_ms"] / node["sdk"]["create_p50_ms"]
+    print(f"Node package's create: {ratio:.1f}x the TypeScript SDK's: target <= 3x "
+          f"{'met' if ratio <= 3 else 'MISSED'}")
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -50,7 +50,7 @@ pub fn build_context(
     page: Option<u32>,
 ) -> Result<Output> {
     let pattern = pattern_of(url);
-    let since = timeframe.map(|(_, t)| t.since(io.env.now_seconds()));
+    let since = timeframe.map(|(_, t)| t.since(io.now_seconds()));
     maintain::fresh_graph(io, |catalog, _| {
         let graph = GraphIndex::of(catalog)
             .graph()

@@ -18,16 +18,20 @@ pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<Output> {
     if file_text.contains('\0') {
         return Err(ToolError::TextHasNul { path: shown.into() });
     }
-    // Refuse early, before any directory is made, when the name is taken.
-    match files::exists(io, &path) {
-        Ok(true) => return Err(exists()),
-        Ok(false) => {}
-        Err(e) => return Err(files::tool_error(e, shown, "create")),
-    }
-    files::check_parents(io, &path, shown)?;
-    crate::quota::check(io, &path, shown, file_text)?;
-    files::create_parents(io, &path, shown)?;
-    files::create_file(io, &path, shown, file_text.as_bytes())?;
+    // A taken name is refused before anything else is said: looked up only
+    // when something fails (the link into place fails on a taken name, so a
+    // create that succeeds never pays for the lookup). A name that is taken
+    // has its parents already, so nothing is made before it is refused.
+    let taken = |e: ToolError| match files::exists(io, &path) {
+        Ok(true) => exists(),
+        Ok(false) => e,
+        Err(e) => files::tool_error(e, shown, "create"),
+    };
+    files::check_parents(io, &path, shown)
+        .and_then(|()| crate::quota::check(io, &path, shown, file_text))
+        .and_then(|()| files::create_parents(io, &path, shown))
+        .and_then(|()| files::create_file(io, &path, shown, file_text.as_bytes()))
+        .map_err(taken)?;
     Ok(Output::Created {
         path: shown.into(),
         index: maintain::after_change(io, &[&path]),

@@ -114,7 +114,7 @@ pub fn memory_search(
     let since = filters
         .after
         .as_ref()
-        .map(|(_, t)| t.since(io.env.now_seconds()));
+        .map(|(_, t)| t.since(io.now_seconds()));
     maintain::fresh_with(io, needs, |catalog, _| {
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();

@@ -56,7 +56,7 @@ pub fn recent_activity(
     kind: Option<ActivityType>,
     page: Option<u32>,
 ) -> Result<Output> {
-    let since = timeframe.1.since(io.env.now_seconds());
+    let since = timeframe.1.since(io.now_seconds());
     maintain::fresh_graph(io, |catalog, _| {
         let graph = GraphIndex::of(catalog)
             .graph()

@@ -71,7 +71,7 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
     let turn = format!(
         "## {} · {}\n{}\n\n",
         role.as_str(),
-        rfc3339(io.env.now_seconds()),
+        rfc3339(io.now_seconds()),
         escaped(text.trim_end_matches('\n'))
     );
     // Never through a link (nor into a file) another program put there:

@@ -34,7 +34,7 @@ fn write_temp<'a>(
     durable: bool,
 ) -> Result<TempFile<'a>, FsError> {
     let staging = io.fs.staging_dir(target);
-    let name = format!("{staging}/{:032x}", io.env.random_u128());
+    let name = format!("{staging}/{:032x}", io.temp_name());
     match io.fs.write_new(&name, bytes, durable) {
         Err(FsError::NotFound) => {
             // First write under a host that did not prepare the store.
@@ -66,7 +66,8 @@ pub fn replace_file(
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
-    replace_derived(io, path, shown, bytes, expected, true)?;
+    replace_staged(io, path, shown, bytes, expected, true, false)?;
+    io.remember_written(path.key(), bytes);
     sync_dir(io, &path.parent()).map_err(|e| tool_error(e, shown, "write"))
 }
 
@@ -75,6 +76,11 @@ pub fn replace_file(
 /// call that shows it, so only the agent's own text in it needs the data
 /// synced (then a power loss leaves the old or the new content, both whole);
 /// a file of generated text alone may come back empty and is regenerated.
+///
+/// Returns the stamp the file now has: taken from the staged file before it
+/// is renamed into place (a rename keeps size, modification time and
+/// identity), so nothing another program does to the name afterwards can be
+/// mistaken for this write.
 pub fn replace_derived(
     io: &Io,
     path: &MemPath,
@@ -82,12 +88,30 @@ pub fn replace_derived(
     bytes: &[u8],
     expected: Stamp,
     durable: bool,
-) -> Result<()> {
+) -> Result<Stamp> {
+    replace_staged(io, path, shown, bytes, expected, durable, true)
+        .map(|stamp| stamp.expect("a stamp was asked for"))
+}
+
+fn replace_staged(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    expected: Stamp,
+    durable: bool,
+    stamped: bool,
+) -> Result<Option<Stamp>> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| tool_error(e, shown, "write");
     let mut temp = write_temp(io, &path.relative(), bytes, durable).map_err(fail)?;
+    let written = if stamped {
+        Some(io.fs.stamp(&temp.name).map_err(fail)?)
+    } else {
+        None
+    };
     match stamp(io, path) {
         Ok(now) if now == expected => {}
         _ => {
@@ -96,7 +120,7 @@ pub fn replace_derived(
     }
     io.fs.rename(&temp.name, &path.relative()).map_err(fail)?;
     temp.published = true;
-    Ok(())
+    Ok(written)
 }
 
 /// Puts `bytes` at `relative` (under the reserved directory) atomically,
@@ -113,11 +137,32 @@ pub fn put_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError>
 /// existing one: the temp file is hard-linked to the final name (which fails
 /// if the name is taken), so the name never shows partial content.
 pub fn create_file(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<()> {
+    create_staged(io, path, shown, bytes, false).map(drop)
+}
+
+/// As [`create_file`], returning the stamp the new file has (taken from the
+/// staged file before it is linked into place, as [`replace_derived`] does).
+pub fn create_file_stamped(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<Stamp> {
+    create_staged(io, path, shown, bytes, true).map(|stamp| stamp.expect("a stamp was asked for"))
+}
+
+fn create_staged(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    stamped: bool,
+) -> Result<Option<Stamp>> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| tool_error(e, shown, "create");
     let temp = write_temp(io, &path.relative(), bytes, true).map_err(fail)?;
+    let written = if stamped {
+        Some(io.fs.stamp(&temp.name).map_err(fail)?)
+    } else {
+        None
+    };
     io.fs
         .hard_link(&temp.name, &path.relative())
         .map_err(|e| match e {
@@ -125,5 +170,7 @@ pub fn create_file(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result
             e => fail(e),
         })?;
     drop(temp);
-    sync_dir(io, &path.parent()).map_err(fail)
+    io.remember_written(path.key(), bytes);
+    sync_dir(io, &path.parent()).map_err(fail)?;
+    Ok(written)
 }

@@ -18,7 +18,7 @@ use crate::error::FsError;
 use crate::files::{self, read_exact};
 use crate::io::Io;
 use crate::layout::JOURNAL;
-use crate::storage::{File, Kind};
+use crate::storage::{File, Kind, Meta};
 
 const FORMAT: u32 = 9;
 /// What is read first: the header line and, in most stores, the whole head.
@@ -122,11 +122,20 @@ impl Catalog {
     /// the header and the new tail. False when the journal was rewritten (or
     /// removed), so it must be read again from the start.
     pub(super) fn catch_up(&mut self, io: &Io) -> Result<bool, FsError> {
+        // As this instance last left it: nothing to apply, for one stat.
+        if let Some(seen) = self.journal_seen.take()
+            && io.fs.stat(JOURNAL, false) == Ok(seen)
+        {
+            self.journal_seen = Some(seen);
+            return Ok(true);
+        }
         // One handle for both reads, so a rewrite between them cannot mix
         // two journals.
         let Ok(file) = open_journal(io) else {
             return Ok(false);
         };
+        // Taken before reading: whatever is appended later changes it.
+        let seen = file.stat().ok();
         let Ok(head) = files::read_to_end(&*file, 0, Some(512), None) else {
             return Ok(false);
         };
@@ -135,6 +144,8 @@ impl Catalog {
         }
         let tail = files::read_to_end(&*file, self.applied, None, None)?;
         self.apply(io, &tail, self.applied)?;
+        // Not when it ends in a torn line: the next save must see its end.
+        self.journal_seen = seen.filter(|st| st.size == self.applied);
         Ok(true)
     }
 
@@ -179,10 +190,16 @@ impl Catalog {
             serde_json::to_writer(&mut bytes, record).map_err(|_| FsError::Other)?;
             bytes.push(b'\n');
         }
-        let mut end = match io.fs.stat(JOURNAL, false) {
-            Ok(st) if st.kind == Kind::File => st.size,
-            // Gone, or something else in its place: write a fresh one there.
-            _ => return self.compact(io),
+        // Its end is known when this call found it as this instance left it
+        // (the host's lock keeps other writers out meanwhile).
+        let known = self.journal_seen.take().map(|st| st.size);
+        let mut end = match known {
+            Some(end) if end == self.applied => end,
+            _ => match io.fs.stat(JOURNAL, false) {
+                Ok(st) if st.kind == Kind::File => st.size,
+                // Gone, or something else in its place: write a fresh one there.
+                _ => return self.compact(io),
+            },
         };
         if end != self.applied {
             // Bytes of a torn write: end them so our first line stands alone.
@@ -193,6 +210,7 @@ impl Catalog {
         self.records += self.pending.len();
         self.clear_pending();
         self.applied = end;
+        self.journal_seen = journal_as_written(io, end);
         Ok(())
     }
 
@@ -233,6 +251,7 @@ impl Catalog {
         self.generation = generation;
         self.applied = bytes.len() as u64;
         self.records = 0;
+        self.journal_seen = journal_as_written(io, self.applied);
         Ok(())
     }
 }
@@ -242,6 +261,15 @@ fn header(bytes: &[u8]) -> Option<(Header, usize)> {
     let end = bytes.iter().position(|&b| b == b'\n')?;
     let header: Header = serde_json::from_slice(&bytes[..end]).ok()?;
     (header.memcap_notes == FORMAT).then_some((header, end + 1))
+}
+
+/// The journal's `stat` right after this instance wrote it to `end` bytes:
+/// what the next call's catch-up compares (none if it is not that).
+fn journal_as_written(io: &Io, end: u64) -> Option<Meta> {
+    io.fs
+        .stat(JOURNAL, false)
+        .ok()
+        .filter(|st| st.kind == Kind::File && st.size == end)
 }
 
 fn open_journal(io: &Io) -> Result<Box<dyn File>, FsError> {

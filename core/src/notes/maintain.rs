@@ -41,16 +41,24 @@ pub fn after_external_change(io: &Io, paths: &[&MemPath]) -> IndexUpkeep {
 
 fn after(io: &Io, paths: &[&MemPath], reread: bool) -> IndexUpkeep {
     let outcome = catalog::with(io, |io, catalog| {
-        for path in paths {
+        let keys: Vec<String> = paths.iter().map(|path| path.key()).collect();
+        for key in &keys {
             if reread {
-                catalog.reread(io, &path.key())?;
+                catalog.reread(io, key)?;
             } else {
-                catalog.update(io, &path.key())?;
+                catalog.update_file_only(io, key)?;
             }
         }
+        catalog.follow(io)?;
         let written = write_index(io, catalog);
         // MEMORY.md is a file of the store like any other (the quota counts it).
-        catalog.update(io, INDEX_FILE)?;
+        catalog.update_index_file(io)?;
+        // Once everything is written, each directory changed is stamped
+        // once, as it now is.
+        let mut done = Vec::new();
+        for key in keys.iter().map(String::as_str).chain([INDEX_FILE]) {
+            catalog.stamp_parents(io, key, &mut done)?;
+        }
         Ok(written)
     })
     .map_err(catalog_error)
@@ -109,7 +117,8 @@ pub fn fresh_with<T>(
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.
         let written = write_index(io, catalog);
-        catalog.update(io, INDEX_FILE)?;
+        catalog.update_index_file(io)?;
+        catalog.stamp_parents(io, INDEX_FILE, &mut Vec::new())?;
         let text = written.unwrap_or_else(|e| {
             format!(
                 "{}\n\nNote: {} could not be updated: {}\n",
@@ -156,18 +165,33 @@ fn catalog_error(e: FsError) -> ToolError {
 /// Renders the index for `catalog` into MEMORY.md, keeping the agent's text
 /// around the generated region. Returns MEMORY.md's text as it now is ("" when
 /// there is neither a note nor a MEMORY.md: an empty store stays empty).
-fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
+///
+/// MEMORY.md as this instance last left it is kept with its stamp, so a
+/// warm call does not read it again: the file's stamp is checked instead,
+/// before the rewrite is renamed into place (or, with nothing to rewrite,
+/// before the kept text is returned). A file changed behind memcap's back
+/// fails that check and is read again.
+fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
     let path = index_path();
     let shown = path.display();
     let mut last_error = None;
-    for _ in 0..ATTEMPTS {
-        let existing = match files::stat(io, &path) {
-            Ok(st) if st.kind == Kind::File => Some(files::read_bytes_for_edit(io, &path, &shown)?),
-            Ok(_) => {
-                return Err(ToolError::IndexIsNotAFile { path: shown });
-            }
-            Err(FsError::NotFound) => None,
-            Err(e) => return Err(files::tool_error(e, &shown, "read")),
+    // A kept copy that turns out stale does not use up an attempt.
+    let attempts = ATTEMPTS + usize::from(catalog.index_file.is_some());
+    for _ in 0..attempts {
+        let kept = catalog.index_file.take();
+        let from_kept = kept.is_some();
+        let existing = match kept {
+            Some(kept) => Some(kept),
+            None => match files::stat(io, &path) {
+                Ok(st) if st.kind == Kind::File => {
+                    Some(files::read_bytes_for_edit(io, &path, &shown)?)
+                }
+                Ok(_) => {
+                    return Err(ToolError::IndexIsNotAFile { path: shown });
+                }
+                Err(FsError::NotFound) => None,
+                Err(e) => return Err(files::tool_error(e, &shown, "read")),
+            },
         };
         if existing.is_none() && catalog.is_empty() {
             return Ok(String::new());
@@ -179,7 +203,13 @@ fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
         let around = format!("{}{}", parts.before, parts.after);
         let region = index::render(io, catalog, PROMPT_BUDGET.after(&around));
         let new = index::compose(&parts, &region);
-        if existing.is_some() && new.as_bytes() == old {
+        if let Some((bytes, stamp)) = existing.as_ref()
+            && new.as_bytes() == bytes.as_slice()
+        {
+            if from_kept && files::stamp(io, &path).ok() != Some(*stamp) {
+                continue;
+            }
+            catalog.index_file = existing;
             return Ok(new);
         }
         let written = match &existing {
@@ -187,10 +217,13 @@ fn write_index(io: &Io, catalog: &Catalog) -> Result<String> {
                 let agent_text = !around.trim().is_empty();
                 files::replace_derived(io, &path, &shown, new.as_bytes(), *stamp, agent_text)
             }
-            None => files::create_file(io, &path, &shown, new.as_bytes()),
+            None => files::create_file_stamped(io, &path, &shown, new.as_bytes()),
         };
         match written {
-            Ok(()) => return Ok(new),
+            Ok(stamp) => {
+                catalog.index_file = Some((new.clone().into_bytes(), stamp));
+                return Ok(new);
+            }
             // A store memcap may only read: the index is shown as it would
             // be written, with nothing to complain about.
             Err(e) if e.kind() == ErrorKind::Denied => return Ok(new),

@@ -158,14 +158,20 @@ fn is_generated(line: &str) -> bool {
 /// run into other text is put on a line of its own.
 pub fn clean(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    let mut kept = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\t' | '\n') || !c.is_control() {
-            kept.push(c);
-        }
-    }
+    let keep = |c: char| matches!(c, '\t' | '\n') || !c.is_control();
+    let kept: std::borrow::Cow<str> = if text.chars().all(keep) {
+        text
+    } else {
+        text.chars().filter(|&c| keep(c)).collect::<String>().into()
+    };
     let mut out = String::with_capacity(kept.len());
     for line in kept.split_inclusive('\n') {
+        // Every marker starts with '<': most lines are passed over by one
+        // byte search instead of three substring searches.
+        if !line.as_bytes().contains(&b'<') {
+            out.push_str(line);
+            continue;
+        }
         let mut rest = line;
         while let Some((at, marker)) = [BEGIN, END, EXPLAIN]
             .iter()

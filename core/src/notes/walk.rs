@@ -16,8 +16,8 @@ use std::rc::Rc;
 
 use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
-use super::is_note_path;
 use super::journal::Record;
+use super::{INDEX_FILE, is_note_path};
 use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
@@ -43,20 +43,25 @@ pub const SWEEP_SECONDS: u64 = 30;
 const BATCH_NOTES: usize = 5_000;
 const BATCH_BYTES: u64 = 4 << 20;
 
-/// One walk's clock: now, and which stamps are too young. When it must stop
-/// is the call's budget ([`Io::out_of_time`]).
-struct Walk {
-    now: u64,
-    trust_before: u64,
+/// One walk's clock: now, and which stamps are too young, read when first
+/// needed (a walk that only takes in a note just written never reads it).
+/// When it must stop is the call's budget ([`Io::out_of_time`]).
+struct Walk<'a> {
+    io: &'a Io<'a>,
 }
 
-impl Walk {
-    fn new(io: &Io) -> Self {
-        let now = io.env.now_seconds();
-        Self {
-            now,
-            trust_before: now.saturating_sub(RACY_SECONDS),
-        }
+impl<'a> Walk<'a> {
+    fn new(io: &'a Io<'a>) -> Self {
+        Self { io }
+    }
+
+    fn now(&self) -> u64 {
+        self.io.now_seconds()
+    }
+
+    /// Stamps from before this are trusted to show every change.
+    fn trust_before(&self) -> u64 {
+        self.now().saturating_sub(RACY_SECONDS)
     }
 }
 
@@ -91,16 +96,52 @@ impl Catalog {
     }
 
     fn update_files(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
+        self.update_file_only(io, top)?;
+        self.stamp_parents(io, top, &mut Vec::new())
+    }
+
+    /// As [`Catalog::update`] without recording the new stamps of the
+    /// directories above `top`: for a command that changes several files
+    /// and then stamps their directories once ([`Catalog::stamp_parents`]).
+    pub(in crate::notes) fn update_file_only(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
         let walk = Walk::new(io);
-        self.walk_from(io, top, &walk)?;
+        self.walk_from(io, top, &walk)
+    }
+
+    /// Records MEMORY.md's size as [`write_index`](super::maintain) left it:
+    /// from the stamp it kept, or else from the file.
+    pub(in crate::notes) fn update_index_file(&mut self, io: &Io) -> Result<(), FsError> {
+        match &self.index_file {
+            Some((_, stamp)) => {
+                let size = stamp.size;
+                if self.others.get(INDEX_FILE) != Some(&size) {
+                    self.record(Record::Other(INDEX_FILE.to_owned(), size))?;
+                }
+                Ok(())
+            }
+            None => self.update_file_only(io, INDEX_FILE),
+        }
+    }
+
+    /// Records the stamps of the directories above `top`, up to the first
+    /// one known before, leaving out those in `done` (and adding the rest).
+    pub(in crate::notes) fn stamp_parents(
+        &mut self,
+        io: &Io,
+        top: &str,
+        done: &mut Vec<String>,
+    ) -> Result<(), FsError> {
         let mut dir = top;
         while !dir.is_empty() {
             dir = parent(dir);
             let known = self.dirs.contains_key(dir);
-            if let Ok(st) = io.fs.stat(dir, false)
-                && st.kind == Kind::Dir
-            {
-                self.stamp_dir(dir, stamp_of(&st))?;
+            if !done.iter().any(|d| d == dir) {
+                done.push(dir.to_owned());
+                if let Ok(st) = io.fs.stat(dir, false)
+                    && st.kind == Kind::Dir
+                {
+                    self.stamp_dir(dir, stamp_of(&st))?;
+                }
             }
             if known {
                 break;
@@ -130,7 +171,7 @@ impl Catalog {
 
     fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
         let walk = Walk::new(io);
-        let due = walk.now >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now < self.swept;
+        let due = walk.now() >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now() < self.swept;
         if self.dirs.is_empty() || self.incomplete || due {
             return self.sweep(io, &walk);
         }
@@ -146,7 +187,7 @@ impl Catalog {
             match io.fs.stat(&dir, false) {
                 Ok(st) if st.kind == Kind::Dir => {
                     let stamp = stamp_of(&st);
-                    if stamp != old || stamp.young(walk.trust_before) {
+                    if stamp != old || stamp.young(walk.trust_before()) {
                         for sub in self.list_dir(io, &dir, &walk)? {
                             if !self.dirs.contains_key(&sub) {
                                 self.walk_from(io, &sub, &walk)?;
@@ -159,12 +200,12 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
-        if self.young_past_horizon(walk.trust_before) {
+        if self.young_past_horizon(walk.trust_before()) {
             self.read_all()?;
         }
         let young: Vec<String> = self
             .most_recent()
-            .take_while(|e| e.recency() >= walk.trust_before)
+            .take_while(|e| e.recency() >= walk.trust_before())
             .map(|e| e.path.clone())
             .collect();
         for path in young {
@@ -175,11 +216,11 @@ impl Catalog {
 
     /// Walks everything; only a walk that reached every file counts as a
     /// sweep (one stopped by the budget is taken up by the next call).
-    fn sweep(&mut self, io: &Io, walk: &Walk) -> Result<(), FsError> {
+    fn sweep(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
         self.incomplete = false;
         self.walk_from(io, "", walk)?;
         if !self.incomplete {
-            self.record(Record::Swept(walk.now))?;
+            self.record(Record::Swept(walk.now()))?;
         }
         Ok(())
     }
@@ -204,7 +245,7 @@ impl Catalog {
     }
 
     /// Lists every directory at and below `top`, or checks the file there.
-    fn walk_from(&mut self, io: &Io, top: &str, walk: &Walk) -> Result<(), FsError> {
+    fn walk_from(&mut self, io: &Io, top: &str, walk: &Walk<'_>) -> Result<(), FsError> {
         let mut stated = None;
         let kind = if top.is_empty() {
             Some(Kind::Dir)
@@ -256,7 +297,7 @@ impl Catalog {
     /// directories that left it, and records its stamp. Returns its
     /// subdirectories. A directory memcap may not read keeps what was known
     /// of it.
-    fn list_dir(&mut self, io: &Io, dir: &str, walk: &Walk) -> Result<Vec<String>, FsError> {
+    fn list_dir(&mut self, io: &Io, dir: &str, walk: &Walk<'_>) -> Result<Vec<String>, FsError> {
         // Stamped before listing: a change during the listing moves the
         // stamp past this one, so the next refresh lists it again.
         let st = match io.fs.stat(dir, false) {
@@ -337,7 +378,7 @@ impl Catalog {
     /// trust, and records it when what memcap knows of it changed. `at`
     /// locates the file: through its directory's handle while listing it
     /// (one cheap lookup), or by its path.
-    fn check_file(&mut self, io: &Io, at: At, path: &str, walk: &Walk) -> Result<(), FsError> {
+    fn check_file(&mut self, io: &Io, at: At, path: &str, walk: &Walk<'_>) -> Result<(), FsError> {
         let st = match at.stat(io, path) {
             Ok(st) if st.kind == Kind::File => st,
             // Gone since the directory was listed: its listing drops it.
@@ -367,25 +408,30 @@ impl Catalog {
             return Ok(());
         }
         let stamp = stamp_of(&st);
+        // A note this call just wrote is not read back: its bytes are known.
+        let mut whole = io.take_written(path, st.size);
         // The modification time alone decides: a rewrite that also sets an
         // old modification time still moves the change time in the stamp.
-        let trusted = stamp.modified.is_some_and(|(s, _)| s < walk.trust_before);
+        let trusted =
+            whole.is_none() && stamp.modified.is_some_and(|(s, _)| s < walk.trust_before());
         if trusted && self.note(path)?.is_some_and(|e| e.stamp == stamp) {
             return Ok(());
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
         // Most notes say all memcap needs in their first few kilobytes; only
         // a frontmatter block still open there is read further.
-        let head = at
-            .read_head(io, path, FIRST_BYTES, st.size)
-            .and_then(|bytes| {
-                if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
-                    at.read_head(io, path, HEAD_BYTES, st.size)
-                } else {
-                    Ok(bytes)
-                }
-            });
-        let mut whole = None;
+        let head = match &whole {
+            Some(bytes) => Ok(head_of(bytes).to_vec()),
+            None => at
+                .read_head(io, path, FIRST_BYTES, st.size)
+                .and_then(|bytes| {
+                    if bytes.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(&bytes) {
+                        at.read_head(io, path, HEAD_BYTES, st.size)
+                    } else {
+                        Ok(bytes)
+                    }
+                }),
+        };
         let meta = match head {
             Ok(bytes) => {
                 // A cut in the middle of a character only loses that character.
@@ -402,7 +448,7 @@ impl Catalog {
                         "the file is not UTF-8 text, so memcap cannot read its metadata".to_owned(),
                     );
                 }
-                if bytes.len() as u64 == st.size {
+                if whole.is_none() && bytes.len() as u64 == st.size {
                     whole = Some(bytes);
                 }
                 meta
@@ -436,6 +482,16 @@ impl Catalog {
         // Read whole: the derived indexes take its text from here.
         self.read_whole = whole.map(|bytes| (entry.path.clone(), entry.stamp, bytes));
         self.record(Record::Put(Rc::new(entry)))
+    }
+}
+
+/// What [`At::read_head`] would bring of a note whose bytes are known.
+fn head_of(bytes: &[u8]) -> &[u8] {
+    let first = &bytes[..bytes.len().min(FIRST_BYTES as usize)];
+    if first.len() as u64 == FIRST_BYTES && frontmatter::is_unclosed(first) {
+        &bytes[..bytes.len().min(HEAD_BYTES as usize)]
+    } else {
+        first
     }
 }
 

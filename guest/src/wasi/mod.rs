@@ -40,7 +40,7 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
         if cell.get().is_none() {
             let (root, shared) = find_root()?;
             let instance = Instance {
-                storage: WasiStorage { root },
+                storage: WasiStorage::new(root),
                 environment: WasiEnvironment {
                     model: CompiledModel::unless_off(std::env::var("MEMCAP_VECTORS").ok()),
                 },
@@ -108,7 +108,7 @@ fn find_root() -> Result<(Descriptor, Shared)> {
             let writable = dir
                 .get_flags()
                 .is_ok_and(|f| f.contains(DescriptorFlags::MUTATE_DIRECTORY));
-            Some((place, name.to_owned(), WasiStorage { root: dir }, writable))
+            Some((place, name.to_owned(), WasiStorage::new(dir), writable))
         })
         .collect();
     Ok((root, shared))

@@ -5,19 +5,30 @@
 //! Rust's `std::fs` is not used: it cannot write under some hosts (Node's
 //! preview2-shim).
 
+use std::cell::Cell;
+
 use memcap_core::storage::{Dir, DirEntry, File, FsError, Kind, Meta, Stamp, Storage};
 use wasip2::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, MetadataHashValue,
-    OpenFlags, PathFlags, filesystem_error_code,
+    OpenFlags, PathFlags,
 };
-use wasip2::io::streams::StreamError;
-
-/// `blocking-write-and-flush` takes at most 4096 bytes per call.
-const WRITE_CHUNK: usize = 4096;
 
 /// The memory root: the one directory the host granted.
 pub struct WasiStorage {
-    pub root: Descriptor,
+    root: Descriptor,
+    /// Whether the host syncs the granted descriptor itself (wasmtime
+    /// does; Node's preview2-shim refuses, and the root is then opened by
+    /// its path "." to be synced).
+    root_syncs: Cell<bool>,
+}
+
+impl WasiStorage {
+    pub fn new(root: Descriptor) -> Self {
+        Self {
+            root,
+            root_syncs: Cell::new(true),
+        }
+    }
 }
 
 /// A WASI error code as the port's typed error.
@@ -84,23 +95,18 @@ fn stamp(st: &DescriptorStat, hash: Result<MetadataHashValue, ErrorCode>) -> Sta
     }
 }
 
-/// The file system's own error behind a failed stream write (disk full,
-/// file too large, …), so the message can say what went wrong.
-fn stream_error(e: StreamError) -> FsError {
-    match e {
-        StreamError::LastOperationFailed(e) => {
-            filesystem_error_code(&e).map_or(FsError::Other, fs_error)
-        }
-        StreamError::Closed => FsError::Other,
-    }
-}
-
-fn write_all(file: &Descriptor, offset: u64, bytes: &[u8]) -> Result<(), FsError> {
-    let stream = file.write_via_stream(offset).map_err(fs_error)?;
-    for chunk in bytes.chunks(WRITE_CHUNK) {
-        stream
-            .blocking_write_and_flush(chunk)
-            .map_err(stream_error)?;
+/// Writes all of `bytes` at `offset`: one `write` call for what a host
+/// takes at once (wasmtime and Node take it all), again for any rest.
+fn write_all(file: &Descriptor, mut offset: u64, mut bytes: &[u8]) -> Result<(), FsError> {
+    while !bytes.is_empty() {
+        let written = file.write(bytes, offset).map_err(fs_error)?;
+        // A host that takes nothing would loop forever.
+        let taken = usize::try_from(written)
+            .ok()
+            .filter(|&n| n > 0 && n <= bytes.len())
+            .ok_or(FsError::Other)?;
+        bytes = &bytes[taken..];
+        offset += written;
     }
     Ok(())
 }
@@ -240,6 +246,12 @@ impl Storage for WasiStorage {
     }
 
     fn sync_dir(&self, dir: &str) -> Result<(), FsError> {
+        if name(dir) == "." && self.root_syncs.get() {
+            match self.root.sync() {
+                Ok(()) => return Ok(()),
+                Err(_) => self.root_syncs.set(false),
+            }
+        }
         self.descriptor_of(dir)?.sync().map_err(fs_error)
     }
 }

@@ -21,7 +21,7 @@ use super::journal::Record;
 use super::snapshot::Blocks;
 use crate::error::FsError;
 use crate::io::Io;
-use crate::storage::Meta;
+use crate::storage::{Meta, Stamp};
 
 pub use super::entry::{Entry, FileStamp};
 
@@ -99,6 +99,9 @@ pub struct Catalog {
     /// `memory_stats` names them. Not saved: each host finds them anew.
     pub(super) unreadable: BTreeSet<String>,
     pub(super) generation: u64,
+    /// The journal's `stat` when this instance last read it whole or wrote
+    /// it: while the file still stats so, nothing was added since.
+    pub(super) journal_seen: Option<Meta>,
     /// Bytes of the journal already applied (whole lines only).
     pub(super) applied: u64,
     /// JSON records in the journal after its snapshot.
@@ -114,6 +117,10 @@ pub struct Catalog {
     /// The last note a walk read whole (path, stamp, bytes), so the
     /// derived indexes take its text without reading it again.
     pub(super) read_whole: Option<(String, FileStamp, Vec<u8>)>,
+    /// MEMORY.md's bytes as this instance last read or wrote them, with the
+    /// file's stamp then: trusted only after a stamp check, which costs less
+    /// than reading the file again.
+    pub(in crate::notes) index_file: Option<(Vec<u8>, Stamp)>,
 }
 
 /// A note's place in "most recent first" order.
@@ -135,7 +142,6 @@ pub fn with<T>(
     io: &Io,
     mut f: impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>,
 ) -> Result<T, FsError> {
-    io.start_budget();
     let mut indexes = io.indexes.borrow_mut();
     let registry = indexes.registry;
     let mut outcome =
@@ -282,8 +288,10 @@ impl Catalog {
             swept: 0,
             incomplete: false,
             read_whole: None,
+            index_file: None,
             unreadable: BTreeSet::new(),
             generation: 0,
+            journal_seen: None,
             applied: 0,
             records: 0,
             pending: Vec::new(),
