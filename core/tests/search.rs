@@ -164,3 +164,33 @@ fn answers_follow_every_change_and_never_name_lines_gone() {
         assert_ne!(r["path"], "/memories/architecture.md", "{r}");
     }
 }
+
+#[test]
+fn a_new_instance_answers_from_the_saved_index_and_every_change_since() {
+    let store = sample();
+    // Past the records the journal keeps after its snapshot: the index is
+    // saved with the notes in it.
+    for i in 0..140 {
+        create(
+            &store,
+            &format!("/memories/filler/{i}.md"),
+            "Filler text.\n",
+        );
+    }
+    store.restarted();
+    // Taken before anything asks the index (which a new process restores
+    // unparsed): a note put, one changed, one removed.
+    create(&store, "/memories/june.md", "Lisbon again in June\n");
+    store.ok(
+        json!({"command": "str_replace", "path": "/memories/people/ana.md",
+        "old_str": "Prefers tea", "new_str": "Prefers coffee"}),
+    );
+    store.ok(json!({"command": "delete", "path": "/memories/trips.md"}));
+    for _ in 0..2 {
+        assert_eq!(paths(&store, "Lisbon"), ["/memories/june.md"]);
+        assert_eq!(paths(&store, "coffee"), ["/memories/people/ana.md"]);
+        assert!(paths(&store, "tea").is_empty());
+        assert_eq!(paths(&store, "JWT"), ["/memories/architecture.md"]);
+        store.restarted();
+    }
+}

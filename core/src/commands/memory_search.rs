@@ -108,7 +108,7 @@ pub fn memory_search(
     // Filters ask the graph and every note's metadata; a plain search does
     // not decode the graph.
     let needs = match filters.is_empty() {
-        true => Needs::Recent,
+        true => Needs::Search,
         false => Needs::Graph,
     };
     let since = filters

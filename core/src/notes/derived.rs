@@ -61,6 +61,22 @@ pub trait DerivedIndex {
     /// catalog keeps with it ([`NoteFacts::default`] when nothing).
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError>;
 
+    /// Makes what it restored answer: an index that takes its saved state
+    /// lazily ([`DerivedIndex::restore`]) takes it now, with every change
+    /// since. The catalog calls this before any command asks the index, and
+    /// before checking it ([`verify`]). [`FsError::Damaged`] when the saved
+    /// state does not decode after all (the catalog is then rebuilt).
+    fn ready(&mut self, _io: &Io) -> Result<(), FsError> {
+        Ok(())
+    }
+
+    /// As [`DerivedIndex::ready`] when changes were taken since the saved
+    /// state, so that [`DerivedIndex::persist`] can write it (a state
+    /// restored and never changed is written back as it was).
+    fn settle(&mut self, io: &Io) -> Result<(), FsError> {
+        self.ready(io)
+    }
+
     /// Its whole state, for the journal's snapshot. An index may answer
     /// from what it saved from then on (hence `&mut`), as the search index
     /// does, so it can hand out its own bytes.
@@ -238,6 +254,20 @@ impl Derived {
         all
     }
 
+    /// Every index ready to answer ([`DerivedIndex::ready`]).
+    pub fn ready(&mut self, io: &Io) -> Result<(), FsError> {
+        self.indexes
+            .iter_mut()
+            .try_for_each(|index| index.ready(io))
+    }
+
+    /// Every index ready to be saved ([`DerivedIndex::settle`]).
+    pub fn settle(&mut self, io: &Io) -> Result<(), FsError> {
+        self.indexes
+            .iter_mut()
+            .try_for_each(|index| index.settle(io))
+    }
+
     /// Checks every index against every note.
     pub fn verify_all<'a>(
         &mut self,
@@ -246,6 +276,7 @@ impl Derived {
     ) -> Result<Verified, FsError> {
         let mut all = Verified::default();
         for index in &mut self.indexes {
+            index.ready(io)?;
             let verified = verify(io, &mut **index, notes.clone())?;
             all.changes += verified.changes;
             all.facts.extend(verified.facts);

@@ -223,6 +223,7 @@ impl Catalog {
         let (head, blocks) =
             snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| FsError::Other)?;
         let generation = io.env.random_u64();
+        self.derived.settle(io)?;
         let (parts, derived) = self.derived.persist();
         let header = Header {
             memcap_notes: FORMAT,

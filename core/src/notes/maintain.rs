@@ -94,6 +94,8 @@ pub fn fresh_graph<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Re
 pub enum Needs {
     /// The most recent notes and the totals.
     Recent,
+    /// As `Recent`, and the search index.
+    Search,
     /// Every note.
     All,
     /// Every note and the graph.
@@ -109,6 +111,9 @@ pub fn fresh_with<T>(
     catalog::with(io, |io, catalog| {
         catalog.refresh(io)?;
         if needs != Needs::Recent {
+            catalog.derived_ready(io)?;
+        }
+        if matches!(needs, Needs::All | Needs::Graph) {
             catalog.read_all()?;
         }
         if needs == Needs::Graph {

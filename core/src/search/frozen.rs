@@ -90,6 +90,14 @@ impl Default for Frozen {
 }
 
 impl Frozen {
+    /// The chunk count and the vectors' model a saved index says it has,
+    /// from its meta alone (the rest is checked by [`Frozen::parse`]).
+    pub fn peek(bytes: &[u8]) -> Option<(u32, Option<String>)> {
+        let meta_len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+        let meta: Meta = postcard::from_bytes(bytes.get(4..4usize.checked_add(meta_len)?)?).ok()?;
+        Some((meta.chunks, meta.model))
+    }
+
     /// Reads `bytes` as a saved index: `None` unless every section is where
     /// the meta says and the note list, chunk table, offsets and vocabulary
     /// are consistent.

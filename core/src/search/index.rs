@@ -113,9 +113,32 @@ pub struct Hit {
     pub cosine: f32,
 }
 
+/// A saved state not parsed yet (its meta read), and the changes taken
+/// since, in order: a new process parses it only when a call first asks the
+/// index something (`prompt`, `create` or `view` never do), as the graph
+/// decodes its own.
+struct Unparsed {
+    bytes: Vec<u8>,
+    changes: Vec<Pending>,
+}
+
+/// A change taken before the saved state was parsed, with the note's text
+/// as it was read then.
+enum Pending {
+    Put {
+        path: String,
+        stamp: FileStamp,
+        text: String,
+    },
+    Removed(String),
+}
+
 /// The search index.
 #[derive(Default)]
 pub struct SearchIndex {
+    /// The saved state this instance restored, until it is first needed
+    /// ([`DerivedIndex::ready`]); the fields below are empty meanwhile.
+    unparsed: Option<Unparsed>,
     /// The saved form: chunk ids below its chunk count are its chunks.
     saved: Frozen,
     /// By saved chunk id: whether its note changed or went since.
@@ -585,6 +608,8 @@ impl SearchIndex {
     /// Its state back from `bytes`, unless they do not parse or their
     /// vectors are not of `model` (another model's, or none, or some where
     /// vectors are now off, cannot be compared with this instance's).
+    /// Restores and parses at once (the tests' way).
+    #[cfg(test)]
     fn restore_state(&mut self, bytes: Vec<u8>, model: Option<&str>) -> bool {
         match Frozen::parse(bytes) {
             Some(saved) if saved.chunks() == 0 || saved.model() == model => {
@@ -606,6 +631,17 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
+        if let Some(unparsed) = &mut self.unparsed {
+            unparsed.changes.push(match change {
+                NoteChange::Put(entry, text) => Pending::Put {
+                    path: entry.path.clone(),
+                    stamp: entry.stamp,
+                    text: text.unwrap_or_default().to_owned(),
+                },
+                NoteChange::Removed(path) => Pending::Removed(path.to_owned()),
+            });
+            return Ok(NoteFacts::default());
+        }
         match change {
             NoteChange::Put(entry, text) => {
                 // A note that cannot be read (no permission, gone meanwhile)
@@ -620,19 +656,66 @@ impl DerivedIndex for SearchIndex {
         Ok(NoteFacts::default())
     }
 
+    fn ready(&mut self, io: &Io) -> Result<(), FsError> {
+        let Some(unparsed) = self.unparsed.take() else {
+            return Ok(());
+        };
+        // Damage found now costs the catalog a rebuild from the files, as a
+        // graph that does not decode does.
+        let saved = Frozen::parse(unparsed.bytes).ok_or(FsError::Damaged)?;
+        self.adopt(saved);
+        self.budget = Budget(io.index_budget());
+        for change in unparsed.changes {
+            match change {
+                Pending::Put { path, stamp, text } => {
+                    self.put(&path, stamp, &text, io.env.embedder());
+                }
+                Pending::Removed(path) => self.remove(&path),
+            }
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self, io: &Io) -> Result<(), FsError> {
+        match &self.unparsed {
+            Some(unparsed) if !unparsed.changes.is_empty() => self.ready(io),
+            _ => Ok(()),
+        }
+    }
+
     fn persist(&mut self) -> Cow<'_, [u8]> {
-        if self.changed {
+        if self.unparsed.is_none() && self.changed {
             let saved = Frozen::parse(self.merged()).expect("a merged form parses");
             self.adopt(saved);
         }
-        Cow::Borrowed(self.saved.bytes())
+        match &self.unparsed {
+            // Never parsed nor changed: the very bytes restored.
+            Some(unparsed) if unparsed.changes.is_empty() => Cow::Borrowed(&unparsed.bytes),
+            // The journal settles a changed one first; were it not, nothing
+            // is saved, which does not restore, so the next process rebuilds
+            // the index rather than lose the changes.
+            Some(_) => Cow::Borrowed(&[]),
+            None => Cow::Borrowed(self.saved.bytes()),
+        }
     }
 
     fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool {
-        self.restore_state(bytes, io.env.embedder().map(|e| e.model()))
+        let model = io.env.embedder().map(|e| e.model());
+        match Frozen::peek(&bytes) {
+            Some((chunks, saved)) if chunks == 0 || saved.as_deref() == model => {
+                self.clear();
+                self.unparsed = Some(Unparsed {
+                    bytes,
+                    changes: Vec::new(),
+                });
+                true
+            }
+            _ => false,
+        }
     }
 
     fn stamps(&self) -> BTreeMap<String, u64> {
+        debug_assert!(self.unparsed.is_none(), "asked before ready");
         self.notes
             .iter()
             .map(|(path, (stamp, _))| (path.clone(), stamp.digest()))

@@ -87,6 +87,12 @@ impl Worker {
             .name("memcap-guest".into())
             .stack_size(STACK_BYTES)
             .spawn(move || {
+                // wasmtime-wasi's synchronous calls run their futures in the
+                // ambient runtime when there is one: this thread's own, on
+                // the thread itself (files are read inline), so no pool of
+                // worker threads is started for them.
+                let runtime = tokio::runtime::Builder::new_current_thread().build();
+                let _entered = runtime.as_ref().ok().map(|r| r.enter());
                 while let Ok(job) = taken.recv() {
                     job();
                 }

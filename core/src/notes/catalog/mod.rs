@@ -302,7 +302,14 @@ impl Catalog {
         }
     }
 
-    /// The derived index named `name`, for the commands that answer from it.
+    /// Makes every derived index ready to answer (a new process restores
+    /// their saved states lazily): before a command asks one.
+    pub fn derived_ready(&mut self, io: &Io) -> Result<(), FsError> {
+        self.derived.ready(io)
+    }
+
+    /// The derived index named `name`, for the commands that answer from
+    /// it, once [`Catalog::derived_ready`].
     pub fn derived(&self, name: &str) -> Option<&dyn DerivedIndex> {
         self.derived.get(name)
     }
