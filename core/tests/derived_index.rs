@@ -124,6 +124,7 @@ impl<'a> Instance<'a> {
         let io = self.io();
         catalog::with(&io, |io, catalog| {
             catalog.refresh(io)?;
+            catalog.derived_ready(io)?;
             let index = catalog.derived("words").expect("registered").as_any();
             let words = index
                 .downcast_ref::<WordIndex<1>>()

@@ -20,7 +20,7 @@ use super::node::{MAX_NOTE_ITEMS, Node};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
-use crate::notes::catalog::Catalog;
+use crate::notes::catalog::{Catalog, Entry};
 use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
 
 /// A saved state not decoded yet, and the changes taken since.
@@ -150,6 +150,20 @@ impl Change {
     }
 }
 
+/// The graph's node for a note put. Only markdown notes hold observations
+/// and relations (as in basic-memory), and conversation history is
+/// searched, not part of the graph; a note that cannot be read holds none.
+/// Every note can still be linked to.
+fn node_of(entry: &Entry, text: Option<&str>, room: usize) -> Node {
+    let read = is_markdown(&entry.path) && entry.path.split('/').next() != Some(CHAT);
+    Node::read(entry, text.filter(|_| read).unwrap_or_default(), room)
+}
+
+/// The relations a node writes, as the catalog lists them.
+fn relations(node: &Node) -> u32 {
+    u32::try_from(node.links().len()).unwrap_or(u32::MAX)
+}
+
 /// Every note of `graph`, as a sequence (without a list of them first).
 struct Nodes<'a>(&'a Graph);
 
@@ -202,21 +216,22 @@ impl DerivedIndex for GraphIndex {
         let mut facts = NoteFacts::default();
         let change = match change {
             NoteChange::Put(entry, text) => {
-                // Only markdown notes hold observations and relations (as in
-                // basic-memory), and conversation history is searched, not
-                // part of the graph; a note that cannot be read holds none.
-                // Every note can still be linked to.
-                let read = is_markdown(&entry.path) && entry.path.split('/').next() != Some(CHAT);
-                let text = text.filter(|_| read).unwrap_or_default();
                 let room = self.room_for(&entry.path);
-                let node = Node::read(entry, text, room);
-                facts.relations = Some(u32::try_from(node.links().len()).unwrap_or(u32::MAX));
+                let node = node_of(entry, text, room);
+                facts.relations = Some(relations(&node));
                 Change::Put(node)
             }
             NoteChange::Removed(path) => Change::Removed(path.to_owned()),
         };
         self.apply_change(change);
         Ok(facts)
+    }
+
+    fn facts_of(&self, entry: &Entry, text: Option<&str>) -> NoteFacts {
+        // As `apply` finds them wherever the store is far from its bound.
+        NoteFacts {
+            relations: Some(relations(&node_of(entry, text, 2 * MAX_NOTE_ITEMS))),
+        }
     }
 
     fn persist(&mut self) -> Cow<'_, [u8]> {

@@ -12,10 +12,12 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use super::entry::Entry;
 #[cfg(doc)]
 use super::entry::FileStamp;
+use super::journal::Record;
 use crate::error::FsError;
 use crate::io::Io;
 
@@ -60,6 +62,12 @@ pub trait DerivedIndex {
     /// to the store. Returns what it learned of a note put that the
     /// catalog keeps with it ([`NoteFacts::default`] when nothing).
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError>;
+
+    /// What [`DerivedIndex::apply`] would learn of a note put, without
+    /// taking it (for a change that waits until the indexes are asked).
+    fn facts_of(&self, _entry: &Entry, _text: Option<&str>) -> NoteFacts {
+        NoteFacts::default()
+    }
 
     /// Makes what it restored answer: an index that takes its saved state
     /// lazily ([`DerivedIndex::restore`]) takes it now, with every change
@@ -156,30 +164,105 @@ pub(super) struct Part {
 }
 
 /// The derived indexes of one catalog.
+///
+/// Restored from the journal, they are not handed the changes after it
+/// (those replayed and those of later calls) until a command asks them
+/// ([`Derived::ready`]) or the journal is rewritten ([`Derived::settle`]):
+/// a `prompt`, `view` or `create` in a new process then reads no note the
+/// journal already names. The changes wait in order, as records (the
+/// journal holds them too, so they are bounded as its records are).
 pub(super) struct Derived {
     indexes: Vec<Box<dyn DerivedIndex>>,
+    /// The changes waiting, while the indexes are as restored.
+    behind: Option<Vec<Record>>,
 }
+
+/// A note put whose facts the indexes found other than the catalog has:
+/// the entry as put, and what they found.
+pub(super) type Correction = (Rc<Entry>, NoteFacts);
 
 impl Derived {
     pub fn new(registry: Registry) -> Self {
         Self {
             indexes: registry(),
+            behind: None,
         }
     }
 
-    /// Hands one of the catalog's records to every index; returns what
-    /// they learned of a note put. `known`: the note's bytes, when the
-    /// walk that found it read it whole.
+    /// Hands one of the catalog's records to every index, or queues it
+    /// while they wait; returns what they learned of a note put (for a
+    /// queued one, what they would: nothing for a `replayed` record, whose
+    /// writer's facts the catalog keeps). `known`: the note's bytes, when
+    /// the walk that found it read it whole.
     pub fn follow(
         &mut self,
         io: &Io,
-        record: &super::journal::Record,
+        record: &Record,
         known: Option<Vec<u8>>,
+        replayed: bool,
     ) -> Result<NoteFacts, FsError> {
-        use super::journal::Record;
         if self.indexes.is_empty() {
             return Ok(NoteFacts::default());
         }
+        if let Some(behind) = &mut self.behind {
+            behind.push(record.clone());
+            return Ok(match record {
+                Record::Put(entry) if !replayed => {
+                    let text = match known {
+                        Some(bytes) => crate::files::indexed_text(bytes),
+                        None => crate::files::read_indexed(io, &entry.path),
+                    };
+                    self.indexes
+                        .iter()
+                        .fold(NoteFacts::default(), |facts, index| {
+                            facts.and(index.facts_of(entry, text.as_deref()))
+                        })
+                }
+                _ => NoteFacts::default(),
+            });
+        }
+        self.apply(io, record, known)
+    }
+
+    /// Makes every index answer: each takes what it restored, then the
+    /// changes that waited. Returns the notes whose facts they found other
+    /// than the catalog has.
+    pub fn ready(&mut self, io: &Io) -> Result<Vec<Correction>, FsError> {
+        for index in &mut self.indexes {
+            index.ready(io)?;
+        }
+        let mut corrections = Vec::new();
+        for record in self.behind.take().unwrap_or_default() {
+            let facts = self.apply(io, &record, None)?;
+            if let Record::Put(entry) = record
+                && facts.relations.is_some_and(|n| n != entry.relations)
+            {
+                corrections.push((entry, facts));
+            }
+        }
+        Ok(corrections)
+    }
+
+    /// Every index ready to be saved: the changes that waited taken (as
+    /// [`Derived::ready`]), or else each as [`DerivedIndex::settle`] says.
+    pub fn settle(&mut self, io: &Io) -> Result<Vec<Correction>, FsError> {
+        if self.behind.as_ref().is_some_and(|b| !b.is_empty()) {
+            return self.ready(io);
+        }
+        self.behind = None;
+        for index in &mut self.indexes {
+            index.settle(io)?;
+        }
+        Ok(Vec::new())
+    }
+
+    /// Hands `record` to every index now.
+    fn apply(
+        &mut self,
+        io: &Io,
+        record: &Record,
+        known: Option<Vec<u8>>,
+    ) -> Result<NoteFacts, FsError> {
         let text;
         let change = match record {
             Record::Put(entry) => {
@@ -251,21 +334,9 @@ impl Derived {
                 all = false;
             }
         }
+        // Rebuilt indexes take every change at once.
+        self.behind = all.then(Vec::new);
         all
-    }
-
-    /// Every index ready to answer ([`DerivedIndex::ready`]).
-    pub fn ready(&mut self, io: &Io) -> Result<(), FsError> {
-        self.indexes
-            .iter_mut()
-            .try_for_each(|index| index.ready(io))
-    }
-
-    /// Every index ready to be saved ([`DerivedIndex::settle`]).
-    pub fn settle(&mut self, io: &Io) -> Result<(), FsError> {
-        self.indexes
-            .iter_mut()
-            .try_for_each(|index| index.settle(io))
     }
 
     /// Checks every index against every note.
@@ -275,8 +346,10 @@ impl Derived {
         notes: impl Iterator<Item = &'a Entry> + Clone,
     ) -> Result<Verified, FsError> {
         let mut all = Verified::default();
+        for (entry, facts) in self.ready(io)? {
+            all.facts.push((entry.path.clone(), facts));
+        }
         for index in &mut self.indexes {
-            index.ready(io)?;
             let verified = verify(io, &mut **index, notes.clone())?;
             all.changes += verified.changes;
             all.facts.extend(verified.facts);

@@ -161,7 +161,7 @@ impl Catalog {
             if let Ok(mut record) = serde_json::from_slice::<Record>(line) {
                 // The writer's entry holds the facts its indexes found; an
                 // index of another version here may count otherwise.
-                let facts = self.derived.follow(io, &record, None)?;
+                let facts = self.derived.follow(io, &record, None, true)?;
                 if let Record::Put(entry) = &record
                     && let Some(updated) = entry.with_facts(facts)
                 {
@@ -219,11 +219,17 @@ impl Catalog {
     pub(super) fn compact(&mut self, io: &Io) -> Result<(), FsError> {
         self.follow(io)?;
         self.clear_pending();
+        // The indexes take what waited before the catalog is written, so it
+        // is written with what they found.
+        for (entry, facts) in self.derived.settle(io)? {
+            if let Some(updated) = self.corrected(&entry, facts) {
+                self.put(Rc::new(updated))?;
+            }
+        }
         let (head, entries) = self.snapshot_parts()?;
         let (head, blocks) =
             snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| FsError::Other)?;
         let generation = io.env.random_u64();
-        self.derived.settle(io)?;
         let (parts, derived) = self.derived.persist();
         let header = Header {
             memcap_notes: FORMAT,

@@ -94,11 +94,11 @@ pub fn fresh_graph<T>(io: &Io, f: impl FnMut(&Catalog, &str) -> Result<T>) -> Re
 pub enum Needs {
     /// The most recent notes and the totals.
     Recent,
-    /// As `Recent`, and the search index.
+    /// As `Recent`, and the derived indexes ready to answer.
     Search,
     /// Every note.
     All,
-    /// Every note and the graph.
+    /// Every note, the derived indexes ready, and the graph decoded.
     Graph,
 }
 
@@ -110,7 +110,7 @@ pub fn fresh_with<T>(
 ) -> Result<T> {
     catalog::with(io, |io, catalog| {
         catalog.refresh(io)?;
-        if needs != Needs::Recent {
+        if matches!(needs, Needs::Search | Needs::Graph) {
             catalog.derived_ready(io)?;
         }
         if matches!(needs, Needs::All | Needs::Graph) {

@@ -57,7 +57,7 @@ impl Catalog {
                 }
                 _ => None,
             };
-            let facts = self.derived.follow(io, &self.pending[at], known)?;
+            let facts = self.derived.follow(io, &self.pending[at], known, false)?;
             self.fed += 1;
             let Record::Put(entry) = &self.pending[at] else {
                 continue;
@@ -95,7 +95,7 @@ impl Catalog {
         Ok(())
     }
 
-    pub(super) fn put(&mut self, entry: Rc<Entry>) -> Result<(), FsError> {
+    pub(in crate::notes) fn put(&mut self, entry: Rc<Entry>) -> Result<(), FsError> {
         self.remove(&entry.path)?;
         self.by_type[entry.meta.kind as usize] += 1;
         self.bytes += entry.stamp.size;

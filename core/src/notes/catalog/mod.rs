@@ -16,7 +16,7 @@ mod blocks;
 mod changes;
 
 use super::NoteType;
-use super::derived::{self, DerivedIndex, Registry};
+use super::derived::{self, DerivedIndex, NoteFacts, Registry};
 use super::journal::Record;
 use super::snapshot::Blocks;
 use crate::error::FsError;
@@ -305,7 +305,21 @@ impl Catalog {
     /// Makes every derived index ready to answer (a new process restores
     /// their saved states lazily): before a command asks one.
     pub fn derived_ready(&mut self, io: &Io) -> Result<(), FsError> {
-        self.derived.ready(io)
+        for (entry, facts) in self.derived.ready(io)? {
+            if let Some(updated) = self.corrected(&entry, facts) {
+                self.record(Record::Put(Rc::new(updated)))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The note `entry` was put as, with the facts the derived indexes
+    /// found, if the catalog still has it so and they say something new.
+    pub(in crate::notes) fn corrected(&self, entry: &Entry, facts: NoteFacts) -> Option<Entry> {
+        self.entries
+            .get(entry.path.as_str())
+            .filter(|current| current.stamp == entry.stamp)
+            .and_then(|current| current.with_facts(facts))
     }
 
     /// The derived index named `name`, for the commands that answer from
