@@ -21,16 +21,20 @@ use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
 use crate::notes::catalog::{Catalog, Entry};
-use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
+use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts, Saved, SavedPart};
 
 /// A saved state not decoded yet, and the changes taken since.
 struct Undecoded {
-    bytes: Vec<u8>,
+    saved: Saved,
     changes: Vec<Change>,
     /// At least the relations and observations of the graph these make
     /// (the saved count plus every note put since, none taken off).
     items: usize,
 }
+
+/// The most bytes the count a saved graph starts with takes (a varint
+/// `u64`).
+const COUNT_BYTES: usize = 10;
 
 /// The most relations and observations together the graph holds for the
 /// whole store (about 100 bytes each in memory): a note put once they are
@@ -69,7 +73,8 @@ impl GraphIndex {
         let mut slot = self.undecoded.borrow_mut();
         if let Some(undecoded) = slot.as_ref() {
             // Kept when it does not decode: every later use fails the same.
-            let mut graph = decode(&undecoded.bytes).ok_or(FsError::Damaged)?;
+            let bytes = undecoded.saved.bytes().map_err(|_| FsError::Damaged)?;
+            let mut graph = decode(&bytes).ok_or(FsError::Damaged)?;
             for change in slot.take().expect("checked").changes {
                 change.apply(&mut graph);
             }
@@ -127,13 +132,25 @@ impl GraphIndex {
 
     /// Takes saved bytes, to decode on first use.
     fn restore_bytes(&mut self, bytes: Vec<u8>) -> bool {
-        // Nothing saved cannot be a graph (an empty one is one byte).
-        let Ok((items, _)) = postcard::take_from_bytes::<u64>(&bytes) else {
+        let head = bytes
+            .get(..COUNT_BYTES.min(bytes.len()))
+            .map(<[u8]>::to_vec);
+        self.keep_undecoded(head, Saved::Bytes(bytes))
+    }
+
+    /// Keeps `saved` to decode on first use, having read the count it
+    /// starts with from `head` (nothing saved cannot be a graph: an empty
+    /// one is one byte).
+    fn keep_undecoded(&mut self, head: Option<Vec<u8>>, saved: Saved) -> bool {
+        let count = head
+            .as_deref()
+            .and_then(|head| postcard::take_from_bytes::<u64>(head).ok());
+        let Some((items, _)) = count else {
             return false;
         };
         *self = Self::default();
         *self.undecoded.get_mut() = Some(Undecoded {
-            bytes,
+            saved,
             changes: Vec::new(),
             items: usize::try_from(items).unwrap_or(usize::MAX),
         });
@@ -242,7 +259,8 @@ impl DerivedIndex for GraphIndex {
             .is_some_and(|u| u.changes.is_empty())
         {
             let undecoded = self.undecoded.get_mut().as_ref().expect("checked");
-            return Cow::Borrowed(&undecoded.bytes);
+            // A part that no longer reads saves nothing: it is rebuilt.
+            return undecoded.saved.bytes().unwrap_or(Cow::Borrowed(&[]));
         }
         if self.graph().is_err() {
             // Saved as nothing, which does not restore: the next process
@@ -254,6 +272,10 @@ impl DerivedIndex for GraphIndex {
 
     fn restore(&mut self, _io: &Io, bytes: Vec<u8>) -> bool {
         self.restore_bytes(bytes)
+    }
+
+    fn restore_saved(&mut self, _io: &Io, part: SavedPart) -> bool {
+        self.keep_undecoded(part.head(COUNT_BYTES as u64).ok(), Saved::Part(part))
     }
 
     fn stamps(&self) -> BTreeMap<String, u64> {

@@ -20,6 +20,7 @@ use super::entry::FileStamp;
 use super::journal::Record;
 use crate::error::FsError;
 use crate::io::Io;
+use crate::storage::File;
 
 /// One change among the notes.
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +84,12 @@ pub trait DerivedIndex {
     /// restored and never changed is written back as it was).
     fn settle(&mut self, io: &Io) -> Result<(), FsError> {
         self.ready(io)
+    }
+
+    /// As [`DerivedIndex::restore`], from its part of the journal's
+    /// snapshot, read when the index wants it (by default at once, whole).
+    fn restore_saved(&mut self, io: &Io, part: SavedPart) -> bool {
+        part.read().is_ok_and(|bytes| self.restore(io, bytes))
     }
 
     /// Its whole state, for the journal's snapshot. An index may answer
@@ -153,6 +160,54 @@ pub fn verify<'a>(
         verified.changes += 1;
     }
     Ok(verified)
+}
+
+/// A derived index's part of the journal's snapshot, not read yet: the
+/// journal's file (the handle keeps reading the snapshot it opened when a
+/// rewrite renames a new journal into place, as the catalog's blocks do)
+/// and where the part lies in it.
+#[derive(Clone)]
+pub struct SavedPart {
+    file: Rc<dyn File>,
+    offset: u64,
+    len: u64,
+}
+
+impl SavedPart {
+    /// The whole part ([`FsError::Damaged`] when the file is shorter).
+    pub fn read(&self) -> Result<Vec<u8>, FsError> {
+        crate::files::read_exact(&*self.file, self.offset, self.len)
+    }
+
+    /// Its first `len` bytes (fewer when it is shorter).
+    pub fn head(&self, len: u64) -> Result<Vec<u8>, FsError> {
+        crate::files::read_exact(&*self.file, self.offset, len.min(self.len))
+    }
+}
+
+/// A saved state an index keeps undecoded: its bytes, or its part of the
+/// journal not read yet.
+pub enum Saved {
+    Bytes(Vec<u8>),
+    Part(SavedPart),
+}
+
+impl Saved {
+    /// The bytes (read from the journal if need be).
+    pub fn bytes(&self) -> Result<Cow<'_, [u8]>, FsError> {
+        match self {
+            Saved::Bytes(bytes) => Ok(Cow::Borrowed(bytes)),
+            Saved::Part(part) => part.read().map(Cow::Owned),
+        }
+    }
+
+    /// The bytes, taken.
+    pub fn into_bytes(self) -> Result<Vec<u8>, FsError> {
+        match self {
+            Saved::Bytes(bytes) => Ok(bytes),
+            Saved::Part(part) => part.read(),
+        }
+    }
 }
 
 /// Where a derived index's saved state lies in the journal's snapshot.
@@ -300,35 +355,28 @@ impl Derived {
         (parts, states)
     }
 
-    /// Restores every index from its part of `bytes` (laid out as `parts`
-    /// say). An index with no part of its name and version, or one that
-    /// would not decode, is cleared; then this returns false, and
-    /// [`Derived::verify_all`] rebuilds it.
-    pub fn restore(&mut self, io: &Io, parts: &[Part], mut bytes: Vec<u8>) -> bool {
-        // Each part taken off the end as its own buffer, so the first (the
-        // only one, with one index) is the read buffer itself, not a copy.
+    /// Restores every index from its part of the snapshot in `file`, the
+    /// parts laid one after another from `start` as `parts` say. An index
+    /// with no part of its name and version, or one that would not decode,
+    /// is cleared; then this returns false, and [`Derived::verify_all`]
+    /// rebuilds it.
+    pub fn restore(&mut self, io: &Io, parts: &[Part], file: &Rc<dyn File>, start: u64) -> bool {
         let mut states = BTreeMap::new();
-        let mut starts = Vec::new();
-        let mut at = 0usize;
+        let mut offset = start;
         for part in parts {
-            starts.push(at);
-            at = at.saturating_add(usize::try_from(part.len).unwrap_or(usize::MAX));
-        }
-        if at != bytes.len() {
-            starts.clear();
-        }
-        for (part, &start) in parts.iter().zip(&starts).rev() {
-            let state = match start {
-                0 => std::mem::take(&mut bytes),
-                _ => bytes.split_off(start),
+            let saved = SavedPart {
+                file: Rc::clone(file),
+                offset,
+                len: part.len,
             };
-            states.insert((part.name.as_str(), part.version), state);
+            states.insert((part.name.as_str(), part.version), saved);
+            offset = offset.saturating_add(part.len);
         }
         let mut all = true;
         for index in &mut self.indexes {
             let restored = states
                 .remove(&(index.name(), index.version()))
-                .is_some_and(|state| index.restore(io, state));
+                .is_some_and(|part| index.restore_saved(io, part));
             if !restored {
                 index.clear();
                 all = false;

@@ -79,7 +79,7 @@ impl Catalog {
     /// The catalog the journal holds: its snapshot's head (blocks are read
     /// later, as needed) and the records after it.
     fn open(io: &Io, registry: Registry) -> Option<Self> {
-        let file = open_journal(io).ok()?;
+        let file: Rc<dyn File> = Rc::from(open_journal(io).ok()?);
         let first = files::read_to_end(&*file, 0, Some(FIRST_READ), None).ok()?;
         let (header, body) = header(&first)?;
         let head_end = body.checked_add(usize::try_from(header.head).ok()?)?;
@@ -93,19 +93,18 @@ impl Catalog {
             .derived
             .iter()
             .try_fold(0u64, |sum, part| sum.checked_add(part.len))?;
-        let derived = match derived_len {
-            0 => Vec::new(),
-            len => read_exact(&*file, blocks_end, len).ok()?,
-        };
         let end = blocks_end.checked_add(derived_len)?;
         let tail = files::read_to_end(&*file, end, None, None).ok()?;
         if tail.first() != Some(&b'\n') {
             return None;
         }
-        let blocks = head.take_blocks(file, head_end as u64, header.blocks)?;
+        let blocks = head.take_blocks(Rc::clone(&file), head_end as u64, header.blocks)?;
         let mut catalog = Self::from_snapshot(head, blocks, registry)?;
         catalog.generation = header.generation;
-        let restored = catalog.derived.restore(io, &header.derived, derived);
+        // Each index reads its part when it wants it (most calls never do).
+        let restored = catalog
+            .derived
+            .restore(io, &header.derived, &file, blocks_end);
         catalog.apply(io, &tail[1..], end + 1).ok()?;
         if !restored {
             // A part of another version, or damaged, or of another model:

@@ -4,6 +4,8 @@
 //! decoded only when a call needs a note in it. So a write reads the head and
 //! a block or two whatever the store's size; a walk of everything reads all.
 
+use std::rc::Rc;
+
 use serde::{Deserialize, Serialize};
 
 use super::NoteType;
@@ -51,7 +53,7 @@ pub(super) struct BlockRef {
 /// journal file they are read from. A rewrite of the journal renames a new
 /// file into its place, so this handle keeps reading the snapshot it opened.
 pub(super) struct Blocks {
-    file: Box<dyn File>,
+    file: Rc<dyn File>,
     /// Where the first block starts in the file.
     start: u64,
     refs: Vec<BlockRef>,
@@ -75,7 +77,7 @@ impl Head {
     /// when the head does not describe such blocks.
     pub(super) fn take_blocks(
         &mut self,
-        file: Box<dyn File>,
+        file: Rc<dyn File>,
         start: u64,
         len: u64,
     ) -> Option<Blocks> {

@@ -25,7 +25,7 @@ use super::terms::Analyzer;
 use crate::error::FsError;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
-use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
+use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts, Saved, SavedPart};
 use crate::notes::entry::FileStamp;
 
 /// A chunk added since the saved form.
@@ -118,7 +118,7 @@ pub struct Hit {
 /// index something (`prompt`, `create` or `view` never do), as the graph
 /// decodes its own.
 struct Unparsed {
-    bytes: Vec<u8>,
+    saved: Saved,
     changes: Vec<Pending>,
 }
 
@@ -608,6 +608,29 @@ impl SearchIndex {
     /// Its state back from `bytes`, unless they do not parse or their
     /// vectors are not of `model` (another model's, or none, or some where
     /// vectors are now off, cannot be compared with this instance's).
+    /// Keeps `saved` to parse on first use, when its meta (chunk count and
+    /// model) suits this instance: vectors of another model, or none where
+    /// this instance makes them, mean a rebuild.
+    fn restore_unparsed(
+        &mut self,
+        io: &Io,
+        meta: Option<(u32, Option<String>)>,
+        saved: Saved,
+    ) -> bool {
+        let model = io.env.embedder().map(|e| e.model());
+        match meta {
+            Some((chunks, kept)) if chunks == 0 || kept.as_deref() == model => {
+                self.clear();
+                self.unparsed = Some(Unparsed {
+                    saved,
+                    changes: Vec::new(),
+                });
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Restores and parses at once (the tests' way).
     #[cfg(test)]
     fn restore_state(&mut self, bytes: Vec<u8>, model: Option<&str>) -> bool {
@@ -662,7 +685,8 @@ impl DerivedIndex for SearchIndex {
         };
         // Damage found now costs the catalog a rebuild from the files, as a
         // graph that does not decode does.
-        let saved = Frozen::parse(unparsed.bytes).ok_or(FsError::Damaged)?;
+        let bytes = unparsed.saved.into_bytes().map_err(|_| FsError::Damaged)?;
+        let saved = Frozen::parse(bytes).ok_or(FsError::Damaged)?;
         self.adopt(saved);
         self.budget = Budget(io.index_budget());
         for change in unparsed.changes {
@@ -689,8 +713,11 @@ impl DerivedIndex for SearchIndex {
             self.adopt(saved);
         }
         match &self.unparsed {
-            // Never parsed nor changed: the very bytes restored.
-            Some(unparsed) if unparsed.changes.is_empty() => Cow::Borrowed(&unparsed.bytes),
+            // Never parsed nor changed: the very bytes restored (a part
+            // that no longer reads saves nothing, so it is rebuilt).
+            Some(unparsed) if unparsed.changes.is_empty() => {
+                unparsed.saved.bytes().unwrap_or(Cow::Borrowed(&[]))
+            }
             // The journal settles a changed one first; were it not, nothing
             // is saved, which does not restore, so the next process rebuilds
             // the index rather than lose the changes.
@@ -700,18 +727,19 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn restore(&mut self, io: &Io, bytes: Vec<u8>) -> bool {
-        let model = io.env.embedder().map(|e| e.model());
-        match Frozen::peek(&bytes) {
-            Some((chunks, saved)) if chunks == 0 || saved.as_deref() == model => {
-                self.clear();
-                self.unparsed = Some(Unparsed {
-                    bytes,
-                    changes: Vec::new(),
-                });
-                true
-            }
-            _ => false,
-        }
+        let meta = Frozen::peek(&bytes);
+        self.restore_unparsed(io, meta, Saved::Bytes(bytes))
+    }
+
+    fn restore_saved(&mut self, io: &Io, part: SavedPart) -> bool {
+        // The meta alone is read now: its length, then itself.
+        let meta = part
+            .head(4)
+            .ok()
+            .and_then(|len| Some(u32::from_le_bytes(len.try_into().ok()?)))
+            .and_then(|len| part.head(4 + u64::from(len)).ok())
+            .and_then(|head| Frozen::peek(&head));
+        self.restore_unparsed(io, meta, Saved::Part(part))
     }
 
     fn stamps(&self) -> BTreeMap<String, u64> {
