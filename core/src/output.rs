@@ -348,7 +348,8 @@ pub struct StatsAnswer {
     /// The embedding model, when vectors are on.
     pub model: Option<String>,
     /// Notes other programs edited in place since the index took them:
-    /// searches see the new text within 30 seconds (the catalog's sweep).
+    /// searches see the new text when the catalog's sweep reaches them
+    /// (within 30 seconds, then a slice of the store a call).
     pub changed_since_indexed: usize,
     /// The graph: notes, observations, relations, and relations whose
     /// target no note has yet.

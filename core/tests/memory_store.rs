@@ -186,3 +186,33 @@ fn a_new_instance_sees_what_the_journal_and_the_files_say() {
     assert!(!warm.contains("Note 7]"));
     assert!(warm.contains("[Note 39](n/39.md)"));
 }
+
+#[test]
+fn a_due_sweep_goes_in_slices_and_finds_an_edit_in_place_within_them() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    // Three directories of 600 notes: more than one call sweeps (1,000
+    // files a call at most).
+    for dir in ["a", "b", "c"] {
+        s.fs.create_dir(dir).unwrap();
+        for i in 0..600 {
+            let text = format!("---\nname: {dir}{i}\ndescription: old\n---\nx\n");
+            s.fs.write_new(&format!("{dir}/n{i}.md"), text.as_bytes(), false)
+                .unwrap();
+        }
+    }
+    s.ok(json!({"command": "prompt"}));
+    // Rewritten in place: no directory changes, so only the sweep sees it.
+    s.fs.write_at("c/n5.md", 0, b"---\nname: c5\ndescription: new\n---\nx\n")
+        .unwrap();
+    let found = |s: &Store| {
+        let answer = s.ok(json!({"command": "memory_search", "query": "new", "minScore": 0.0}));
+        answer.contains("c/n5.md")
+    };
+    s.env.now.set(s.env.now.get() + 31);
+    // The sweep is due: this call lists a and b, and stops before c.
+    assert!(!found(&s));
+    // Another process goes on where it stopped, and finds the edit.
+    s.restarted();
+    assert!(found(&s));
+}

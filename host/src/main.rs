@@ -130,7 +130,8 @@ enum Command {
         http: Option<std::net::SocketAddr>,
         /// Do not watch the directory for other programs' edits, nor follow
         /// other hosts' commits on a database (LISTEN/NOTIFY): they still
-        /// show, edits in place that bypass memcap within 30 s.
+        /// show, edits in place that bypass memcap within 30 s (then a
+        /// slice of a large store a call).
         #[arg(long)]
         no_watch: bool,
         #[command(flatten)]

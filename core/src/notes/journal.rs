@@ -49,6 +49,8 @@ pub(super) enum Record {
     Undir(String),
     /// When a walk last reached every file.
     Swept(u64),
+    /// Where the sweep under way goes on: the next directory it lists.
+    SweepFrom(String),
     /// A file that is not a note, with its size (for the quota).
     Other(String, u64),
     Unother(String),

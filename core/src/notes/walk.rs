@@ -3,8 +3,9 @@
 //! moved, and a check that rereads a note only when its stamp changed.
 //!
 //! A file edited in place by another program leaves its directory's stamp
-//! as it was, so a refresh walks every directory anyway when the last full
-//! walk is [`SWEEP_SECONDS`] old: that is how late such an edit can show.
+//! as it was, so once the last full walk is [`SWEEP_SECONDS`] old the
+//! refreshes sweep every directory again, a slice of it per call (bounded
+//! by [`SWEEP_SLICE_NANOS`]): that is how late such an edit can show.
 //! Walks stop at a time budget, well inside the host's limit per call, and
 //! keep what they found; the next call goes on from there. They go in
 //! batches the derived indexes take in one at a time.
@@ -12,6 +13,7 @@
 //! Long because the three ways of looking share one clock, one budget and
 //! one rule for trusting a stamp; apart, they would drift.
 
+use std::ops::Bound;
 use std::rc::Rc;
 
 use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
@@ -33,6 +35,13 @@ const FIRST_BYTES: u64 = 4 * 1024;
 const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
 pub const SWEEP_SECONDS: u64 = 30;
+/// What one call gives the sweep once it is due: directories are listed
+/// whole, in path order, until this much time or this many files have gone,
+/// and the next call goes on from there. A store of a few hundred notes is
+/// swept in one call; 10,000 notes in 50 directories take 50 calls of
+/// ~2 ms each, where one call took ~180 ms.
+const SWEEP_SLICE_NANOS: u64 = 2_000_000;
+const SWEEP_SLICE_FILES: usize = 1_000;
 /// The most notes found new or changed (and bytes of them) a walk hands the
 /// derived indexes at a time: taking a note in costs far more than finding
 /// it, so a walk goes in batches, each taken in before the next, until the
@@ -172,7 +181,7 @@ impl Catalog {
     fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
         let walk = Walk::new(io);
         let due = walk.now() >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now() < self.swept;
-        if self.dirs.is_empty() || self.incomplete || due {
+        if self.dirs.is_empty() || self.incomplete {
             return self.sweep(io, &walk);
         }
         let known: Vec<(String, FileStamp)> =
@@ -211,7 +220,46 @@ impl Catalog {
         for path in young {
             self.check_file(io, At::Path, &path, &walk)?;
         }
+        if due || self.sweep_from.is_some() {
+            self.sweep_slice(io, &walk)?;
+        }
         Ok(())
+    }
+
+    /// One call's part of the sweep: the known directories in path order
+    /// from where the last call left off, each listed whole (every file in
+    /// it checked), until [`SWEEP_SLICE_NANOS`] or [`SWEEP_SLICE_FILES`]
+    /// have gone; the sweep is recorded done once the last is listed.
+    fn sweep_slice(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
+        let started = io.env.monotonic_nanos();
+        let files = self.files_listed;
+        let from = self.sweep_from.clone().unwrap_or_default();
+        let dirs: Vec<String> = self
+            .dirs
+            .range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded))
+            .map(|(dir, _)| dir.clone())
+            .collect();
+        for dir in dirs {
+            let spent = io.env.monotonic_nanos().saturating_sub(started);
+            let slice_done = spent >= SWEEP_SLICE_NANOS
+                || self.files_listed - files >= SWEEP_SLICE_FILES
+                || self.must_stop(io);
+            if slice_done {
+                if self.sweep_from.as_deref() != Some(dir.as_str()) {
+                    self.record(Record::SweepFrom(dir))?;
+                }
+                return Ok(());
+            }
+            if !self.dirs.contains_key(&dir) {
+                continue; // forgotten with a parent that went
+            }
+            for sub in self.list_dir(io, &dir, walk)? {
+                if !self.dirs.contains_key(&sub) {
+                    self.walk_from(io, &sub, walk)?;
+                }
+            }
+        }
+        self.record(Record::Swept(walk.now()))
     }
 
     /// Walks everything; only a walk that reached every file counts as a
@@ -345,6 +393,7 @@ impl Catalog {
                         return Ok(Vec::new());
                     }
                     self.check_file(io, At::In(&*handle, &entry.name), &path, walk)?;
+                    self.files_listed += 1;
                     files.push(path);
                 }
                 _ => {}

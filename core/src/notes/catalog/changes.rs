@@ -25,7 +25,11 @@ impl Catalog {
             Record::Undir(path) => {
                 self.dirs.remove(&path);
             }
-            Record::Swept(seconds) => self.swept = seconds,
+            Record::Swept(seconds) => {
+                self.swept = seconds;
+                self.sweep_from = None;
+            }
+            Record::SweepFrom(dir) => self.sweep_from = Some(dir),
             Record::Other(path, size) => {
                 if let Some(old) = self.others.insert(path, size) {
                     self.other_bytes -= old;

@@ -91,6 +91,12 @@ pub struct Catalog {
     pub(super) dirs: BTreeMap<String, FileStamp>,
     /// Wall-clock seconds of the last walk that reached every file.
     pub(super) swept: u64,
+    /// While a sweep is under way: the directory it goes on from. (Not in
+    /// the snapshot: a rewrite of the journal starts the sweep again.)
+    pub(super) sweep_from: Option<String>,
+    /// Files the walks have checked in listed directories (a count the
+    /// sweep measures its slices with).
+    pub(super) files_listed: usize,
     /// Whether the last walk stopped at its time budget before the end: the
     /// notes not reached yet are missing until a later call goes on.
     pub(super) incomplete: bool,
@@ -286,6 +292,8 @@ impl Catalog {
             other_bytes: 0,
             dirs: BTreeMap::new(),
             swept: 0,
+            sweep_from: None,
+            files_listed: 0,
             incomplete: false,
             read_whole: None,
             index_file: None,
