@@ -56,6 +56,38 @@ fn write_temp<'a>(
     })
 }
 
+/// How a write is staged: synced to disk or not, and whether the stamp it
+/// will have is wanted.
+#[derive(Clone, Copy)]
+struct Staging {
+    durable: bool,
+    stamped: bool,
+}
+
+/// Writes `bytes` for `path` to a temporary file, with the stamp it has
+/// when asked: the stamp the file will have once renamed or linked into
+/// place, neither of which changes size, modification time or identity.
+/// `verb` names the action in errors.
+fn stage<'a>(
+    io: &'a Io<'a>,
+    path: &MemPath,
+    shown: &str,
+    bytes: &[u8],
+    staging: Staging,
+    verb: &'static str,
+) -> Result<(TempFile<'a>, Option<Stamp>)> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(shown, bytes.len() as u64));
+    }
+    let fail = |e| tool_error(e, shown, verb);
+    let temp = write_temp(io, &path.relative(), bytes, staging.durable).map_err(fail)?;
+    let written = match staging.stamped {
+        true => Some(io.fs.stamp(&temp.name).map_err(fail)?),
+        false => None,
+    };
+    Ok((temp, written))
+}
+
 /// Replaces the content of an existing file atomically: temp file, fsync,
 /// rename over the original, fsync of the directory. Refuses with `conflict`
 /// when the file changed since `expected` was taken.
@@ -66,7 +98,11 @@ pub fn replace_file(
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
-    replace_staged(io, path, shown, bytes, expected, true, false)?;
+    let staging = Staging {
+        durable: true,
+        stamped: false,
+    };
+    replace_staged(io, path, shown, bytes, expected, staging)?;
     io.remember_written(path.key(), bytes);
     sync_dir(io, &path.parent()).map_err(|e| tool_error(e, shown, "write"))
 }
@@ -89,7 +125,11 @@ pub fn replace_derived(
     expected: Stamp,
     durable: bool,
 ) -> Result<Stamp> {
-    replace_staged(io, path, shown, bytes, expected, durable, true)
+    let staging = Staging {
+        durable,
+        stamped: true,
+    };
+    replace_staged(io, path, shown, bytes, expected, staging)
         .map(|stamp| stamp.expect("a stamp was asked for"))
 }
 
@@ -99,19 +139,10 @@ fn replace_staged(
     shown: &str,
     bytes: &[u8],
     expected: Stamp,
-    durable: bool,
-    stamped: bool,
+    staging: Staging,
 ) -> Result<Option<Stamp>> {
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(shown, bytes.len() as u64));
-    }
     let fail = |e| tool_error(e, shown, "write");
-    let mut temp = write_temp(io, &path.relative(), bytes, durable).map_err(fail)?;
-    let written = if stamped {
-        Some(io.fs.stamp(&temp.name).map_err(fail)?)
-    } else {
-        None
-    };
+    let (mut temp, written) = stage(io, path, shown, bytes, staging, "write")?;
     match stamp(io, path) {
         Ok(now) if now == expected => {}
         _ => {
@@ -153,16 +184,12 @@ fn create_staged(
     bytes: &[u8],
     stamped: bool,
 ) -> Result<Option<Stamp>> {
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(shown, bytes.len() as u64));
-    }
     let fail = |e| tool_error(e, shown, "create");
-    let temp = write_temp(io, &path.relative(), bytes, true).map_err(fail)?;
-    let written = if stamped {
-        Some(io.fs.stamp(&temp.name).map_err(fail)?)
-    } else {
-        None
+    let staging = Staging {
+        durable: true,
+        stamped,
     };
+    let (temp, written) = stage(io, path, shown, bytes, staging, "create")?;
     io.fs
         .hard_link(&temp.name, &path.relative())
         .map_err(|e| match e {
