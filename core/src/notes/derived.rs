@@ -79,13 +79,6 @@ pub trait DerivedIndex {
         Ok(())
     }
 
-    /// As [`DerivedIndex::ready`] when changes were taken since the saved
-    /// state, so that [`DerivedIndex::persist`] can write it (a state
-    /// restored and never changed is written back as it was).
-    fn settle(&mut self, io: &Io) -> Result<(), FsError> {
-        self.ready(io)
-    }
-
     /// As [`DerivedIndex::restore`], from its part of the journal's
     /// snapshot, read when the index wants it (by default at once, whole).
     fn restore_saved(&mut self, io: &Io, part: SavedPart) -> bool {
@@ -299,16 +292,13 @@ impl Derived {
     }
 
     /// Every index ready to be saved: the changes that waited taken (as
-    /// [`Derived::ready`]), or else each as [`DerivedIndex::settle`] says.
+    /// [`Derived::ready`]). Indexes still as restored, with nothing
+    /// waiting, stay so: each saves the state it restored.
     pub fn settle(&mut self, io: &Io) -> Result<Vec<Correction>, FsError> {
-        if self.behind.as_ref().is_some_and(|b| !b.is_empty()) {
-            return self.ready(io);
+        match &self.behind {
+            Some(behind) if !behind.is_empty() => self.ready(io),
+            _ => Ok(Vec::new()),
         }
-        self.behind = None;
-        for index in &mut self.indexes {
-            index.settle(io)?;
-        }
-        Ok(Vec::new())
     }
 
     /// Hands `record` to every index now.

@@ -113,24 +113,12 @@ pub struct Hit {
     pub cosine: f32,
 }
 
-/// A saved state not parsed yet (its meta read), and the changes taken
-/// since, in order: a new process parses it only when a call first asks the
-/// index something (`prompt`, `create` or `view` never do), as the graph
-/// decodes its own.
+/// A saved state not parsed yet (its meta read): a new process parses it
+/// only when a call first asks the index something (`prompt`, `create` or
+/// `view` never do), as the graph decodes its own. The changes after it wait
+/// in the catalog's derived indexes until then ([`DerivedIndex::ready`]).
 struct Unparsed {
     saved: Saved,
-    changes: Vec<Pending>,
-}
-
-/// A change taken before the saved state was parsed, with the note's text
-/// as it was read then.
-enum Pending {
-    Put {
-        path: String,
-        stamp: FileStamp,
-        text: String,
-    },
-    Removed(String),
 }
 
 /// The search index.
@@ -621,10 +609,7 @@ impl SearchIndex {
         match meta {
             Some((chunks, kept)) if chunks == 0 || kept.as_deref() == model => {
                 self.clear();
-                self.unparsed = Some(Unparsed {
-                    saved,
-                    changes: Vec::new(),
-                });
+                self.unparsed = Some(Unparsed { saved });
                 true
             }
             _ => false,
@@ -654,17 +639,9 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
-        if let Some(unparsed) = &mut self.unparsed {
-            unparsed.changes.push(match change {
-                NoteChange::Put(entry, text) => Pending::Put {
-                    path: entry.path.clone(),
-                    stamp: entry.stamp,
-                    text: text.unwrap_or_default().to_owned(),
-                },
-                NoteChange::Removed(path) => Pending::Removed(path.to_owned()),
-            });
-            return Ok(NoteFacts::default());
-        }
+        // The catalog readies it first; should it not, a change still lands
+        // on the saved state, never beside it.
+        self.ready(io)?;
         match change {
             NoteChange::Put(entry, text) => {
                 // A note that cannot be read (no permission, gone meanwhile)
@@ -689,22 +666,7 @@ impl DerivedIndex for SearchIndex {
         let saved = Frozen::parse(bytes).ok_or(FsError::Damaged)?;
         self.adopt(saved);
         self.budget = Budget(io.index_budget());
-        for change in unparsed.changes {
-            match change {
-                Pending::Put { path, stamp, text } => {
-                    self.put(&path, stamp, &text, io.env.embedder());
-                }
-                Pending::Removed(path) => self.remove(&path),
-            }
-        }
         Ok(())
-    }
-
-    fn settle(&mut self, io: &Io) -> Result<(), FsError> {
-        match &self.unparsed {
-            Some(unparsed) if !unparsed.changes.is_empty() => self.ready(io),
-            _ => Ok(()),
-        }
     }
 
     fn persist(&mut self) -> Cow<'_, [u8]> {
@@ -713,15 +675,9 @@ impl DerivedIndex for SearchIndex {
             self.adopt(saved);
         }
         match &self.unparsed {
-            // Never parsed nor changed: the very bytes restored (a part
-            // that no longer reads saves nothing, so it is rebuilt).
-            Some(unparsed) if unparsed.changes.is_empty() => {
-                unparsed.saved.bytes().unwrap_or(Cow::Borrowed(&[]))
-            }
-            // The journal settles a changed one first; were it not, nothing
-            // is saved, which does not restore, so the next process rebuilds
-            // the index rather than lose the changes.
-            Some(_) => Cow::Borrowed(&[]),
+            // Never parsed, so never changed: the very bytes restored (a
+            // part that no longer reads saves nothing, so it is rebuilt).
+            Some(unparsed) => unparsed.saved.bytes().unwrap_or(Cow::Borrowed(&[])),
             None => Cow::Borrowed(self.saved.bytes()),
         }
     }
