@@ -30,16 +30,13 @@ fn note(i: usize, notes: usize, version: usize) -> (Entry, String) {
     };
     let text = graph_notes::text(i, notes, first_type);
     let path = format!("area-{:02}/topic-{i:06}.md", i % 50);
-    let entry = Entry {
-        meta: frontmatter::read(&text, path.rsplit('/').next().unwrap()),
-        stamp: FileStamp {
-            size: text.len() as u64,
-            modified: Some((1_700_000_000 + version as u64, 0)),
-            changed: None,
-        },
-        path,
-        relations: 0,
+    let meta = frontmatter::read(&text, path.rsplit('/').next().unwrap());
+    let stamp = FileStamp {
+        size: text.len() as u64,
+        modified: Some((1_700_000_000 + version as u64, 0)),
+        changed: None,
     };
+    let entry = Entry::new(path, stamp, meta, 0);
     (entry, text)
 }
 

@@ -194,3 +194,25 @@ fn a_new_instance_answers_from_the_saved_index_and_every_change_since() {
         store.restarted();
     }
 }
+
+#[test]
+fn changes_made_before_a_search_are_all_in_its_answer() {
+    // Writes only queue their changes for the index: what a search finds
+    // is every note as the last change left it.
+    let store = sample();
+    for word in ["plums", "pears", "quinces"] {
+        create(&store, "/memories/fruit.md", &format!("We grow {word}.\n"));
+        store.ok(json!({"command": "delete", "path": "/memories/fruit.md"}));
+    }
+    create(&store, "/memories/fruit.md", "We grow figs.\n");
+    store.ok(json!({"command": "str_replace", "path": "/memories/people/ana.md", "old_str": "Prefers tea", "new_str": "Prefers mate"}));
+    store.ok(json!({"command": "rename", "old_path": "/memories/trips.md", "new_path": "/memories/travel.md"}));
+    store.ok(json!({"command": "delete", "path": "/memories/architecture.md"}));
+    assert_eq!(paths(&store, "figs"), ["/memories/fruit.md"]);
+    assert!(paths(&store, "quinces").is_empty());
+    assert!(paths(&store, "plums").is_empty());
+    assert_eq!(paths(&store, "mate"), ["/memories/people/ana.md"]);
+    assert!(paths(&store, "tea").is_empty());
+    assert_eq!(paths(&store, "Lisbon"), ["/memories/travel.md"]);
+    assert!(paths(&store, "JWT").is_empty());
+}

@@ -1,7 +1,7 @@
 //! `create`: a new file with the given text; never overwrites.
 
 use crate::error::{Result, ToolError};
-use crate::files;
+use crate::files::{self, Parents};
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
@@ -28,9 +28,13 @@ pub fn create(io: &Io, shown: &str, file_text: &str) -> Result<Output> {
         Err(e) => files::tool_error(e, shown, "create"),
     };
     files::check_parents(io, &path, shown)
-        .and_then(|()| crate::quota::check(io, &path, shown, file_text))
-        .and_then(|()| files::create_parents(io, &path, shown))
-        .and_then(|()| files::create_file(io, &path, shown, file_text.as_bytes()))
+        .and_then(|parents| {
+            crate::quota::check(io, &path, shown, file_text)?;
+            if parents == Parents::Missing {
+                files::create_parents(io, &path, shown)?;
+            }
+            files::create_file(io, &path, shown, file_text.as_bytes())
+        })
         .map_err(taken)?;
     Ok(Output::Created {
         path: shown.into(),

@@ -43,7 +43,7 @@ pub fn memory_write(
         return Err(ToolError::NoteHasNul { path: shown });
     }
     let text = frontmatter::compose(name, description, kind, &io.today(), content);
-    files::check_parents(io, &path, &shown)?;
+    let parents = files::check_parents(io, &path, &shown)?;
     crate::quota::check(io, &path, &shown, &text)?;
     let replaced = match files::stat(io, &path) {
         Ok(st) if st.kind == Kind::File => {
@@ -55,7 +55,9 @@ pub fn memory_write(
             return Err(ToolError::NoteIsNotAFile { path: shown });
         }
         Err(FsError::NotFound) => {
-            files::create_parents(io, &path, &shown)?;
+            if parents == files::Parents::Missing {
+                files::create_parents(io, &path, &shown)?;
+            }
             files::create_file(io, &path, &shown, text.as_bytes())?;
             false
         }

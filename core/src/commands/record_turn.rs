@@ -100,9 +100,11 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
         }
         Ok(false) => {
             let (text, turns, dropped) = appended(&format!("# Conversation {session}\n\n"), &turn);
-            files::check_parents(io, &path, &shown)?;
+            let parents = files::check_parents(io, &path, &shown)?;
             crate::quota::check(io, &path, &shown, &text)?;
-            files::create_parents(io, &path, &shown)?;
+            if parents == files::Parents::Missing {
+                files::create_parents(io, &path, &shown)?;
+            }
             files::create_file(io, &path, &shown, text.as_bytes())?;
             changed.extend(prune_sessions(io, &path));
             (turns, dropped)

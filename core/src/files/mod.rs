@@ -6,7 +6,7 @@
 mod tree;
 mod write;
 
-pub use tree::{check_parents, create_parents, remove_tree};
+pub use tree::{Parents, check_parents, create_parents, remove_tree};
 pub use write::{create_file, create_file_stamped, put_private, replace_derived, replace_file};
 
 use crate::error::{FsError, Result, ToolError};

@@ -7,18 +7,26 @@ use crate::io::Io;
 use crate::storage::Kind;
 use crate::vpath::MemPath;
 
+/// Whether every directory above `path` is there.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Parents {
+    Present,
+    /// Some are missing: [`create_parents`] makes them.
+    Missing,
+}
+
 /// Checks, without creating anything, that every existing ancestor of
 /// `path` is a directory: what [`create_parents`] would refuse first.
-pub fn check_parents(io: &Io, path: &MemPath, shown: &str) -> Result<()> {
+pub fn check_parents(io: &Io, path: &MemPath, shown: &str) -> Result<Parents> {
     for dir in path.ancestors() {
         match stat(io, &dir) {
             Ok(st) if st.kind == Kind::Dir => {}
             Ok(_) => return Err(parent_is_file(shown, &dir)),
-            Err(FsError::NotFound) => return Ok(()),
+            Err(FsError::NotFound) => return Ok(Parents::Missing),
             Err(e) => return Err(tool_error(e, shown, "create")),
         }
     }
-    Ok(())
+    Ok(Parents::Present)
 }
 
 /// Creates every missing directory above `path`, like `mkdir -p` of its parent.

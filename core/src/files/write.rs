@@ -31,29 +31,40 @@ fn write_temp<'a>(
     io: &'a Io<'a>,
     target: &str,
     bytes: &[u8],
-    durable: bool,
-) -> Result<TempFile<'a>, FsError> {
-    let staging = io.fs.staging_dir(target);
-    let name = format!("{staging}/{:032x}", io.temp_name());
-    match io.fs.write_new(&name, bytes, durable) {
+    staging: Staging,
+) -> Result<(TempFile<'a>, Option<Stamp>), FsError> {
+    let dir = io.fs.staging_dir(target);
+    let name = format!("{dir}/{:032x}", io.temp_name());
+    let write = || match staging.stamped {
+        true => io
+            .fs
+            .write_new_stamped(&name, bytes, staging.durable)
+            .map(Some),
+        false => io
+            .fs
+            .write_new(&name, bytes, staging.durable)
+            .map(|()| None),
+    };
+    let stamp = match write() {
         Err(FsError::NotFound) => {
             // First write under a host that did not prepare the store.
-            let reserved = staging.strip_suffix("/tmp").unwrap_or(RESERVED);
-            for dir in [reserved, &staging] {
+            let reserved = dir.strip_suffix("/tmp").unwrap_or(RESERVED);
+            for dir in [reserved, &dir] {
                 match io.fs.create_dir(dir) {
                     Ok(()) | Err(FsError::Exists) => {}
                     Err(e) => return Err(e),
                 }
             }
-            io.fs.write_new(&name, bytes, durable)?;
+            write()?
         }
         other => other?,
-    }
-    Ok(TempFile {
+    };
+    let temp = TempFile {
         io,
         name,
         published: false,
-    })
+    };
+    Ok((temp, stamp))
 }
 
 /// How a write is staged: synced to disk or not, and whether the stamp it
@@ -80,12 +91,7 @@ fn stage<'a>(
         return Err(too_large(shown, bytes.len() as u64));
     }
     let fail = |e| tool_error(e, shown, verb);
-    let temp = write_temp(io, &path.relative(), bytes, staging.durable).map_err(fail)?;
-    let written = match staging.stamped {
-        true => Some(io.fs.stamp(&temp.name).map_err(fail)?),
-        false => None,
-    };
-    Ok((temp, written))
+    write_temp(io, &path.relative(), bytes, staging).map_err(fail)
 }
 
 /// Replaces the content of an existing file atomically: temp file, fsync,
@@ -158,7 +164,11 @@ fn replace_staged(
 /// replacing whatever is there. For memcap's own derived files, which need
 /// no conflict check and no directory sync: losing one costs a rebuild.
 pub fn put_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError> {
-    let mut temp = write_temp(io, relative, bytes, false)?;
+    let staging = Staging {
+        durable: false,
+        stamped: false,
+    };
+    let (mut temp, _) = write_temp(io, relative, bytes, staging)?;
     io.fs.rename(&temp.name, relative)?;
     temp.published = true;
     Ok(())

@@ -245,6 +245,11 @@ impl DerivedIndex for GraphIndex {
     }
 
     fn facts_of(&self, entry: &Entry, text: Option<&str>) -> NoteFacts {
+        // Every relation is a link, written with '[' (a wikilink or a
+        // markdown link): a note without one is not parsed.
+        if !text.is_some_and(|text| text.contains('[')) {
+            return NoteFacts { relations: Some(0) };
+        }
         // As `apply` finds them wherever the store is far from its bound.
         NoteFacts {
             relations: Some(relations(&node_of(entry, text, 2 * MAX_NOTE_ITEMS))),
@@ -337,12 +342,12 @@ mod tests {
     }
 
     fn entry(path: &str, text: &str) -> crate::notes::entry::Entry {
-        crate::notes::entry::Entry {
-            path: path.to_owned(),
-            stamp: crate::notes::entry::FileStamp::sized(text.len() as u64),
-            meta: crate::notes::frontmatter::read(text, path),
-            relations: 0,
-        }
+        crate::notes::entry::Entry::new(
+            path.to_owned(),
+            crate::notes::entry::FileStamp::sized(text.len() as u64),
+            crate::notes::frontmatter::read(text, path),
+            0,
+        )
     }
 
     #[test]

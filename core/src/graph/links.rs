@@ -312,12 +312,12 @@ pub(super) mod tests {
 
     pub(in crate::graph) fn node(path: &str, text: &str) -> Node {
         let name = path.rsplit('/').next().unwrap();
-        let entry = Entry {
-            path: path.to_owned(),
-            stamp: FileStamp::sized(text.len() as u64),
-            meta: read(text, name),
-            relations: 0,
-        };
+        let entry = Entry::new(
+            path.to_owned(),
+            FileStamp::sized(text.len() as u64),
+            read(text, name),
+            0,
+        );
         Node::read(&entry, text, usize::MAX)
     }
 

@@ -213,16 +213,26 @@ pub(super) struct Part {
 
 /// The derived indexes of one catalog.
 ///
-/// Restored from the journal, they are not handed the changes after it
-/// (those replayed and those of later calls) until a command asks them
-/// ([`Derived::ready`]) or the journal is rewritten ([`Derived::settle`]):
-/// a `prompt`, `view` or `create` in a new process then reads no note the
-/// journal already names. The changes wait in order, as records (the
-/// journal holds them too, so they are bounded as its records are).
+/// They are not handed a change (replayed from the journal, or made by a
+/// call) until a command asks them ([`Derived::ready`]) or the journal is
+/// rewritten ([`Derived::settle`]): a write costs no indexing, and a
+/// `prompt`, `view` or `create` in a new process reads no note the journal
+/// already names. The changes wait in order, as records (the journal holds
+/// them too, so they are bounded as its records are); a note changed many
+/// times before the indexes are asked is indexed once.
 pub(super) struct Derived {
     indexes: Vec<Box<dyn DerivedIndex>>,
-    /// The changes waiting, while the indexes are as restored.
-    behind: Option<Vec<Record>>,
+    /// The changes waiting.
+    behind: Vec<Record>,
+}
+
+/// The note a queued record changes (only puts and removals are queued).
+fn changed_path(record: &Record) -> Option<&str> {
+    match record {
+        Record::Put(entry) => Some(&entry.path),
+        Record::Del(path) => Some(path),
+        _ => None,
+    }
 }
 
 /// A note put whose facts the indexes found other than the catalog has:
@@ -233,15 +243,14 @@ impl Derived {
     pub fn new(registry: Registry) -> Self {
         Self {
             indexes: registry(),
-            behind: None,
+            behind: Vec::new(),
         }
     }
 
-    /// Hands one of the catalog's records to every index, or queues it
-    /// while they wait; returns what they learned of a note put (for a
-    /// queued one, what they would: nothing for a `replayed` record, whose
-    /// writer's facts the catalog keeps). `known`: the note's bytes, when
-    /// the walk that found it read it whole.
+    /// Queues one of the catalog's records for every index; returns what
+    /// they would learn of a note put (nothing for a `replayed` record,
+    /// whose writer's facts the catalog keeps). `known`: the note's bytes,
+    /// when the walk that found it read it whole.
     pub fn follow(
         &mut self,
         io: &Io,
@@ -249,39 +258,49 @@ impl Derived {
         known: Option<Vec<u8>>,
         replayed: bool,
     ) -> Result<NoteFacts, FsError> {
-        if self.indexes.is_empty() {
+        if self.indexes.is_empty() || !matches!(record, Record::Put(_) | Record::Del(_)) {
             return Ok(NoteFacts::default());
         }
-        if let Some(behind) = &mut self.behind {
-            behind.push(record.clone());
-            return Ok(match record {
-                Record::Put(entry) if !replayed => {
-                    let text = match known {
-                        Some(bytes) => crate::files::indexed_text(bytes),
-                        None => crate::files::read_indexed(io, &entry.path),
-                    };
-                    self.indexes
-                        .iter()
-                        .fold(NoteFacts::default(), |facts, index| {
-                            facts.and(index.facts_of(entry, text.as_deref()))
-                        })
-                }
-                _ => NoteFacts::default(),
-            });
-        }
-        self.apply(io, record, known)
+        self.behind.push(record.clone());
+        Ok(match record {
+            Record::Put(entry) if !replayed => {
+                let text = match known {
+                    Some(bytes) => crate::files::indexed_text(bytes),
+                    None => crate::files::read_indexed(io, &entry.path),
+                };
+                self.indexes
+                    .iter()
+                    .fold(NoteFacts::default(), |facts, index| {
+                        facts.and(index.facts_of(entry, text.as_deref()))
+                    })
+            }
+            _ => NoteFacts::default(),
+        })
     }
 
     /// Makes every index answer: each takes what it restored, then the
-    /// changes that waited. Returns the notes whose facts they found other
-    /// than the catalog has.
+    /// changes that waited (of a note changed more than once, the last).
+    /// Returns the notes whose facts they found other than the catalog has.
     pub fn ready(&mut self, io: &Io) -> Result<Vec<Correction>, FsError> {
         for index in &mut self.indexes {
             index.ready(io)?;
         }
+        let behind = std::mem::take(&mut self.behind);
+        let latest: Vec<bool> = {
+            let mut last = std::collections::HashMap::new();
+            for (at, record) in behind.iter().enumerate() {
+                last.insert(changed_path(record), at);
+            }
+            (0..behind.len())
+                .map(|at| last.get(&changed_path(&behind[at])) == Some(&at))
+                .collect()
+        };
         let mut corrections = Vec::new();
-        for record in self.behind.take().unwrap_or_default() {
-            let facts = self.apply(io, &record, None)?;
+        for (record, latest) in behind.into_iter().zip(latest) {
+            if !latest {
+                continue;
+            }
+            let facts = self.apply(io, &record)?;
             if let Record::Put(entry) = record
                 && facts.relations.is_some_and(|n| n != entry.relations)
             {
@@ -295,26 +314,18 @@ impl Derived {
     /// [`Derived::ready`]). Indexes still as restored, with nothing
     /// waiting, stay so: each saves the state it restored.
     pub fn settle(&mut self, io: &Io) -> Result<Vec<Correction>, FsError> {
-        match &self.behind {
-            Some(behind) if !behind.is_empty() => self.ready(io),
-            _ => Ok(Vec::new()),
+        if self.behind.is_empty() {
+            return Ok(Vec::new());
         }
+        self.ready(io)
     }
 
-    /// Hands `record` to every index now.
-    fn apply(
-        &mut self,
-        io: &Io,
-        record: &Record,
-        known: Option<Vec<u8>>,
-    ) -> Result<NoteFacts, FsError> {
+    /// Hands `record` to every index now, with the note's text as it is now.
+    fn apply(&mut self, io: &Io, record: &Record) -> Result<NoteFacts, FsError> {
         let text;
         let change = match record {
             Record::Put(entry) => {
-                text = match known {
-                    Some(bytes) => crate::files::indexed_text(bytes),
-                    None => crate::files::read_indexed(io, &entry.path),
-                };
+                text = crate::files::read_indexed(io, &entry.path);
                 NoteChange::Put(entry, text.as_deref())
             }
             Record::Del(path) => NoteChange::Removed(path),
@@ -372,8 +383,6 @@ impl Derived {
                 all = false;
             }
         }
-        // Rebuilt indexes take every change at once.
-        self.behind = all.then(Vec::new);
         all
     }
 

@@ -1,6 +1,8 @@
 //! One note as the catalog keeps it: its path, the stamp of the file it was
 //! read from, and its metadata; what a note is, and how topics match it.
 
+use std::cell::OnceCell;
+
 use serde::{Deserialize, Serialize};
 
 use super::derived::NoteFacts;
@@ -61,9 +63,47 @@ pub struct Entry {
     /// indexes counted them when they took its text; shown in the index
     /// and by `memory_view`, without asking the graph.
     pub relations: u32,
+    /// The note's line in MEMORY.md, made once: MEMORY.md is rendered after
+    /// every change, and most of the notes it shows did not change.
+    #[serde(skip)]
+    listing: Listing,
+}
+
+/// A note's line in MEMORY.md and the key it is sorted by there. Neither
+/// saved nor compared; a clone starts empty, since a clone is made to be
+/// changed (an entry in the catalog never is: a changed note is a new one).
+#[derive(Default)]
+struct Listing(OnceCell<(Box<str>, Box<str>)>);
+
+impl Clone for Listing {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PartialEq for Listing {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Listing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Listing")
+    }
 }
 
 impl Entry {
+    pub fn new(path: String, stamp: FileStamp, meta: Meta, relations: u32) -> Self {
+        Self {
+            path,
+            stamp,
+            meta,
+            relations,
+            listing: Listing::default(),
+        }
+    }
+
     /// A copy with what `facts` say, when they say something new.
     pub fn with_facts(&self, facts: NoteFacts) -> Option<Entry> {
         let relations = facts.relations.filter(|&n| n != self.relations)?;
@@ -71,6 +111,16 @@ impl Entry {
             relations,
             ..self.clone()
         })
+    }
+
+    /// The note's line in MEMORY.md and its name in lower case (what the
+    /// lines are sorted by), made by `make` the first time they are asked for.
+    pub fn listing(&self, make: impl FnOnce(&Entry) -> (String, String)) -> (&str, &str) {
+        let (line, key) = self.listing.0.get_or_init(|| {
+            let (line, key) = make(self);
+            (line.into(), key.into())
+        });
+        (line, key)
     }
 
     /// Seconds since the epoch of the last change, for "most recent first".

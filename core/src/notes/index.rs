@@ -7,7 +7,7 @@ use super::catalog::{Catalog, Entry};
 use super::frontmatter::{MAX_NAME_CHARS, Meta};
 pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
-    line_count, split,
+    line_count, recomposed, split,
 };
 use std::fmt::Write as _;
 
@@ -32,7 +32,7 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         .saturating_sub(fixed.iter().map(|l| l.len() + 1).sum::<usize>() + 600);
     // Lines are made for the notes shown only, so this costs the same for
     // 100 notes as for 100,000.
-    let mut shown: Vec<(&Entry, String)> = Vec::new();
+    let mut shown: Vec<(&Entry, &str, &str)> = Vec::new();
     let mut has_heading = [false; NoteType::ALL.len()];
     let mut unlisted = [0; NoteType::ALL.len()];
     for entry in catalog.most_recent() {
@@ -40,7 +40,7 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
             unlisted[entry.meta.kind as usize] += 1;
             continue;
         }
-        let line = entry_line(entry);
+        let (line, key) = listing(entry);
         let group = entry.meta.kind as usize;
         let (lines, bytes) = if has_heading[group] {
             (1, line.len() + 1)
@@ -53,24 +53,30 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         lines_left -= lines;
         bytes_left -= bytes;
         has_heading[group] = true;
-        shown.push((entry, line));
+        shown.push((entry, line, key));
     }
-    shown.sort_by_cached_key(|(e, _)| (e.meta.kind, e.meta.name.to_lowercase(), e.path.clone()));
+    shown.sort_by(|(a, _, a_key), (b, _, b_key)| {
+        (a.meta.kind, a_key, &a.path).cmp(&(b.meta.kind, b_key, &b.path))
+    });
 
     let mut left_out = catalog.count_by_type();
-    for (entry, _) in &shown {
+    for (entry, _, _) in &shown {
         left_out[entry.meta.kind as usize] -= 1;
     }
     for (count, skipped) in left_out.iter_mut().zip(unlisted) {
         *count -= skipped;
     }
-    let mut out = format!("{BEGIN}\n{EXPLAIN}\n");
+    let mut out = String::with_capacity(budget.bytes.min(PROMPT_BUDGET.bytes));
+    out.push_str(BEGIN);
+    out.push('\n');
+    out.push_str(EXPLAIN);
+    out.push('\n');
     if shown.is_empty() && left_out.iter().sum::<usize>() == 0 && !catalog.incomplete() {
         out.push_str(NO_NOTES);
         out.push('\n');
     }
     let mut current = None;
-    for (entry, line) in &shown {
+    for (entry, line, _) in &shown {
         if current != Some(entry.meta.kind) {
             current = Some(entry.meta.kind);
             out.push_str("## ");
@@ -97,8 +103,19 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
 
 /// `- [Name](path) - description (3 relations)`, the count only when the
 /// note writes relations, with a mark when the frontmatter is broken.
-pub fn entry_line(entry: &Entry) -> String {
-    line_of(&entry.path, &entry.meta, entry.relations)
+pub fn entry_line(entry: &Entry) -> &str {
+    listing(entry).0
+}
+
+/// The entry's line and its sort key (its name in lower case), made once
+/// per entry.
+fn listing(entry: &Entry) -> (&str, &str) {
+    entry.listing(|e| {
+        (
+            line_of(&e.path, &e.meta, e.relations),
+            e.meta.name.to_lowercase(),
+        )
+    })
 }
 
 fn line_of(path: &str, meta: &Meta, relations: u32) -> String {
@@ -190,14 +207,16 @@ mod tests {
 
     #[test]
     fn a_line_counts_the_relations_a_note_writes() {
-        let entry = |relations| Entry {
-            path: "a.md".to_owned(),
-            stamp: crate::notes::entry::FileStamp::sized(0),
-            meta: crate::notes::frontmatter::read(
-                "---\nname: A\ndescription: d\ntype: user\n---\n",
-                "a.md",
-            ),
-            relations,
+        let entry = |relations| {
+            Entry::new(
+                "a.md".to_owned(),
+                crate::notes::entry::FileStamp::sized(0),
+                crate::notes::frontmatter::read(
+                    "---\nname: A\ndescription: d\ntype: user\n---\n",
+                    "a.md",
+                ),
+                relations,
+            )
         };
         assert_eq!(entry_line(&entry(0)), "- [A](a.md) - d");
         assert_eq!(entry_line(&entry(1)), "- [A](a.md) - d (1 relation)");

@@ -206,12 +206,13 @@ impl Catalog {
             // Bytes of a torn write: end them so our first line stands alone.
             bytes.insert(0, b'\n');
         }
-        io.fs.write_at(JOURNAL, end, &bytes)?;
+        let written = io.fs.write_at_stat(JOURNAL, end, &bytes)?;
         end += bytes.len() as u64;
         self.records += self.pending.len();
         self.clear_pending();
         self.applied = end;
-        self.journal_seen = journal_as_written(io, end);
+        // As the next call will find it, unless another process wrote since.
+        self.journal_seen = Some(written).filter(|st| st.kind == Kind::File && st.size == end);
         Ok(())
     }
 

@@ -1,7 +1,7 @@
 //! Keeps `/memories/MEMORY.md` in step with the notes: after every change a
 //! command makes, and before every answer that shows the index.
 
-use super::catalog::{self, Catalog};
+use super::catalog::{self, Catalog, KeptIndex};
 use super::index::{self, PROMPT_BUDGET};
 use super::{INDEX_FILE, frontmatter, is_note_path};
 use crate::error::{ErrorKind, FsError, Result, ToolError};
@@ -189,7 +189,12 @@ fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
             Some(kept) => Some(kept),
             None => match files::stat(io, &path) {
                 Ok(st) if st.kind == Kind::File => {
-                    Some(files::read_bytes_for_edit(io, &path, &shown)?)
+                    let (bytes, stamp) = files::read_bytes_for_edit(io, &path, &shown)?;
+                    Some(KeptIndex {
+                        bytes,
+                        stamp,
+                        parts: None,
+                    })
                 }
                 Ok(_) => {
                     return Err(ToolError::IndexIsNotAFile { path: shown });
@@ -203,30 +208,44 @@ fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
         }
         // Whatever another program left there (binary, control characters,
         // broken markers), the result is clean text with one fresh region.
-        let old = existing.as_ref().map_or(&[][..], |(bytes, _)| bytes);
-        let parts = index::split(&index::clean(old));
+        let parts = match &existing {
+            Some(KeptIndex {
+                parts: Some(parts), ..
+            }) => parts,
+            _ => &index::split(&index::clean(
+                existing.as_ref().map_or(&[][..], |kept| &kept.bytes),
+            )),
+        };
         let around = format!("{}{}", parts.before, parts.after);
         let region = index::render(io, catalog, PROMPT_BUDGET.after(&around));
-        let new = index::compose(&parts, &region);
-        if let Some((bytes, stamp)) = existing.as_ref()
-            && new.as_bytes() == bytes.as_slice()
+        let new = index::compose(parts, &region);
+        let new_parts = index::recomposed(parts, &region);
+        if let Some(kept) = existing.as_ref()
+            && new.as_bytes() == kept.bytes.as_slice()
         {
-            if from_kept && files::stamp(io, &path).ok() != Some(*stamp) {
+            if from_kept && files::stamp(io, &path).ok() != Some(kept.stamp) {
                 continue;
             }
-            catalog.index_file = existing;
+            catalog.index_file = existing.map(|kept| KeptIndex {
+                parts: new_parts,
+                ..kept
+            });
             return Ok(new);
         }
         let written = match &existing {
-            Some((_, stamp)) => {
+            Some(kept) => {
                 let agent_text = !around.trim().is_empty();
-                files::replace_derived(io, &path, &shown, new.as_bytes(), *stamp, agent_text)
+                files::replace_derived(io, &path, &shown, new.as_bytes(), kept.stamp, agent_text)
             }
             None => files::create_file_stamped(io, &path, &shown, new.as_bytes()),
         };
         match written {
             Ok(stamp) => {
-                catalog.index_file = Some((new.clone().into_bytes(), stamp));
+                catalog.index_file = Some(KeptIndex {
+                    bytes: new.clone().into_bytes(),
+                    stamp,
+                    parts: new_parts,
+                });
                 return Ok(new);
             }
             // A store memcap may only read: the index is shown as it would

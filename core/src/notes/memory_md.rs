@@ -198,6 +198,53 @@ pub fn clean(bytes: &[u8]) -> String {
     out
 }
 
+/// What [`split`] would find in [`clean`]ed `compose(parts, region)`, known
+/// without reading the text again: the agent's text stays as it is (it was
+/// cleaned and split once), so only the region is checked. `None` when the
+/// region holds text that cleaning or splitting would change, such as a
+/// marker or a control character inside a note's name: then the composed
+/// text is cleaned and split as any other.
+pub fn recomposed(parts: &Parts, region: &str) -> Option<Parts> {
+    let head = [BEGIN, "\n", EXPLAIN, "\n"].concat();
+    let middle = region
+        .strip_prefix(head.as_str())?
+        .strip_suffix(END)?
+        .strip_suffix('\n')
+        .unwrap_or_default();
+    // Every marker starts with "<!-- "; what else has it is rare enough to
+    // take the slow way.
+    if middle.contains("<!-- ") || has_control(middle) {
+        return None;
+    }
+    if parts.has_region {
+        return Some(Parts {
+            before: parts.before.clone(),
+            after: parts.after.clone(),
+            has_region: true,
+        });
+    }
+    let composed = compose(parts, "");
+    Some(Parts {
+        before: composed[..composed.len() - 1].to_owned(),
+        after: String::new(),
+        has_region: true,
+    })
+}
+
+/// Whether `text` has a control character other than tab and LF (what
+/// [`clean`] drops), by bytes: ASCII's, DEL, and U+0080–U+009F (C2 80–9F).
+fn has_control(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'\t' | b'\n' => false,
+        0..0x20 | 0x7f => true,
+        0xc2 => bytes
+            .get(i + 1)
+            .is_some_and(|next| (0x80..0xa0).contains(next)),
+        _ => false,
+    })
+}
+
 /// MEMORY.md with `region` put in place of the old one, or appended after
 /// the agent's text when there was none.
 pub fn compose(parts: &Parts, region: &str) -> String {
@@ -289,6 +336,59 @@ mod tests {
             clean(run_in.as_bytes()),
             format!("junk\n{BEGIN}\nx\n{END}\ntail\n{BEGIN}\n")
         );
+    }
+
+    #[test]
+    fn recomposed_parts_are_what_reading_the_file_again_finds() {
+        let region = |lines: &str| format!("{BEGIN}\n{EXPLAIN}\n{lines}{END}");
+        let texts = [
+            String::new(),
+            "Mine".to_owned(),
+            "Mine\n".to_owned(),
+            "  \n".to_owned(),
+            format!("Mine\n{BEGIN}\nold\n{END}\nAfter"),
+            format!("a\n{END}\nx\n{BEGIN}\nb\n"),
+            format!("a\r\n{BEGIN}\r\nold\r\n{END}\r\nb\r\n"),
+        ];
+        let regions = [
+            region(""),
+            region("## User\n- [A](a.md) - d\n"),
+            region("- [<b>](<a b.md>) - x\n"),
+        ];
+        for text in &texts {
+            let parts = split(&clean(text.as_bytes()));
+            for region in &regions {
+                let composed = compose(&parts, region);
+                let again = split(&clean(composed.as_bytes()));
+                let known = recomposed(&parts, region).expect("a plain region");
+                assert_eq!(
+                    (&known.before, &known.after, known.has_region),
+                    (&again.before, &again.after, again.has_region),
+                    "{text:?} {region:?}"
+                );
+                assert_eq!(compose(&known, region), composed);
+            }
+        }
+        for odd in [
+            region(&format!("- [x {END}](x.md)\n")),
+            region("- [x](x.md) - a\u{7}b\n"),
+            region("- [x](x.md) - <!-- note -->\n"),
+            region("- [x](x.md) - a\u{85}b \u{7f}\n"),
+            region("- [x](x.md) - a\rb\n"),
+        ] {
+            assert!(recomposed(&split(""), &odd).is_none(), "{odd:?}");
+        }
+    }
+
+    #[test]
+    fn control_characters_are_found_as_clean_finds_them() {
+        for c in [
+            '\0', '\r', '\u{1b}', '\u{7f}', '\u{80}', '\u{9f}', 'a', '\t', '\u{a0}', 'é',
+            '\u{2028}',
+        ] {
+            let text = format!("x{c}y");
+            assert_eq!(has_control(&text), clean(text.as_bytes()) != text, "{c:?}");
+        }
     }
 
     #[test]

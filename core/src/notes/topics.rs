@@ -117,11 +117,13 @@ mod tests {
 
     #[test]
     fn a_topic_finds_notes_by_name_file_tag_permalink_directory_or_type() {
-        let note = |path: &str, text: &str| Entry {
-            path: path.to_owned(),
-            stamp: crate::notes::entry::FileStamp::sized(0),
-            meta: crate::notes::frontmatter::read(text, path.rsplit('/').next().unwrap()),
-            relations: 0,
+        let note = |path: &str, text: &str| {
+            Entry::new(
+                path.to_owned(),
+                crate::notes::entry::FileStamp::sized(0),
+                crate::notes::frontmatter::read(text, path.rsplit('/').next().unwrap()),
+                0,
+            )
         };
         let notes = [
             note(

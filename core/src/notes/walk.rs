@@ -121,8 +121,8 @@ impl Catalog {
     /// from the stamp it kept, or else from the file.
     pub(in crate::notes) fn update_index_file(&mut self, io: &Io) -> Result<(), FsError> {
         match &self.index_file {
-            Some((_, stamp)) => {
-                let size = stamp.size;
+            Some(kept) => {
+                let size = kept.stamp.size;
                 if self.others.get(INDEX_FILE) != Some(&size) {
                     self.record(Record::Other(INDEX_FILE.to_owned(), size))?;
                 }
@@ -514,13 +514,9 @@ impl Catalog {
                 meta
             }
         };
-        let entry = Entry {
-            path: path.to_owned(),
-            stamp,
-            meta,
-            // Counted when the derived indexes take its text (`follow`).
-            relations: 0,
-        };
+        // Relations are counted when the derived indexes take its text
+        // (`follow`).
+        let entry = Entry::new(path.to_owned(), stamp, meta, 0);
         if self
             .note(path)?
             .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)

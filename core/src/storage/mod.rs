@@ -82,9 +82,25 @@ pub trait Storage {
     /// `durable`. On any failure nothing is left at `path`.
     fn write_new(&self, path: &str, bytes: &[u8], durable: bool) -> Result<(), FsError>;
 
+    /// As [`Storage::write_new`], with the new file's stamp, taken from
+    /// the file written (an implementation can ask its open handle rather
+    /// than look the path up again).
+    fn write_new_stamped(&self, path: &str, bytes: &[u8], durable: bool) -> Result<Stamp, FsError> {
+        self.write_new(path, bytes, durable)?;
+        self.stamp(path)
+    }
+
     /// Writes `bytes` at `offset` into the existing regular file at `path`
     /// (not followed if a link).
     fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError>;
+
+    /// As [`Storage::write_at`], with the file's metadata once written (as
+    /// [`Storage::stat`] of `path`, not followed, would say unless another
+    /// program replaced the file meanwhile).
+    fn write_at_stat(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<Meta, FsError> {
+        self.write_at(path, offset, bytes)?;
+        self.stat(path, false)
+    }
 
     /// Renames `from` to `to`, replacing a file at `to`, atomically.
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError>;

@@ -314,9 +314,19 @@ impl Storage for Mounted<'_> {
         fs.write_new(&path, bytes, durable)
     }
 
+    fn write_new_stamped(&self, path: &str, bytes: &[u8], durable: bool) -> Result<Stamp, FsError> {
+        let (fs, path) = self.writable(path)?;
+        fs.write_new_stamped(&path, bytes, durable)
+    }
+
     fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError> {
         let (fs, path) = self.writable(path)?;
         fs.write_at(&path, offset, bytes)
+    }
+
+    fn write_at_stat(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<Meta, FsError> {
+        let (fs, path) = self.writable(path)?;
+        fs.write_at_stat(&path, offset, bytes)
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {

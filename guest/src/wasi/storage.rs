@@ -142,6 +142,51 @@ fn open_file(dir: &Descriptor, path: &str, follow: bool) -> Result<Box<dyn File>
 }
 
 impl WasiStorage {
+    /// Creates the file at `path` with `bytes` (synced when `durable`) and
+    /// asks the still open file `then`; on any failure nothing stays.
+    fn write_new_with<T>(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        durable: bool,
+        then: impl FnOnce(&Descriptor) -> Result<T, FsError>,
+    ) -> Result<T, FsError> {
+        // Only `write`, never `mutate-directory`: Node's preview2-shim refuses the latter.
+        let file = self
+            .root
+            .open_at(
+                PathFlags::empty(),
+                path,
+                OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+                DescriptorFlags::WRITE,
+            )
+            .map_err(fs_error)?;
+        let written = write_all(&file, 0, bytes).and_then(|()| {
+            if durable {
+                // An fsync error is a failure: the data may never reach the disk.
+                file.sync().map_err(fs_error)?;
+            }
+            then(&file)
+        });
+        if written.is_err() {
+            // Refused part-way (disk full, file too large): nothing stays.
+            let _ = self.root.unlink_file_at(path);
+        }
+        written
+    }
+
+    /// The existing regular file at `path` (not followed), open to write.
+    fn open_for_write(&self, path: &str) -> Result<Descriptor, FsError> {
+        self.root
+            .open_at(
+                PathFlags::empty(),
+                path,
+                OpenFlags::empty(),
+                DescriptorFlags::WRITE,
+            )
+            .map_err(fs_error)
+    }
+
     fn descriptor_of(&self, path: &str) -> Result<Descriptor, FsError> {
         self.root
             .open_at(
@@ -190,41 +235,25 @@ impl Storage for WasiStorage {
     }
 
     fn write_new(&self, path: &str, bytes: &[u8], durable: bool) -> Result<(), FsError> {
-        // Only `write`, never `mutate-directory`: Node's preview2-shim refuses the latter.
-        let file = self
-            .root
-            .open_at(
-                PathFlags::empty(),
-                path,
-                OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
-                DescriptorFlags::WRITE,
-            )
-            .map_err(fs_error)?;
-        let written = write_all(&file, 0, bytes).and_then(|()| {
-            if durable {
-                // An fsync error is a failure: the data may never reach the disk.
-                file.sync().map_err(fs_error)?;
-            }
-            Ok(())
-        });
-        if written.is_err() {
-            // Refused part-way (disk full, file too large): nothing stays.
-            let _ = self.root.unlink_file_at(path);
-        }
-        written
+        self.write_new_with(path, bytes, durable, |_| Ok(()))
+    }
+
+    fn write_new_stamped(&self, path: &str, bytes: &[u8], durable: bool) -> Result<Stamp, FsError> {
+        self.write_new_with(path, bytes, durable, |file| {
+            let st = file.stat().map_err(fs_error)?;
+            Ok(stamp(&st, file.metadata_hash()))
+        })
     }
 
     fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError> {
-        let file = self
-            .root
-            .open_at(
-                PathFlags::empty(),
-                path,
-                OpenFlags::empty(),
-                DescriptorFlags::WRITE,
-            )
-            .map_err(fs_error)?;
-        write_all(&file, offset, bytes)
+        self.open_for_write(path)
+            .and_then(|file| write_all(&file, offset, bytes))
+    }
+
+    fn write_at_stat(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<Meta, FsError> {
+        let file = self.open_for_write(path)?;
+        write_all(&file, offset, bytes)?;
+        file.stat().map(|st| meta(&st)).map_err(fs_error)
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {

@@ -4,13 +4,26 @@
 //! computes, but only the caller's own timed wait stops one that waits.
 //! A call still running when its caller stops waiting is kept as
 //! [`Stuck`], for the store to hold its lock until it ends.
+//!
+//! Each side first waits for the other by polling (yielding the CPU to any
+//! other thread between polls) before it sleeps: waking a sleeping thread
+//! costs tens of microseconds on a virtual machine whose CPU went idle,
+//! measured at 60–100 µs a call, more than half of a warm `create`.
 
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::time::{Duration, Instant};
 
 /// The stack of the thread the guest runs on: the main thread's, as the
 /// guest ran there before (wasm frames and the host's beneath them).
 const STACK_BYTES: usize = 8 << 20;
+
+/// How long a caller polls for its answer before it sleeps: most warm
+/// calls end within it.
+const CALLER_POLLS: Duration = Duration::from_micros(300);
+
+/// How long the thread polls for the next job after one ends before it
+/// sleeps: a program's calls often come one right after another.
+const WORKER_POLLS: Duration = Duration::from_micros(50);
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -56,7 +69,7 @@ impl Worker {
         if self.send(job).is_err() {
             return Ran::Lost;
         }
-        match answered.recv_timeout(wait) {
+        match receive(&answered, CALLER_POLLS.min(wait), wait) {
             Ok(done) => Ran::Done(done),
             Err(RecvTimeoutError::Timeout) => {
                 // The thread is busy for who knows how long: the next job
@@ -93,7 +106,7 @@ impl Worker {
                 // worker threads is started for them.
                 let runtime = tokio::runtime::Builder::new_current_thread().build();
                 let _entered = runtime.as_ref().ok().map(|r| r.enter());
-                while let Ok(job) = taken.recv() {
+                while let Ok(job) = receive(&taken, WORKER_POLLS, Duration::MAX) {
                     job();
                 }
             })?;
@@ -101,6 +114,22 @@ impl Worker {
         self.jobs = Some(jobs);
         Ok(())
     }
+}
+
+/// The next message, polled for during `polls` (yielding between polls),
+/// then slept for until `wait` has passed since the start.
+fn receive<T>(from: &Receiver<T>, polls: Duration, wait: Duration) -> Result<T, RecvTimeoutError> {
+    let start = Instant::now();
+    loop {
+        match from.try_recv() {
+            Ok(message) => return Ok(message),
+            Err(TryRecvError::Disconnected) => return Err(RecvTimeoutError::Disconnected),
+            Err(TryRecvError::Empty) if start.elapsed() < polls => std::thread::yield_now(),
+            Err(TryRecvError::Empty) => break,
+        }
+    }
+    // A wait too long for the clock to hold is a wait without end.
+    from.recv_timeout(wait.saturating_sub(start.elapsed()))
 }
 
 fn ended<T>(answered: &Receiver<T>, wait: Duration) -> bool {

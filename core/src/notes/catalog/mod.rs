@@ -18,6 +18,7 @@ mod changes;
 use super::NoteType;
 use super::derived::{self, DerivedIndex, NoteFacts, Registry};
 use super::journal::Record;
+use super::memory_md::Parts;
 use super::snapshot::Blocks;
 use crate::error::FsError;
 use crate::io::Io;
@@ -123,10 +124,19 @@ pub struct Catalog {
     /// The last note a walk read whole (path, stamp, bytes), so the
     /// derived indexes take its text without reading it again.
     pub(super) read_whole: Option<(String, FileStamp, Vec<u8>)>,
-    /// MEMORY.md's bytes as this instance last read or wrote them, with the
-    /// file's stamp then: trusted only after a stamp check, which costs less
-    /// than reading the file again.
-    pub(in crate::notes) index_file: Option<(Vec<u8>, Stamp)>,
+    /// MEMORY.md as this instance last read or wrote it: trusted only after
+    /// a stamp check, which costs less than reading the file again.
+    pub(in crate::notes) index_file: Option<KeptIndex>,
+}
+
+/// MEMORY.md as an instance last read or wrote it.
+pub(in crate::notes) struct KeptIndex {
+    pub bytes: Vec<u8>,
+    /// The file's stamp then.
+    pub stamp: Stamp,
+    /// The text split around its region, when this instance wrote it (and
+    /// so knows it without cleaning and splitting it again).
+    pub parts: Option<Parts>,
 }
 
 /// A note's place in "most recent first" order.
