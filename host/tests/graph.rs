@@ -360,8 +360,10 @@ fn bad_urls_and_parameters_say_what_to_send() {
             result.content
         );
     }
-    // A pattern some notes match, none of them changed in the timeframe.
+    // A pattern some notes match, none of them changed in the timeframe
+    // (the time set back behind memcap's back, and reported).
     f.age("a.md", 10 * 86_400);
+    f.memory.changed(&["/memories/a.md".to_owned()]).unwrap();
     let e = f
         .memory
         .build_context("memory://*", None, Some("7d"), None, None)

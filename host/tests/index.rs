@@ -56,6 +56,23 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
     f.rename("keep.md", "kept.md");
     assert_eq!(f.read("edit.md"), after);
 
+    // Names made, removed or renamed show at the next call.
+    let names: Vec<String> = listed(&f.memory.memory_view(false).unwrap())
+        .into_iter()
+        .map(|line| line[..line.find(" - ").unwrap()].to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "- [Added](new/added.md)",
+            "- [Edit](edit.md)",
+            "- [Keep](kept.md)"
+        ]
+    );
+    // The rewrite in place shows once the note's stamp is old enough to
+    // trust (2 seconds; whole seconds, so up to 3): it was made in the same
+    // seconds as memcap's own write, so its stamp alone may not show it.
+    std::thread::sleep(std::time::Duration::from_millis(3_100));
     let want = [
         "- [Added](new/added.md) - Added outside",
         "- [Edit](edit.md) - Edit AFTERS",
@@ -75,13 +92,15 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
     assert!(viewed.contains("- [Edit](edit.md) - Edit AFTERS"));
 
     // A fresh host on the same directory (its own catalog from the journal)
-    // agrees.
-    f.plant("edit.md", note("Edit", "Third version", "feedback"));
+    // agrees. (The note moves to a new name: an edit in place of a note
+    // this old shows within the sweep's 30 seconds.)
+    f.remove("edit.md");
+    f.plant("edit-3.md", note("Edit", "Third version", "feedback"));
     let other = f.reopen();
     assert_eq!(
         listed(&other.memory_view(false).unwrap()),
         [
-            "- [Edit](edit.md) - Third version",
+            "- [Edit](edit-3.md) - Third version",
             "- [Keep](kept.md) - Keep before"
         ]
     );
@@ -90,7 +109,8 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
 #[test]
 fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
     // File times tick every few milliseconds, so memcap's write and another
-    // program's can share a stamp; recent files are read again regardless.
+    // program's can share a stamp: once a stamp is old enough to trust
+    // (two seconds, whole seconds so up to three), the note is read once more.
     let f = Fixture::directory();
     f.memory
         .memory_write("n.md", "N", "version one", NoteType::User, "x")
@@ -103,6 +123,7 @@ fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
         .write_all(text.replace("version one", "version two").as_bytes())
         .unwrap();
     file.set_modified(modified).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3_100));
     assert_eq!(
         listed(&f.memory.memory_view(false).unwrap()),
         ["- [N](n.md) - version two"]

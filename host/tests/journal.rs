@@ -251,3 +251,44 @@ fn walk(f: &Fixture) -> Vec<String> {
     out.sort();
     out
 }
+
+#[test]
+fn a_burst_of_young_notes_is_read_from_the_journal_not_rebuilt() {
+    // Past the 400 most recent notes, the snapshot's head holds every note
+    // changed since the last once-more read of young stamps: a new host must
+    // take such a head as it is, not rebuild the catalog from the files.
+    let f = Fixture::new();
+    f.memory
+        .create("/memories/old.md", &note("Before"))
+        .unwrap();
+    let then = SystemTime::now() - Duration::from_secs(3_600);
+    f.set_modified("old.md", then);
+    f.memory.changed(&["/memories/old.md".to_owned()]).unwrap();
+    for i in 0..450 {
+        f.memory
+            .create(&format!("/memories/burst/n{i:03}.md"), &note("Burst"))
+            .unwrap();
+    }
+    // Edited in place behind memcap's back, its size and time kept: only a
+    // rebuild from the files would see it before the sweep or a report.
+    f.plant("old.md", note("Behind"));
+    f.set_modified("old.md", then);
+    let every_note = |memory: &memcap::Memory| {
+        let mut all = String::new();
+        for page in 1.. {
+            let listing = memory.memory_view_page(true, Some(page)).unwrap();
+            all.push_str(&listing);
+            if !listing.contains(" more notes on page") {
+                break;
+            }
+        }
+        all
+    };
+    let listing = every_note(&f.reopen());
+    assert!(listing.contains("Before described"), "{listing}");
+    // The host's report brings the edit in.
+    let memory = f.reopen();
+    memory.changed(&["/memories/old.md".to_owned()]).unwrap();
+    let listing = every_note(&memory);
+    assert!(listing.contains("Behind described"), "{listing}");
+}

@@ -213,17 +213,26 @@ pub(super) struct Part {
 
 /// The derived indexes of one catalog.
 ///
-/// They are not handed a change (replayed from the journal, or made by a
-/// call) until a command asks them ([`Derived::ready`]) or the journal is
+/// A change replayed from the journal, or made by a write, waits until a
+/// command asks the indexes ([`Derived::ready`]) or the journal is
 /// rewritten ([`Derived::settle`]): a write costs no indexing, and a
 /// `prompt`, `view` or `create` in a new process reads no note the journal
-/// already names. The changes wait in order, as records (the journal holds
-/// them too, so they are bounded as its records are); a note changed many
-/// times before the indexes are asked is indexed once.
+/// already names. So does every change while the indexes are as restored.
+/// A change a walk finds in live indexes with nothing waiting is taken at
+/// once, so a store's first index is built batch by batch, each call
+/// saving what it took in. The changes wait in order, as records (the
+/// journal holds them too, so they are bounded as its records are); a note
+/// changed many times before the indexes are asked is indexed once.
 pub(super) struct Derived {
     indexes: Vec<Box<dyn DerivedIndex>>,
     /// The changes waiting.
     behind: Vec<Record>,
+    /// Whether the indexes answer as they stand: built here, or restored
+    /// and made ready.
+    live: bool,
+    /// Changes the indexes took since their state was last saved (or
+    /// restored): what a new process would take again.
+    pub taken: usize,
 }
 
 /// The note a queued record changes (only puts and removals are queued).
@@ -244,22 +253,30 @@ impl Derived {
         Self {
             indexes: registry(),
             behind: Vec::new(),
+            live: true,
+            taken: 0,
         }
     }
 
-    /// Queues one of the catalog's records for every index; returns what
-    /// they would learn of a note put (nothing for a `replayed` record,
-    /// whose writer's facts the catalog keeps). `known`: the note's bytes,
-    /// when the walk that found it read it whole.
+    /// Hands one of the catalog's records to every index, or queues it
+    /// (when `deferred`, `replayed`, or others wait); returns what they
+    /// learned of a note put (for a queued one, what they would: nothing for
+    /// a `replayed` record, whose writer's facts the catalog keeps).
+    /// `known`: the note's bytes, when the walk that found it read it whole.
     pub fn follow(
         &mut self,
         io: &Io,
         record: &Record,
         known: Option<Vec<u8>>,
         replayed: bool,
+        deferred: bool,
     ) -> Result<NoteFacts, FsError> {
         if self.indexes.is_empty() || !matches!(record, Record::Put(_) | Record::Del(_)) {
             return Ok(NoteFacts::default());
+        }
+        if self.live && self.behind.is_empty() && !replayed && !deferred {
+            self.taken += 1;
+            return self.apply(io, record, known);
         }
         self.behind.push(record.clone());
         Ok(match record {
@@ -285,6 +302,7 @@ impl Derived {
         for index in &mut self.indexes {
             index.ready(io)?;
         }
+        self.live = true;
         let behind = std::mem::take(&mut self.behind);
         let latest: Vec<bool> = {
             let mut last = std::collections::HashMap::new();
@@ -300,7 +318,8 @@ impl Derived {
             if !latest {
                 continue;
             }
-            let facts = self.apply(io, &record)?;
+            let facts = self.apply(io, &record, None)?;
+            self.taken += 1;
             if let Record::Put(entry) = record
                 && facts.relations.is_some_and(|n| n != entry.relations)
             {
@@ -320,12 +339,21 @@ impl Derived {
         self.ready(io)
     }
 
-    /// Hands `record` to every index now, with the note's text as it is now.
-    fn apply(&mut self, io: &Io, record: &Record) -> Result<NoteFacts, FsError> {
+    /// Hands `record` to every index now, with the note's text as it is now
+    /// (`known`, when the walk read it whole).
+    fn apply(
+        &mut self,
+        io: &Io,
+        record: &Record,
+        known: Option<Vec<u8>>,
+    ) -> Result<NoteFacts, FsError> {
         let text;
         let change = match record {
             Record::Put(entry) => {
-                text = crate::files::read_indexed(io, &entry.path);
+                text = match known {
+                    Some(bytes) => crate::files::indexed_text(bytes),
+                    None => crate::files::read_indexed(io, &entry.path),
+                };
                 NoteChange::Put(entry, text.as_deref())
             }
             Record::Del(path) => NoteChange::Removed(path),
@@ -383,6 +411,8 @@ impl Derived {
                 all = false;
             }
         }
+        // Restored whole, they wait until asked; else they are rebuilt now.
+        self.live = !all;
         all
     }
 

@@ -19,12 +19,18 @@ pub struct FileStamp {
 }
 
 impl FileStamp {
-    /// Whether either time is at or after `since` (seconds): a stamp that
-    /// young may not show a change made in the same clock tick.
+    /// Whether either time is at or after `since` (seconds), or missing: a
+    /// stamp that young may not show a change made in the same clock tick.
     pub fn young(&self, since: u64) -> bool {
         [self.modified, self.changed]
             .iter()
             .any(|t| t.is_none_or(|(s, _)| s >= since))
+    }
+
+    /// The second it last changed (the later of its two times), unless
+    /// a time is missing.
+    pub fn last_change(&self) -> Option<u64> {
+        Some(self.modified?.0.max(self.changed?.0))
     }
 
     /// The stamp as one number, for indexes that only need to tell whether

@@ -49,7 +49,7 @@ fn after(io: &Io, paths: &[&MemPath], reread: bool) -> IndexUpkeep {
                 catalog.update_file_only(io, key)?;
             }
         }
-        catalog.follow(io)?;
+        catalog.follow_write(io)?;
         let written = write_index(io, catalog);
         // MEMORY.md is a file of the store like any other (the quota counts it).
         catalog.update_index_file(io)?;

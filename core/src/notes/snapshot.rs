@@ -20,6 +20,11 @@ const BLOCK_NOTES: usize = 64;
 /// [`super::index::PROMPT_BUDGET`]'s 200 lines, so this leaves room for many
 /// of them to change before a call must read every block to list the index.
 pub(super) const RECENT_NOTES: usize = 400;
+/// The most notes the head holds whole: past [`RECENT_NOTES`], it also holds
+/// the notes changed since [`super::catalog::Catalog::verified`] (up to this
+/// many), which the next calls read once more, so finding them does not
+/// read every block.
+pub(super) const MAX_RECENT_NOTES: usize = 2_000;
 
 /// What every call reads of the snapshot.
 #[derive(Serialize, Deserialize, Default)]
@@ -32,6 +37,7 @@ pub(super) struct Head {
     pub others: Vec<(String, u64)>,
     pub dirs: Vec<(String, FileStamp)>,
     pub swept: u64,
+    pub verified: u64,
     /// The first [`RECENT_NOTES`] notes, newest first (ties by path).
     pub recent: Vec<Entry>,
     pub(super) blocks: Vec<BlockRef>,
@@ -90,7 +96,9 @@ impl Head {
         // index would count notes that are not there.
         let notes: u64 = refs.iter().map(|b| u64::from(b.notes)).sum();
         let typed: u64 = self.by_type.iter().sum();
-        let recent = self.recent.len() as u64 == self.notes.min(RECENT_NOTES as u64);
+        let recent = (self.notes.min(RECENT_NOTES as u64)
+            ..=self.notes.min(MAX_RECENT_NOTES as u64))
+            .contains(&(self.recent.len() as u64));
         let agree = notes == self.notes && typed == self.notes && recent;
         (fits && ordered && agree).then(|| Blocks {
             file,

@@ -31,7 +31,12 @@ const HEAD_BYTES: u64 = 64 * 1024;
 const FIRST_BYTES: u64 = 4 * 1024;
 /// How old a stamp must be before it is trusted to show every change: file
 /// times tick coarsely, so a rewrite in the same tick keeps its stamp (git's
-/// "racily clean" entries).
+/// "racily clean" entries). A directory that young is listed again on every
+/// call, for names only; a note that young is not read again on every call
+/// (after a burst of writes that was every note of the burst, each call):
+/// once its stamp is older, the first calls read each such note (and list
+/// each such directory whole) once more ([`Record::Verified`]), a slice a
+/// call as the sweep goes.
 const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
 pub const SWEEP_SECONDS: u64 = 30;
@@ -113,8 +118,7 @@ impl Catalog {
     /// directories above `top`: for a command that changes several files
     /// and then stamps their directories once ([`Catalog::stamp_parents`]).
     pub(in crate::notes) fn update_file_only(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
-        let walk = Walk::new(io);
-        self.walk_from(io, top, &walk)
+        self.walk_from(io, top)
     }
 
     /// Records MEMORY.md's size as [`write_index`](super::maintain) left it:
@@ -197,9 +201,12 @@ impl Catalog {
                 Ok(st) if st.kind == Kind::Dir => {
                     let stamp = stamp_of(&st);
                     if stamp != old || stamp.young(walk.trust_before()) {
-                        for sub in self.list_dir(io, &dir, &walk)? {
+                        // Unchanged but young: a name made or removed in the
+                        // same tick as the last listing would not move it.
+                        let names_only = stamp == old;
+                        for sub in self.list_dir(io, &dir, names_only)? {
                             if !self.dirs.contains_key(&sub) {
-                                self.walk_from(io, &sub, &walk)?;
+                                self.walk_from(io, &sub)?;
                             }
                         }
                     }
@@ -209,17 +216,7 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
-        if self.young_past_horizon(walk.trust_before()) {
-            self.read_all()?;
-        }
-        let young: Vec<String> = self
-            .most_recent()
-            .take_while(|e| e.recency() >= walk.trust_before())
-            .map(|e| e.path.clone())
-            .collect();
-        for path in young {
-            self.check_file(io, At::Path, &path, &walk)?;
-        }
+        self.verify_aged(io, &walk)?;
         if due || self.sweep_from.is_some() {
             self.sweep_slice(io, &walk)?;
         }
@@ -253,20 +250,83 @@ impl Catalog {
             if !self.dirs.contains_key(&dir) {
                 continue; // forgotten with a parent that went
             }
-            for sub in self.list_dir(io, &dir, walk)? {
+            for sub in self.list_dir(io, &dir, false)? {
                 if !self.dirs.contains_key(&sub) {
-                    self.walk_from(io, &sub, walk)?;
+                    self.walk_from(io, &sub)?;
                 }
             }
         }
         self.record(Record::Swept(walk.now()))
     }
 
+    /// Notes and directories that changed since [`Catalog::verified`] and
+    /// whose stamps are now old enough to trust: each is read (or listed)
+    /// once more, oldest first, so a change made in the same clock tick as
+    /// the one memcap saw, which kept the stamp, shows. One sweep slice a
+    /// call ([`SWEEP_SLICE_NANOS`]); the next call goes on.
+    fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
+        let (from, upto) = (self.verified, walk.trust_before());
+        if from >= upto {
+            return Ok(());
+        }
+        if self.young_past_horizon(from) {
+            self.read_all()?;
+        }
+        let aged = |time: u64| (from..upto).contains(&time);
+        let mut due: Vec<(u64, bool, String)> = self
+            .dirs
+            .iter()
+            .filter_map(|(dir, stamp)| {
+                let time = stamp.last_change()?;
+                aged(time).then(|| (time, true, dir.clone()))
+            })
+            .collect();
+        due.extend(
+            self.most_recent()
+                .skip_while(|e| e.recency() >= upto)
+                .take_while(|e| e.recency() >= from)
+                .map(|e| (e.recency(), false, e.path.clone())),
+        );
+        if due.is_empty() {
+            // Nothing to read: the mark moves on without a record (a call
+            // that found nothing writes nothing; the next snapshot keeps it).
+            self.verified = upto;
+            return Ok(());
+        }
+        due.sort_unstable();
+        let started = io.env.monotonic_nanos();
+        for (time, is_dir, path) in due {
+            let spent = io.env.monotonic_nanos().saturating_sub(started);
+            if spent >= SWEEP_SLICE_NANOS || self.must_stop(io) {
+                // Everything before `time` is done.
+                if time > from {
+                    self.record(Record::Verified(time))?;
+                }
+                return Ok(());
+            }
+            if !is_dir {
+                self.check_file(io, At::Path, &path, true)?;
+            } else if self.dirs.contains_key(&path) {
+                for sub in self.list_dir(io, &path, false)? {
+                    if !self.dirs.contains_key(&sub) {
+                        self.walk_from(io, &sub)?;
+                    }
+                }
+            }
+        }
+        self.record(Record::Verified(upto))
+    }
+
     /// Walks everything; only a walk that reached every file counts as a
     /// sweep (one stopped by the budget is taken up by the next call).
     fn sweep(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
+        if self.dirs.is_empty() && self.verified < walk.trust_before() {
+            // Nothing known: the walk reads every file, so what changed
+            // before the stamps can be trusted is read as it is.
+            self.record(Record::Verified(walk.trust_before()))?;
+        }
         self.incomplete = false;
-        self.walk_from(io, "", walk)?;
+        self.walk_from(io, "")?;
         if !self.incomplete {
             self.record(Record::Swept(walk.now()))?;
         }
@@ -293,7 +353,7 @@ impl Catalog {
     }
 
     /// Lists every directory at and below `top`, or checks the file there.
-    fn walk_from(&mut self, io: &Io, top: &str, walk: &Walk<'_>) -> Result<(), FsError> {
+    fn walk_from(&mut self, io: &Io, top: &str) -> Result<(), FsError> {
         let mut stated = None;
         let kind = if top.is_empty() {
             Some(Kind::Dir)
@@ -325,7 +385,7 @@ impl Catalog {
                     if self.must_stop(io) {
                         return self.stop_unfinished();
                     }
-                    stack.extend(self.list_dir(io, &dir, walk)?);
+                    stack.extend(self.list_dir(io, &dir, false)?);
                 }
             }
             Some(Kind::File) if !is_reserved(top) => {
@@ -334,18 +394,18 @@ impl Catalog {
                     self.record(Record::Undir(dir))?;
                 }
                 let at = stated.map_or(At::Path, At::Stated);
-                self.check_file(io, at, top, walk)?;
+                self.check_file(io, at, top, false)?;
             }
             _ => self.forget(top)?,
         }
         Ok(())
     }
 
-    /// Lists one directory: checks every note in it, forgets the notes and
-    /// directories that left it, and records its stamp. Returns its
-    /// subdirectories. A directory memcap may not read keeps what was known
-    /// of it.
-    fn list_dir(&mut self, io: &Io, dir: &str, walk: &Walk<'_>) -> Result<Vec<String>, FsError> {
+    /// Lists one directory: checks every note in it (with `names_only`, only
+    /// those it does not know), forgets the notes and directories that left
+    /// it, and records its stamp. Returns its subdirectories. A directory
+    /// memcap may not read keeps what was known of it.
+    fn list_dir(&mut self, io: &Io, dir: &str, names_only: bool) -> Result<Vec<String>, FsError> {
         // Stamped before listing: a change during the listing moves the
         // stamp past this one, so the next refresh lists it again.
         let st = match io.fs.stat(dir, false) {
@@ -386,13 +446,14 @@ impl Catalog {
             }
             match entry.kind {
                 Kind::Dir => subdirs.push(path),
+                Kind::File if names_only && self.knows(&path)? => files.push(path),
                 Kind::File => {
                     if self.must_stop(io) {
                         // Unfinished: no stamp, nothing forgotten.
                         self.stop_unfinished()?;
                         return Ok(Vec::new());
                     }
-                    self.check_file(io, At::In(&*handle, &entry.name), &path, walk)?;
+                    self.check_file(io, At::In(&*handle, &entry.name), &path, false)?;
                     self.files_listed += 1;
                     files.push(path);
                 }
@@ -416,6 +477,11 @@ impl Catalog {
         Ok(subdirs)
     }
 
+    /// Whether `path` is a note or another file the catalog has.
+    fn knows(&mut self, path: &str) -> Result<bool, FsError> {
+        Ok(self.others.contains_key(path) || self.note(path)?.is_some())
+    }
+
     fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) -> Result<(), FsError> {
         if self.dirs.get(dir) != Some(&stamp) {
             self.record(Record::Dir(dir.to_owned(), stamp))?;
@@ -423,11 +489,11 @@ impl Catalog {
         Ok(())
     }
 
-    /// Rereads the file at `path` when its stamp changed or is too young to
-    /// trust, and records it when what memcap knows of it changed. `at`
+    /// Rereads the file at `path` when its stamp changed (or always, when
+    /// `reread`), and records it when what memcap knows of it changed. `at`
     /// locates the file: through its directory's handle while listing it
     /// (one cheap lookup), or by its path.
-    fn check_file(&mut self, io: &Io, at: At, path: &str, walk: &Walk<'_>) -> Result<(), FsError> {
+    fn check_file(&mut self, io: &Io, at: At, path: &str, reread: bool) -> Result<(), FsError> {
         let st = match at.stat(io, path) {
             Ok(st) if st.kind == Kind::File => st,
             // Gone since the directory was listed: its listing drops it.
@@ -459,10 +525,9 @@ impl Catalog {
         let stamp = stamp_of(&st);
         // A note this call just wrote is not read back: its bytes are known.
         let mut whole = io.take_written(path, st.size);
-        // The modification time alone decides: a rewrite that also sets an
-        // old modification time still moves the change time in the stamp.
-        let trusted =
-            whole.is_none() && stamp.modified.is_some_and(|(s, _)| s < walk.trust_before());
+        // A young stamp is trusted too: [`Catalog::verify_aged`] rereads
+        // the note once it is old enough to show every change.
+        let trusted = !reread && whole.is_none();
         if trusted && self.note(path)?.is_some_and(|e| e.stamp == stamp) {
             return Ok(());
         }
@@ -521,7 +586,7 @@ impl Catalog {
             .note(path)?
             .is_some_and(|e| e.stamp == entry.stamp && e.meta == entry.meta)
         {
-            // Reread only because its stamp is young: nothing to record.
+            // Reread only to verify it: nothing to record.
             return Ok(());
         }
         // Read whole: the derived indexes take its text from here.

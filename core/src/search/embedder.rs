@@ -14,24 +14,25 @@ pub trait Embedder {
     fn embed(&self, text: &str) -> Vec<f32>;
 }
 
-/// A unit vector as the index keeps it: each value times 127, rounded.
-pub fn quantize(vector: &[f32]) -> Vec<i8> {
+/// A unit vector as the index keeps it: each value times 127, rounded, an
+/// `i8` kept as its byte (so a saved index's vectors are read in place).
+pub fn quantize(vector: &[f32]) -> Vec<u8> {
     vector
         .iter()
-        .map(|v| (v.clamp(-1.0, 1.0) * 127.0).round() as i8)
+        .map(|v| (v.clamp(-1.0, 1.0) * 127.0).round() as i8 as u8)
         .collect()
 }
 
 /// The cosine of a query's unit vector and a kept one (0 when either is
 /// empty or they differ in length).
-pub fn cosine(query: &[f32], kept: &[i8]) -> f32 {
+pub fn cosine(query: &[f32], kept: &[u8]) -> f32 {
     if query.len() != kept.len() {
         return 0.0;
     }
     query
         .iter()
         .zip(kept)
-        .map(|(q, &k)| q * f32::from(k))
+        .map(|(q, &k)| q * f32::from(k as i8))
         .sum::<f32>()
         / 127.0
 }

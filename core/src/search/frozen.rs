@@ -72,10 +72,8 @@ pub struct Frozen {
     bytes: Vec<u8>,
     meta: Meta,
     notes: Vec<(String, FileStamp)>,
-    /// The vectors section as the int8 values it holds (a copy: 64 bytes a
-    /// chunk, and no reinterpreting cast).
-    vectors: Vec<i8>,
     chunks_at: usize,
+    vectors_at: usize,
     offsets_at: usize,
     postings_at: usize,
     vocabulary_at: usize,
@@ -122,16 +120,12 @@ impl Frozen {
             return None;
         }
         let notes = postcard::from_bytes(&bytes[notes_at..chunks_at]).ok()?;
-        let vectors = bytes[vectors_at..offsets_at]
-            .iter()
-            .map(|&b| b as i8)
-            .collect();
         let frozen = Self {
             bytes,
             meta,
             notes,
-            vectors,
             chunks_at,
+            vectors_at,
             offsets_at,
             postings_at,
             vocabulary_at,
@@ -214,10 +208,11 @@ impl Frozen {
         }
     }
 
-    /// Chunk `id`'s quantized vector (empty without a model).
-    pub fn vector(&self, id: u32) -> &[i8] {
+    /// Chunk `id`'s quantized vector (empty without a model), as
+    /// [`super::embedder::quantize`] makes them.
+    pub fn vector(&self, id: u32) -> &[u8] {
         let dims = self.meta.dims as usize;
-        &self.vectors[id as usize * dims..][..dims]
+        &self.bytes[self.vectors_at + id as usize * dims..][..dims]
     }
 
     /// The index of `term` in the vocabulary.
@@ -329,13 +324,13 @@ impl Writer {
     /// Adds the next chunk, of the last note added; returns its id. A vector
     /// of another length than the form's is stored as zeros (it then
     /// matches nothing, as it would not have).
-    pub fn chunk(&mut self, chunk: SavedChunk, vector: &[i8]) -> u32 {
+    pub fn chunk(&mut self, chunk: SavedChunk, vector: &[u8]) -> u32 {
         for field in [chunk.note, chunk.first, chunk.last, chunk.len] {
             self.chunks.extend_from_slice(&field.to_le_bytes());
         }
         let dims = self.meta.dims as usize;
         if vector.len() == dims {
-            self.vectors.extend(vector.iter().map(|&v| v as u8));
+            self.vectors.extend_from_slice(vector);
         } else {
             self.vectors.resize(self.vectors.len() + dims, 0);
         }
@@ -437,7 +432,7 @@ mod tests {
                 last: 3,
                 len: 4,
             },
-            &[1, -2],
+            &[1, -2i8 as u8],
         );
         w.chunk(
             SavedChunk {
@@ -456,7 +451,7 @@ mod tests {
                 last: 1,
                 len: 1,
             },
-            &[-127, 127],
+            &[-127i8 as u8, 127],
         );
         w.term(b"alpha", &[posting(0, 2, 0b101), posting(2, 1, 1)]);
         w.term(b"beta", &[]);
@@ -481,7 +476,7 @@ mod tests {
         );
         assert_eq!(
             (frozen.vector(0), frozen.vector(1), frozen.vector(2)),
-            (&[1, -2][..], &[0, 0][..], &[-127, 127][..])
+            (&[1, -2i8 as u8][..], &[0, 0][..], &[-127i8 as u8, 127][..])
         );
         let mut out = Vec::new();
         frozen.postings(frozen.term("alpha").unwrap(), &mut out);

@@ -15,6 +15,7 @@
 //! no longer holds.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::chunks;
@@ -37,7 +38,7 @@ struct Added {
     /// Terms in the chunk (repeats counted).
     len: u32,
     /// The chunk's unit vector, quantized; empty without an embedder.
-    vector: Vec<i8>,
+    vector: Vec<u8>,
 }
 
 /// The terms of the added chunks. Each term's text is kept once, in
@@ -88,7 +89,7 @@ struct ChunkRef<'a> {
     first: u32,
     last: u32,
     len: u32,
-    vector: &'a [i8],
+    vector: &'a [u8],
 }
 
 /// What a search found of the query's terms in one chunk.
@@ -99,6 +100,9 @@ struct Found {
     /// By line of the chunk: how many of the terms it holds.
     terms_on_line: [u8; chunks::MAX_LINES],
 }
+
+/// Each note's stamp and chunk ids, by path.
+type Notes = BTreeMap<String, (FileStamp, Vec<u32>)>;
 
 /// One search hit: a passage of a note and its 0–1 score.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,8 +139,9 @@ pub struct SearchIndex {
     /// their note changed again or went.
     added: Vec<Option<Added>>,
     added_terms: AddedTerms,
-    /// Each note's stamp and chunk ids.
-    notes: BTreeMap<String, (FileStamp, Vec<u32>)>,
+    /// Each note's stamp and chunk ids: made from the saved form when first
+    /// needed (a search that only reads it never does).
+    notes: OnceCell<Notes>,
     /// The notes it took only in part: past [`MAX_NOTE_CHUNKS`], or when
     /// the store's budget was spent.
     cut: BTreeSet<String>,
@@ -267,19 +272,17 @@ impl SearchIndex {
             }));
             ids.push(id);
         }
-        self.notes.insert(path.to_owned(), (stamp, ids));
+        self.notes_mut().insert(path.to_owned(), (stamp, ids));
         if cut {
             self.cut.insert(path.to_owned());
         }
     }
 
     /// About how many bytes of memory it holds, as its budget counts: the
-    /// saved form (its bytes and the copy of its vectors) and what was added
+    /// saved form (its bytes, vectors read in place) and what was added
     /// since (gone chunks included until the next save: memory holds them).
     fn memory(&self) -> u64 {
-        let saved = self.saved.bytes().len() as u64
-            + u64::from(self.saved.chunks()) * u64::from(self.saved.dims());
-        saved
+        self.saved.bytes().len() as u64
             + ADDED_POSTING * self.added_postings
             + ADDED_TERM * self.added_terms.names.len() as u64
             + self.added_chunk_bytes
@@ -287,7 +290,7 @@ impl SearchIndex {
 
     /// Forgets the note at `path`.
     pub fn remove(&mut self, path: &str) {
-        let Some((_, ids)) = self.notes.remove(path) else {
+        let Some((_, ids)) = self.notes_mut().remove(path) else {
             return;
         };
         self.cut.remove(path);
@@ -309,7 +312,11 @@ impl SearchIndex {
 
     /// How many notes and chunks it holds.
     pub fn counts(&self) -> (usize, u32) {
-        (self.notes.len(), self.live_chunks)
+        let notes = self
+            .notes
+            .get()
+            .map_or(self.saved.notes().len(), BTreeMap::len);
+        (notes, self.live_chunks)
     }
 
     /// The notes it took only in part, in path order.
@@ -319,7 +326,7 @@ impl SearchIndex {
 
     /// Every note it holds, with the stamp of the note it took.
     pub fn note_stamps(&self) -> BTreeMap<String, FileStamp> {
-        self.notes
+        self.notes()
             .iter()
             .map(|(path, (stamp, _))| (path.clone(), *stamp))
             .collect()
@@ -327,7 +334,7 @@ impl SearchIndex {
 
     /// The paths of the notes it holds.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.notes.keys().map(String::as_str)
+        self.notes().keys().map(String::as_str)
     }
 
     /// Chunk `id`, unless its note changed or went.
@@ -403,11 +410,17 @@ impl SearchIndex {
             .map(|postings| (score::idf(n, postings.len() as u32), postings))
             .collect();
         let query_idf: f32 = terms.iter().map(|(idf, _)| idf).sum();
-        let mut found: HashMap<u32, Found> = HashMap::new();
+        // By chunk id (ids are dense: every chunk saved or added since).
+        let all = self.saved.chunks() + self.added.len() as u32;
+        let mut found: Vec<Option<Found>> = Vec::new();
+        found.resize_with(all as usize, || None);
         for (idf, postings) in &terms {
             for posting in postings {
                 let len = self.chunk(posting.chunk).map_or(0, |c| c.len);
-                let found = found.entry(posting.chunk).or_default();
+                let Some(found) = found.get_mut(posting.chunk as usize) else {
+                    continue;
+                };
+                let found = found.get_or_insert_with(Found::default);
                 found.sum += idf * score::weight(posting.count, len, avg_len);
                 let mut lines = posting.lines;
                 while lines != 0 {
@@ -430,24 +443,22 @@ impl SearchIndex {
         };
         // (score, chunk, text score, cosine)
         let mut ranked: Vec<(f32, u32, f32, f32)> = match query_vector {
-            None => found
-                .iter()
-                .map(|(&chunk, found)| {
-                    let text = text_score(found);
-                    (text, chunk, text, 0.0)
+            None => (0..all)
+                .zip(&found)
+                .filter_map(|(chunk, found)| {
+                    let text = text_score(found.as_ref()?);
+                    Some((text, chunk, text, 0.0))
                 })
                 .collect(),
-            Some(query_vector) => {
-                let all = self.saved.chunks() + self.added.len() as u32;
-                (0..all)
-                    .filter_map(|id| {
-                        let chunk = self.chunk(id)?;
-                        let text = found.get(&id).map_or(0.0, text_score);
-                        let cosine = embedder::cosine(query_vector, chunk.vector);
-                        Some((score::fused(text, cosine), id, text, cosine))
-                    })
-                    .collect()
-            }
+            Some(query_vector) => (0..all)
+                .zip(&found)
+                .filter_map(|(id, found)| {
+                    let chunk = self.chunk(id)?;
+                    let text = found.as_ref().map_or(0.0, text_score);
+                    let cosine = embedder::cosine(query_vector, chunk.vector);
+                    Some((score::fused(text, cosine), id, text, cosine))
+                })
+                .collect(),
         };
         ranked.retain(|(s, ..)| *s >= min_score && *s > 0.0);
         // Ties by chunk id, so equal scores come out in one order every time.
@@ -494,18 +505,7 @@ impl SearchIndex {
 
     /// Answers from `saved` from now on, with nothing added since.
     fn adopt(&mut self, saved: Frozen) {
-        // By note index first: the notes are in path order, so the map is
-        // built from a sorted sequence, with no lookup per chunk.
-        let mut ids = vec![Vec::new(); saved.notes().len()];
-        for id in 0..saved.chunks() {
-            ids[saved.chunk(id).note as usize].push(id);
-        }
-        self.notes = saved
-            .notes()
-            .iter()
-            .zip(ids)
-            .map(|((path, stamp), ids)| (path.clone(), (*stamp, ids)))
-            .collect();
+        self.notes = OnceCell::new();
         self.cut = saved.cut().iter().cloned().collect();
         self.gone = vec![false; saved.chunks() as usize];
         self.added = Vec::new();
@@ -519,6 +519,17 @@ impl SearchIndex {
         self.saved = saved;
     }
 
+    /// Each note's stamp and chunk ids, made from the saved form the first
+    /// time they are asked for.
+    fn notes(&self) -> &Notes {
+        self.notes.get_or_init(|| notes_of(&self.saved))
+    }
+
+    fn notes_mut(&mut self) -> &mut Notes {
+        self.notes();
+        self.notes.get_mut().expect("made just now")
+    }
+
     /// Both layers as one saved form: the live chunks renumbered in path
     /// order, gone ones and terms in no live chunk left out.
     fn merged(&self) -> Vec<u8> {
@@ -529,7 +540,7 @@ impl SearchIndex {
         let mut writer = Writer::new(self.model.clone(), dims);
         writer.cut(self.cut.iter().cloned());
         let mut renumbered = vec![u32::MAX; (saved as usize) + self.added.len()];
-        for (path, (stamp, ids)) in &self.notes {
+        for (path, (stamp, ids)) in self.notes() {
             let note = writer.note(path, *stamp);
             for &id in ids {
                 if let Some(chunk) = self.chunk(id) {
@@ -700,7 +711,7 @@ impl DerivedIndex for SearchIndex {
 
     fn stamps(&self) -> BTreeMap<String, u64> {
         debug_assert!(self.unparsed.is_none(), "asked before ready");
-        self.notes
+        self.notes()
             .iter()
             .map(|(path, (stamp, _))| (path.clone(), stamp.digest()))
             .collect()
@@ -717,6 +728,21 @@ impl DerivedIndex for SearchIndex {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+}
+
+/// The notes of a saved form, each with its stamp and chunk ids (the
+/// chunks are grouped by note, notes in path order).
+fn notes_of(saved: &Frozen) -> Notes {
+    let mut ids = vec![Vec::new(); saved.notes().len()];
+    for id in 0..saved.chunks() {
+        ids[saved.chunk(id).note as usize].push(id);
+    }
+    saved
+        .notes()
+        .iter()
+        .zip(ids)
+        .map(|((path, stamp), ids)| (path.clone(), (*stamp, ids)))
+        .collect()
 }
 
 #[cfg(test)]

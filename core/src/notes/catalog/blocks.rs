@@ -9,7 +9,7 @@ use super::{Catalog, HORIZON_NOTES};
 use crate::error::FsError;
 use crate::notes::derived::Registry;
 use crate::notes::entry::Entry;
-use crate::notes::snapshot::{Blocks, Head, RECENT_NOTES};
+use crate::notes::snapshot::{Blocks, Head, MAX_RECENT_NOTES, RECENT_NOTES};
 
 impl Catalog {
     /// A catalog over a snapshot: its totals, other files, directories and
@@ -29,6 +29,7 @@ impl Catalog {
         }
         catalog.dirs = std::mem::take(&mut head.dirs).into_iter().collect();
         catalog.swept = head.swept;
+        catalog.verified = head.verified;
         let recent = std::mem::take(&mut head.recent);
         catalog.horizon = recent
             .last()
@@ -94,7 +95,15 @@ impl Catalog {
             others: self.others.iter().map(|(p, s)| (p.clone(), *s)).collect(),
             dirs: self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect(),
             swept: self.swept,
-            recent: self.most_recent().take(RECENT_NOTES).cloned().collect(),
+            verified: self.verified,
+            recent: self
+                .most_recent()
+                .enumerate()
+                .take_while(|(i, e)| {
+                    *i < RECENT_NOTES || (*i < MAX_RECENT_NOTES && e.recency() >= self.verified)
+                })
+                .map(|(_, e)| e.clone())
+                .collect(),
             ..Head::default()
         };
         Ok((head, self.entries.values().cloned().collect()))

@@ -30,6 +30,7 @@ impl Catalog {
                 self.sweep_from = None;
             }
             Record::SweepFrom(dir) => self.sweep_from = Some(dir),
+            Record::Verified(seconds) => self.verified = seconds,
             Record::Other(path, size) => {
                 if let Some(old) = self.others.insert(path, size) {
                     self.other_bytes -= old;
@@ -49,6 +50,16 @@ impl Catalog {
     /// indexes, and keeps what they learned of each note put with it (in
     /// the catalog and in the record the journal gets).
     pub(in crate::notes) fn follow(&mut self, io: &Io) -> Result<(), FsError> {
+        self.follow_changes(io, false)
+    }
+
+    /// As [`Catalog::follow`] for the changes a write made: the indexes
+    /// take them when next asked, so the write costs no indexing.
+    pub(in crate::notes) fn follow_write(&mut self, io: &Io) -> Result<(), FsError> {
+        self.follow_changes(io, true)
+    }
+
+    fn follow_changes(&mut self, io: &Io, deferred: bool) -> Result<(), FsError> {
         while self.fed < self.pending.len() {
             let at = self.fed;
             let known = match &self.pending[at] {
@@ -61,7 +72,9 @@ impl Catalog {
                 }
                 _ => None,
             };
-            let facts = self.derived.follow(io, &self.pending[at], known, false)?;
+            let facts = self
+                .derived
+                .follow(io, &self.pending[at], known, false, deferred)?;
             self.fed += 1;
             let Record::Put(entry) = &self.pending[at] else {
                 continue;

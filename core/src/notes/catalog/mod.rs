@@ -92,6 +92,10 @@ pub struct Catalog {
     pub(super) dirs: BTreeMap<String, FileStamp>,
     /// Wall-clock seconds of the last walk that reached every file.
     pub(super) swept: u64,
+    /// Wall-clock seconds before which every change is trusted: each note
+    /// and directory that changed earlier was read or listed once its stamp
+    /// was old enough to show every change ([`Record::Verified`]).
+    pub(super) verified: u64,
     /// While a sweep is under way: the directory it goes on from. (Not in
     /// the snapshot: a rewrite of the journal starts the sweep again.)
     pub(super) sweep_from: Option<String>,
@@ -302,6 +306,7 @@ impl Catalog {
             other_bytes: 0,
             dirs: BTreeMap::new(),
             swept: 0,
+            verified: 0,
             sweep_from: None,
             files_listed: 0,
             incomplete: false,
