@@ -47,6 +47,11 @@ pub const SWEEP_SECONDS: u64 = 30;
 /// ~2 ms each, where one call took ~180 ms.
 const SWEEP_SLICE_NANOS: u64 = 2_000_000;
 const SWEEP_SLICE_FILES: usize = 1_000;
+/// The most notes a directory whose stamp is young but unchanged may hold
+/// (as far as the catalog knows) to be listed again for names on every
+/// call; a larger one (after a burst of writes into it) is listed whole
+/// once its stamp is old enough ([`RACY_SECONDS`]).
+const YOUNG_LISTING_NOTES: usize = 256;
 /// The most notes found new or changed (and bytes of them) a walk hands the
 /// derived indexes at a time: taking a note in costs far more than finding
 /// it, so a walk goes in batches, each taken in before the next, until the
@@ -200,9 +205,12 @@ impl Catalog {
             match io.fs.stat(&dir, false) {
                 Ok(st) if st.kind == Kind::Dir => {
                     let stamp = stamp_of(&st);
-                    if stamp != old || stamp.young(walk.trust_before()) {
-                        // Unchanged but young: a name made or removed in the
-                        // same tick as the last listing would not move it.
+                    // Unchanged but young: a name made or removed in the
+                    // same tick as the last look would not move it. A large
+                    // directory waits for its once-more listing instead.
+                    let young = stamp.young(walk.trust_before())
+                        && !self.holds_more_than(&dir, YOUNG_LISTING_NOTES);
+                    if stamp != old || young {
                         let names_only = stamp == old;
                         for sub in self.list_dir(io, &dir, names_only)? {
                             if !self.dirs.contains_key(&sub) {

@@ -187,6 +187,15 @@ impl Catalog {
             .collect())
     }
 
+    /// Whether more than `most` of the notes read so far lie directly in
+    /// directory `dir`.
+    pub(in crate::notes) fn holds_more_than(&self, dir: &str, most: usize) -> bool {
+        Self::under(&self.entries, dir)
+            .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
+            .nth(most)
+            .is_some()
+    }
+
     /// Forgets every file and directory at or below `top`.
     pub(in crate::notes) fn forget(&mut self, top: &str) -> Result<(), FsError> {
         for path in self.notes_under(top)? {
