@@ -85,7 +85,7 @@ fn measure(notes: usize) -> Row {
             .unwrap();
     }
     // A stamp of the last two seconds is never trusted (the note is read
-    // again at each call until it ages): measured once they have aged.
+    // once more when it ages): measured once they have aged and were read.
     std::thread::sleep(std::time::Duration::from_secs(3));
     let activity = median_ms(
         (0..100)

@@ -797,8 +797,8 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     let note = |d: &str| format!("---\nname: N1\ndescription: {d}\ntype: user\n---\n\nbody\n");
     a.memory_write("n1", "N1", "old words", memcap::NoteType::User, "body")
         .unwrap();
-    // An old note: memcap reads a note changed in the last two seconds
-    // again whatever its stamps say.
+    // An old note: memcap reads a note changed in the last two seconds once
+    // more when its stamp has aged, whatever the stamp says.
     std::thread::sleep(Duration::from_secs(3));
     let followed = std::sync::Arc::new(open(&ns));
     let other = open(&ns);

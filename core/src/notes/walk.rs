@@ -169,8 +169,9 @@ impl Catalog {
     }
 
     /// Brings the whole catalog in line with the files: lists the
-    /// directories whose stamps moved (or are too young to trust) and
-    /// rereads the notes changed in the last seconds; every
+    /// directories whose stamps moved (or, for names, are too young to
+    /// trust), and reads once more what changed before its stamp could be
+    /// trusted ([`Catalog::verify_aged`]); every
     /// [`SWEEP_SECONDS`], or to go on with an unfinished walk, walks it all.
     /// The derived indexes take what changed.
     pub fn refresh(&mut self, io: &Io) -> Result<(), FsError> {
