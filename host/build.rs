@@ -57,7 +57,15 @@ fn main() {
     println!("cargo:rustc-env=MEMCAP_WASMTIME_VERSION={wasmtime}");
     // Every file, not only the directories: an edit in place leaves a
     // directory's own time as it was, and the guest would go stale.
-    for watched in ["core", "embed", "guest", "wit", "Cargo.lock", "Cargo.toml"] {
+    for watched in [
+        "core",
+        "embed",
+        "guest",
+        "wit",
+        "Cargo.lock",
+        "Cargo.toml",
+        ".cargo",
+    ] {
         watch(&workspace.join(watched));
     }
 }

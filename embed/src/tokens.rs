@@ -3,26 +3,47 @@
 //! and strip accents, split on whitespace and punctuation, then the longest
 //! vocabulary pieces (`##` inside a word); a word with no split is unknown.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxBuildHasher;
+use string_interner::StringInterner;
+use string_interner::backend::StringBackend;
+use string_interner::symbol::{Symbol, SymbolU32};
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::model::{LOWERCASE, MAX_WORD_CHARS, UNK};
 
 /// Words already split: text repeats its words, so most cost one lookup.
-#[derive(Default)]
+/// Each word's text is kept once in one buffer and its pieces in one list
+/// (a string apiece costs a cache miss on every lookup).
 pub struct Splits {
-    words: HashMap<Box<str>, Box<[u32]>>,
+    words: StringInterner<StringBackend<SymbolU32>, FxBuildHasher>,
+    /// By word symbol: where its pieces' ids start in `ids` (they end where
+    /// the next word's start).
+    starts: Vec<u32>,
+    ids: Vec<u32>,
+    /// The normalized text of the last call, its buffer kept for the next.
+    clean: String,
 }
 
-/// Words [`Splits`] keeps before it starts over (a few MB at most).
-const MAX_SPLITS: usize = 20_000;
+impl Default for Splits {
+    fn default() -> Self {
+        Self {
+            words: StringInterner::with_hasher(FxBuildHasher),
+            starts: Vec::new(),
+            ids: Vec::new(),
+            clean: String::new(),
+        }
+    }
+}
+
+/// Words [`Splits`] keeps before it starts over (about 40 bytes each).
+const MAX_SPLITS: usize = 100_000;
 
 impl Splits {
     /// Calls `emit` with the id of each token of `text`, in order.
     pub fn wordpiece(&mut self, vocab: &fst::Map<&[u8]>, text: &str, emit: &mut dyn FnMut(u32)) {
-        let mut clean = String::with_capacity(text.len());
+        let mut clean = std::mem::take(&mut self.clean);
+        clean.clear();
         normalize(text, &mut clean);
         let mut word_start = 0;
         for (at, c) in clean.char_indices() {
@@ -37,21 +58,35 @@ impl Splits {
             }
         }
         self.word(vocab, &clean[word_start..], emit);
+        self.clean = clean;
     }
 
     fn word(&mut self, vocab: &fst::Map<&[u8]>, word: &str, emit: &mut dyn FnMut(u32)) {
         if word.is_empty() {
             return;
         }
-        if let Some(ids) = self.words.get(word) {
-            return ids.iter().copied().for_each(emit);
+        if let Some(seen) = self.words.get(word) {
+            let n = seen.to_usize();
+            let end = self
+                .starts
+                .get(n + 1)
+                .map_or(self.ids.len(), |&e| e as usize);
+            return self.ids[self.starts[n] as usize..end]
+                .iter()
+                .copied()
+                .for_each(emit);
         }
-        let ids = pieces(vocab.as_fst(), word);
-        ids.iter().copied().for_each(emit);
         if self.words.len() == MAX_SPLITS {
-            self.words.clear();
+            *self = Self {
+                clean: std::mem::take(&mut self.clean),
+                ..Self::default()
+            };
         }
-        self.words.insert(word.into(), ids.into());
+        let start = self.ids.len();
+        pieces(vocab.as_fst(), word, &mut self.ids);
+        self.ids[start..].iter().copied().for_each(emit);
+        self.words.get_or_intern(word);
+        self.starts.push(start as u32);
     }
 }
 
@@ -98,25 +133,28 @@ fn fold(c: char, out: &mut String) {
 }
 
 /// The longest-match-first WordPiece split of one word (not empty): its
-/// pieces' ids, or the unknown token's when it has no split.
-fn pieces(vocab: &fst::raw::Fst<&[u8]>, word: &str) -> Vec<u32> {
-    let unknown = || UNK.into_iter().collect();
+/// pieces' ids, or the unknown token's when it has no split, appended to
+/// `out`.
+fn pieces(vocab: &fst::raw::Fst<&[u8]>, word: &str, out: &mut Vec<u32>) {
+    let before = out.len();
+    let unknown = |out: &mut Vec<u32>| {
+        out.truncate(before);
+        out.extend(UNK);
+    };
     if word.chars().count() > MAX_WORD_CHARS {
-        return unknown();
+        return unknown(out);
     }
-    let mut ids = Vec::new();
     let mut start = 0;
     while start < word.len() {
         let prefix: &[u8] = if start > 0 { b"##" } else { b"" };
         match longest(vocab, prefix, &word.as_bytes()[start..]) {
             Some((id, len)) => {
-                ids.push(id);
+                out.push(id);
                 start += len;
             }
-            None => return unknown(),
+            None => return unknown(out),
         }
     }
-    ids
 }
 
 /// The id and length of the longest vocabulary entry `prefix` + a start of

@@ -33,6 +33,9 @@ struct Block {
 
 /// Reads `body` (a note without its frontmatter).
 pub fn parse(body: &str) -> Parsed {
+    if !may_hold_facts(body) {
+        return Parsed::default();
+    }
     let body = normalized(body);
     let body = body.as_ref();
     let mut out = Parsed::default();
@@ -99,6 +102,27 @@ pub fn parse(body: &str) -> Parsed {
         read_block(body, &done, &mut lines, &mut out);
     }
     out
+}
+
+/// Whether `body` can hold an observation or a relation, read without
+/// parsing it (most notes are prose under headings). Every relation is a
+/// link, written with `[`; every observation has a `[category]` or a
+/// `#tag`. A `#` that only opens an ATX heading (one to six at the start
+/// of a line, then a space, a tab or the line's end) is in no block's
+/// text: the heading's text starts after it.
+fn may_hold_facts(body: &str) -> bool {
+    body.contains('[')
+        || body.split('\n').any(|line| {
+            let run = line.bytes().take_while(|&b| b == b'#').count();
+            let rest = &line[run..];
+            match run {
+                0 => rest.contains('#'),
+                1..=6 if rest.is_empty() || rest.starts_with([' ', '\t', '\r']) => {
+                    rest.contains('#')
+                }
+                _ => true,
+            }
+        })
 }
 
 /// Line breaks as `\n` (a CRLF or lone CR ends a line too) and NUL as
@@ -214,6 +238,34 @@ mod tests {
             .iter()
             .map(|r| (r.kind.clone(), r.target.clone()))
             .collect()
+    }
+
+    #[test]
+    fn a_body_passed_over_unparsed_holds_nothing_parsing_would_find() {
+        let prose = "# Title\n\nPlain prose, no facts.\n\n## Part 1\n- a list item\n###\n";
+        assert!(!may_hold_facts(prose));
+        assert_eq!(super::parse(prose), Parsed::default());
+        // Each of these holds a fact, so it must be parsed.
+        for body in [
+            "#tag at the start",
+            "text with a #tag",
+            "## C# notes\n",
+            "####### seven is no heading",
+            "#nospace",
+            "  ## indented #tag",
+            "- [idea] an observation",
+            "See [[Other]].",
+            "## Heading ## closed\n",
+        ] {
+            assert!(may_hold_facts(body), "{body:?} is passed over");
+        }
+        // And parsing finds what the check let through.
+        assert!(!super::parse("#tag at the start").observations.is_empty());
+        assert!(
+            !super::parse("####### seven is no heading")
+                .observations
+                .is_empty()
+        );
     }
 
     #[test]

@@ -16,13 +16,18 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxBuildHasher;
+use string_interner::StringInterner;
+use string_interner::backend::StringBackend;
+use string_interner::symbol::{Symbol, SymbolU32};
 
 use super::chunks;
 use super::embedder::{self, Embedder};
 use super::frozen::{Frozen, Posting, SavedChunk, Writer};
 use super::score;
-use super::terms::Analyzer;
+use super::terms::{Analyzer, TermKey};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
@@ -41,45 +46,73 @@ struct Added {
     vector: Vec<u8>,
 }
 
-/// The terms of the added chunks. Each term's text is kept once, in
-/// `names`; the map is keyed by its hash (a store's first build adds every
-/// term, and two copies of each cost megabytes at 100,000 notes).
-#[derive(Default)]
+/// The terms of the added chunks, each term's text kept once in one
+/// buffer (a store's first build adds every term: a string apiece cost
+/// megabytes at 100,000 notes, and a cache miss on each lookup).
 struct AddedTerms {
-    names: Vec<String>,
-    ids: HashMap<u64, u32>,
-    /// Terms whose hash another term took first (hardly ever any).
-    collided: HashMap<String, u32>,
+    /// A term's symbol is its id.
+    names: StringInterner<StringBackend<SymbolU32>, FxBuildHasher>,
+    /// By the analyzer's [`TermKey`] symbol: the term's id plus one (0:
+    /// not known yet), while the analyzer's generation is `keys_of`.
+    by_key: Vec<u32>,
+    keys_of: u32,
     /// By term id, gone chunks included until saved.
     postings: Vec<Vec<Posting>>,
 }
 
+impl Default for AddedTerms {
+    fn default() -> Self {
+        Self {
+            names: StringInterner::with_hasher(FxBuildHasher),
+            by_key: Vec::new(),
+            keys_of: 0,
+            postings: Vec::new(),
+        }
+    }
+}
+
 impl AddedTerms {
     fn id(&mut self, term: &str) -> u32 {
-        if let Some(id) = self.get(term) {
-            return id;
+        let id = self.names.get_or_intern(term).to_usize() as u32;
+        if id as usize == self.postings.len() {
+            self.postings.push(Vec::new());
         }
-        let id = self.names.len() as u32;
-        self.names.push(term.to_owned());
-        self.postings.push(Vec::new());
-        match self.ids.entry(crate::graph::names::hash(term)) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(id);
-            }
-            std::collections::hash_map::Entry::Occupied(_) => {
-                self.collided.insert(term.to_owned(), id);
-            }
+        id
+    }
+
+    /// [`AddedTerms::id`], found by `key` once the term has been seen.
+    fn id_by_key(&mut self, term: &str, key: Option<TermKey>) -> u32 {
+        let Some(key) = key else {
+            return self.id(term);
+        };
+        if key.generation != self.keys_of {
+            self.by_key.clear();
+            self.keys_of = key.generation;
         }
+        let slot = key.symbol as usize;
+        if let Some(&known) = self.by_key.get(slot)
+            && known > 0
+        {
+            return known - 1;
+        }
+        let id = self.id(term);
+        if self.by_key.len() <= slot {
+            self.by_key.resize(slot + 1, 0);
+        }
+        self.by_key[slot] = id + 1;
         id
     }
 
     /// The id of `term`, if an added chunk holds it.
     fn get(&self, term: &str) -> Option<u32> {
-        match self.ids.get(&crate::graph::names::hash(term)) {
-            Some(&id) if self.names[id as usize] == term => Some(id),
-            Some(_) => self.collided.get(term).copied(),
-            None => None,
-        }
+        self.names.get(term).map(|symbol| symbol.to_usize() as u32)
+    }
+
+    /// The text of the term `id`.
+    fn name(&self, id: u32) -> &str {
+        SymbolU32::try_from_usize(id as usize)
+            .and_then(|symbol| self.names.resolve(symbol))
+            .expect("an id this index gave out")
     }
 }
 
@@ -211,34 +244,43 @@ impl SearchIndex {
         self.changed = true;
         self.model = embedder.map(|e| e.model().to_owned());
         let mut ids = Vec::new();
-        let mut terms = Vec::new();
         let mut title = Vec::new();
-        self.analyzer.terms(&chunks::title(text), &mut title);
+        let added_terms = &mut self.added_terms;
+        self.analyzer
+            .each_term(&chunks::title(text), &mut |term, key| {
+                title.push(added_terms.id_by_key(term, key));
+            });
+        // Each term of a chunk with the mask of the line it is on.
+        let mut occurrences: Vec<(u32, u32)> = Vec::new();
         let mut cut = false;
         for (n, chunk) in chunks::chunks(text).into_iter().enumerate() {
             if n == MAX_NOTE_CHUNKS {
                 cut = true;
                 break;
             }
-            // By term id: its count and the mask of the lines holding it.
-            let mut found: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
-            let mut len = 0;
+            occurrences.clear();
+            let added_terms = &mut self.added_terms;
             for (line, text) in chunk.text.split('\n').enumerate() {
-                terms.clear();
-                self.analyzer.terms(text, &mut terms);
                 let bit = 1u32.checked_shl(line as u32).unwrap_or(0);
-                for term in &terms {
-                    let (count, lines) = found.entry(self.added_terms.id(term)).or_default();
-                    *count += 1;
-                    *lines |= bit;
-                }
-                len += terms.len() as u32;
+                self.analyzer.each_term(text, &mut |term, key| {
+                    occurrences.push((added_terms.id_by_key(term, key), bit));
+                });
             }
             // The title belongs to every passage of the note, on no line.
-            for term in &title {
-                found.entry(self.added_terms.id(term)).or_default().0 += 1;
+            occurrences.extend(title.iter().map(|&term| (term, 0)));
+            let len = occurrences.len() as u32;
+            // By term id: its count and the mask of the lines holding it.
+            occurrences.sort_unstable_by_key(|&(term, _)| term);
+            let mut found: Vec<(u32, (u32, u32))> = Vec::new();
+            for &(term, bit) in &occurrences {
+                match found.last_mut() {
+                    Some((last, (count, lines))) if *last == term => {
+                        *count += 1;
+                        *lines |= bit;
+                    }
+                    _ => found.push((term, (1, bit))),
+                }
             }
-            len += title.len() as u32;
             if len == 0 {
                 continue;
             }
@@ -250,7 +292,7 @@ impl SearchIndex {
             }
             let id = self.saved.chunks() + self.added.len() as u32;
             self.added_postings += found.len() as u64;
-            for (&term, &(count, lines)) in &found {
+            for &(term, (count, lines)) in &found {
                 self.added_terms.postings[term as usize].push(Posting {
                     chunk: id,
                     count,
@@ -556,12 +598,10 @@ impl SearchIndex {
         }
         // The saved terms and the added ones, merged in byte order.
         let mut added: Vec<u32> = (0..self.added_terms.names.len() as u32).collect();
-        added.sort_unstable_by(|a, b| {
-            self.added_terms.names[*a as usize].cmp(&self.added_terms.names[*b as usize])
-        });
+        added.sort_unstable_by(|a, b| self.added_terms.name(*a).cmp(self.added_terms.name(*b)));
         let mut added = added.into_iter().peekable();
         let mut postings = Vec::new();
-        let added_name = |id: u32| self.added_terms.names[id as usize].as_bytes();
+        let added_name = |id: u32| self.added_terms.name(id).as_bytes();
         let write_added = |writer: &mut Writer, id: u32, postings: &mut Vec<Posting>| {
             for posting in &self.added_terms.postings[id as usize] {
                 postings.push(Posting {

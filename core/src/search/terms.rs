@@ -4,15 +4,19 @@
 //! overlapping character pairs.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxBuildHasher;
+use string_interner::StringInterner;
+use string_interner::backend::StringBackend;
+use string_interner::symbol::{Symbol, SymbolU32};
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Words that carry no topic in a note or a question. Dropped on both
 /// sides, so a query made only of them finds nothing (and says so).
+/// Sorted: looked up by binary search.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "an", "and", "any", "are", "as", "at", "be", "but", "by", "could", "did", "do",
     "does", "for", "from", "has", "have", "he", "her", "him", "his", "how", "i", "in", "is", "it",
@@ -26,14 +30,49 @@ const STOP_WORDS: &[&str] = &[
 /// index.
 const MAX_WORD_BYTES: usize = 64;
 
-/// Words whose stems [`Analyzer`] keeps before it starts over.
-const MAX_STEMS: usize = 20_000;
+/// Words whose stems [`Analyzer`] keeps before it starts over (about 40
+/// bytes each).
+const MAX_STEMS: usize = 100_000;
 
 /// Turns text into terms, reusing one stemmer and the stems of words it
 /// has seen (text repeats its words: a rebuild stems each one once).
 pub struct Analyzer {
     stemmer: Stemmer,
-    stems: RefCell<HashMap<String, String>>,
+    stems: RefCell<Stems>,
+}
+
+/// Names a stemmed term while the analyzer's cache holds it: the same
+/// term has the same key until `generation` changes (the cache started
+/// over), so an index can keep its own ids by key instead of looking each
+/// term's text up again.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TermKey {
+    pub generation: u32,
+    pub symbol: u32,
+}
+
+/// Folded words and their terms, each text kept once in one buffer (a
+/// string apiece costs a cache miss on every lookup).
+struct Stems {
+    /// How many times the cache started over.
+    generation: u32,
+    words: Interner,
+    /// By word symbol: its term's symbol in `terms` (`None`: a stop word).
+    term_of: Vec<Option<SymbolU32>>,
+    terms: Interner,
+}
+
+type Interner = StringInterner<StringBackend<SymbolU32>, FxBuildHasher>;
+
+impl Default for Stems {
+    fn default() -> Self {
+        Self {
+            generation: 0,
+            words: Interner::with_hasher(FxBuildHasher),
+            term_of: Vec::new(),
+            terms: Interner::with_hasher(FxBuildHasher),
+        }
+    }
 }
 
 impl Default for Analyzer {
@@ -48,54 +87,76 @@ impl Default for Analyzer {
 impl Analyzer {
     /// Appends the terms of `text` to `out`, in order, repeats kept.
     pub fn terms(&self, text: &str, out: &mut Vec<String>) {
+        self.each_term(text, &mut |term, _| out.push(term.to_owned()));
+    }
+
+    /// Calls `emit` with each term of `text`, in order, repeats kept, and
+    /// its [`TermKey`] when it has one: what [`Analyzer::terms`] collects,
+    /// with no string made per term.
+    pub fn each_term(&self, text: &str, emit: &mut dyn FnMut(&str, Option<TermKey>)) {
         // UAX #29 makes each CJK character a word: adjacent ones are joined
         // back into the run they were written as.
         let mut run = String::new();
         let mut run_end = 0;
+        let mut folded = String::new();
+        let mut stems = self.stems.borrow_mut();
         for (at, word) in text.unicode_word_indices() {
             if word.len() > MAX_WORD_BYTES {
                 continue;
             }
-            let folded: String = if word.is_ascii() {
+            folded.clear();
+            if word.is_ascii() {
                 // The same as below, without the per-character tables.
-                word.to_ascii_lowercase()
+                folded.push_str(word);
+                folded.make_ascii_lowercase();
             } else {
-                word.nfkd()
-                    .filter(|c| !is_combining_mark(*c))
-                    // Recomposed: NFKD splits Hangul syllables into jamo.
-                    .nfc()
-                    .flat_map(char::to_lowercase)
-                    .collect()
-            };
-            if folded.chars().any(is_cjk) {
-                if at != run_end {
-                    cjk_pairs(&run, out);
-                    run.clear();
+                folded.extend(
+                    word.nfkd()
+                        .filter(|c| !is_combining_mark(*c))
+                        // Recomposed: NFKD splits Hangul syllables into jamo.
+                        .nfc()
+                        .flat_map(char::to_lowercase),
+                );
+                if folded.chars().any(is_cjk) {
+                    if at != run_end {
+                        cjk_pairs(&run, emit);
+                        run.clear();
+                    }
+                    run.push_str(&folded);
+                    run_end = at + word.len();
+                    continue;
                 }
-                run.push_str(&folded);
-                run_end = at + word.len();
-                continue;
             }
-            cjk_pairs(&run, out);
+            cjk_pairs(&run, emit);
             run.clear();
-            if !STOP_WORDS.contains(&folded.as_str()) {
-                out.push(self.stem(folded));
+            if let Some(term) = self.stem(&mut stems, &folded) {
+                let key = TermKey {
+                    generation: stems.generation,
+                    symbol: term.to_usize() as u32,
+                };
+                emit(stems.terms.resolve(term).expect("interned"), Some(key));
             }
         }
-        cjk_pairs(&run, out);
+        cjk_pairs(&run, emit);
     }
 
-    fn stem(&self, word: String) -> String {
-        let mut stems = self.stems.borrow_mut();
-        if let Some(stem) = stems.get(&word) {
-            return stem.clone();
+    /// The term of a folded word (`None` for a stop word), from the cache
+    /// when it has been seen.
+    fn stem(&self, stems: &mut Stems, word: &str) -> Option<SymbolU32> {
+        if let Some(seen) = stems.words.get(word) {
+            return stems.term_of[seen.to_usize()];
         }
-        let stem = self.stemmer.stem(&word).into_owned();
-        if stems.len() == MAX_STEMS {
-            stems.clear();
+        if stems.words.len() == MAX_STEMS {
+            *stems = Stems {
+                generation: stems.generation.wrapping_add(1),
+                ..Stems::default()
+            };
         }
-        stems.insert(word, stem.clone());
-        stem
+        let term = (STOP_WORDS.binary_search(&word).is_err())
+            .then(|| stems.terms.get_or_intern(self.stemmer.stem(word)));
+        stems.words.get_or_intern(word);
+        stems.term_of.push(term);
+        term
     }
 
     /// The distinct terms of a query, in order.
@@ -121,7 +182,10 @@ fn is_cjk(c: char) -> bool {
 
 /// A word holding CJK characters: each CJK run as overlapping pairs (a lone
 /// character as itself), any other run as one term.
-fn cjk_pairs(word: &str, out: &mut Vec<String>) {
+fn cjk_pairs(word: &str, emit: &mut dyn FnMut(&str, Option<TermKey>)) {
+    if word.is_empty() {
+        return;
+    }
     let chars: Vec<char> = word.chars().collect();
     let mut start = 0;
     while start < chars.len() {
@@ -131,9 +195,11 @@ fn cjk_pairs(word: &str, out: &mut Vec<String>) {
             .unwrap_or(chars.len());
         let run = &chars[start..end];
         if !cjk || run.len() == 1 {
-            out.push(run.iter().collect());
+            emit(&run.iter().collect::<String>(), None);
         } else {
-            out.extend(run.windows(2).map(|pair| pair.iter().collect::<String>()));
+            for pair in run.windows(2) {
+                emit(&pair.iter().collect::<String>(), None);
+            }
         }
         start = end;
     }
@@ -142,6 +208,11 @@ fn cjk_pairs(word: &str, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_their_binary_search() {
+        assert!(STOP_WORDS.is_sorted());
+    }
 
     fn terms(text: &str) -> Vec<String> {
         let mut out = Vec::new();
