@@ -138,13 +138,16 @@ pub fn memory_search(
         let embedder = io.env.embedder();
         let query_vector = embedder.map(|e| e.embed(query));
         let terms = index.query_terms(query);
-        let hits = index.search(
-            &terms,
-            query_vector.as_deref(),
-            MAX_RESULTS_LIMIT as usize * 2,
-            min_score,
-            &keep,
-        );
+        let hits = index
+            .search(
+                &terms,
+                query_vector.as_deref(),
+                MAX_RESULTS_LIMIT as usize * 2,
+                min_score,
+                &keep,
+            )
+            // A posting list the journal no longer holds whole.
+            .map_err(|e| files::tool_error(e, "/memories", "search"))?;
         // Hits are read back in rank order only until enough are kept; the
         // rest count as found unless one already read turned out stale.
         let mut files = HashMap::new();

@@ -167,6 +167,11 @@ pub struct SavedPart {
 }
 
 impl SavedPart {
+    /// The `len` bytes of `file` from `offset`.
+    pub fn new(file: Rc<dyn File>, offset: u64, len: u64) -> Self {
+        Self { file, offset, len }
+    }
+
     /// The whole part ([`FsError::Damaged`] when the file is shorter).
     pub fn read(&self) -> Result<Vec<u8>, FsError> {
         crate::files::read_exact(&*self.file, self.offset, self.len)
@@ -175,6 +180,19 @@ impl SavedPart {
     /// Its first `len` bytes (fewer when it is shorter).
     pub fn head(&self, len: u64) -> Result<Vec<u8>, FsError> {
         crate::files::read_exact(&*self.file, self.offset, len.min(self.len))
+    }
+
+    /// Its `len` bytes from `at` ([`FsError::Damaged`] past its end).
+    pub fn range(&self, at: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        if at.checked_add(len).is_none_or(|end| end > self.len) {
+            return Err(FsError::Damaged);
+        }
+        crate::files::read_exact(&*self.file, self.offset + at, len)
+    }
+
+    /// Its length in bytes.
+    pub fn size(&self) -> u64 {
+        self.len
     }
 }
 
@@ -393,11 +411,7 @@ impl Derived {
         let mut states = BTreeMap::new();
         let mut offset = start;
         for part in parts {
-            let saved = SavedPart {
-                file: Rc::clone(file),
-                offset,
-                len: part.len,
-            };
+            let saved = SavedPart::new(Rc::clone(file), offset, part.len);
             states.insert((part.name.as_str(), part.version), saved);
             offset = offset.saturating_add(part.len);
         }

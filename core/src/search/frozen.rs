@@ -1,7 +1,10 @@
 //! The search index's saved form, read in place: a new process answers a
 //! search from these bytes as they were read, decoding only the note list
 //! and the posting lists of the query's terms (decoding the whole index
-//! would cost more than the search at 10,000 notes).
+//! would cost more than the search at 10,000 notes). Read from the
+//! journal, every section but the postings is read at once and each
+//! query term's posting list on its own: the postings are most of the
+//! bytes (two thirds at 10,000 notes), and a search needs a few lists.
 //!
 //! Layout: a little-endian `u32`, the length of the [`Meta`] (postcard)
 //! that follows it; then the sections the meta sizes, in this order:
@@ -21,8 +24,13 @@
 //! fails [`Frozen::parse`] (the index is then rebuilt) or, for a posting
 //! list only read at search time, ends that list early.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
+
 use serde::{Deserialize, Serialize};
 
+use crate::error::FsError;
+use crate::notes::derived::SavedPart;
 use crate::notes::entry::FileStamp;
 
 /// The sizes of the sections, and what holds for all of them.
@@ -69,7 +77,7 @@ pub struct Posting {
 
 /// A saved index, answering from its bytes.
 pub struct Frozen {
-    bytes: Vec<u8>,
+    body: Body,
     meta: Meta,
     notes: Vec<(String, FileStamp)>,
     chunks_at: usize,
@@ -78,6 +86,24 @@ pub struct Frozen {
     postings_at: usize,
     vocabulary_at: usize,
     words_at: usize,
+    /// The whole form's length.
+    len: usize,
+}
+
+/// Where a saved form's bytes are.
+enum Body {
+    /// All of them, in memory.
+    Whole(Vec<u8>),
+    /// Read from the journal without the postings: `head` is every byte
+    /// before them, `tail` every byte after them; a posting list is read
+    /// from `part` when asked for, or from `postings` once they are all
+    /// read (to merge or save the form).
+    Sparse {
+        head: Vec<u8>,
+        tail: Vec<u8>,
+        part: SavedPart,
+        postings: OnceCell<Vec<u8>>,
+    },
 }
 
 impl Default for Frozen {
@@ -100,38 +126,34 @@ impl Frozen {
     /// the meta says and the note list, chunk table, offsets and vocabulary
     /// are consistent.
     pub fn parse(bytes: Vec<u8>) -> Option<Self> {
-        let meta_len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-        let meta: Meta = postcard::from_bytes(bytes.get(4..4usize.checked_add(meta_len)?)?).ok()?;
-        let chunks = meta.chunks as usize;
-        let mut at = 4 + meta_len;
-        let mut section = |len: usize| {
-            let start = at;
-            at = at.checked_add(len)?;
-            Some(start)
-        };
-        let notes_at = section(usize::try_from(meta.notes_len).ok()?)?;
-        let chunks_at = section(chunks.checked_mul(CHUNK_BYTES)?)?;
-        let vectors_at = section(chunks.checked_mul(meta.dims as usize)?)?;
-        let offsets_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
-        let postings_at = section(usize::try_from(meta.postings_len).ok()?)?;
-        let vocabulary_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
-        let words_at = section(usize::try_from(meta.words_len).ok()?)?;
-        if at != bytes.len() {
+        let layout = Layout::of(&bytes)?;
+        if layout.len != bytes.len() {
             return None;
         }
-        let notes = postcard::from_bytes(&bytes[notes_at..chunks_at]).ok()?;
-        let frozen = Self {
-            bytes,
-            meta,
-            notes,
-            chunks_at,
-            vectors_at,
-            offsets_at,
-            postings_at,
-            vocabulary_at,
-            words_at,
-        };
-        frozen.consistent().then_some(frozen)
+        layout.into_frozen(Body::Whole(bytes))
+    }
+
+    /// Reads a saved index from its part of the journal, all but its
+    /// postings: `None` when it does not read or is not consistent, as for
+    /// [`Frozen::parse`].
+    pub fn read(part: SavedPart) -> Option<Self> {
+        let meta_len = u32::from_le_bytes(part.head(4).ok()?.try_into().ok()?);
+        let meta = part.head(4 + u64::from(meta_len)).ok()?;
+        let layout = Layout::of(&meta)?;
+        if layout.len as u64 != part.size() {
+            return None;
+        }
+        let head = part.head(layout.postings_at as u64).ok()?;
+        let tail_len = layout.len - layout.vocabulary_at;
+        let tail = part
+            .range(layout.vocabulary_at as u64, tail_len as u64)
+            .ok()?;
+        layout.into_frozen(Body::Sparse {
+            head,
+            tail,
+            part,
+            postings: OnceCell::new(),
+        })
     }
 
     /// Chunks grouped by existing notes, lines in order, both offset tables
@@ -148,10 +170,10 @@ impl Frozen {
             }
             note = chunk.note;
         }
-        let rising = |table: usize, end: u64| {
+        let rising = |table: &[u8], end: u64| {
             let mut offset = 0;
             for term in 0..=self.meta.terms as usize {
-                let next = self.u32_at(table + 4 * term);
+                let next = u32_at(table, 4 * term);
                 if next < offset {
                     return false;
                 }
@@ -159,14 +181,48 @@ impl Frozen {
             }
             u64::from(offset) == end
         };
-        rising(self.offsets_at, self.meta.postings_len)
-            && rising(self.vocabulary_at, self.meta.words_len)
+        rising(&self.head()[self.offsets_at..], self.meta.postings_len)
+            && rising(self.tail(), self.meta.words_len)
             && (1..self.meta.terms).all(|i| self.word(i - 1) < self.word(i))
     }
 
-    /// The bytes, as they are saved.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+    /// The bytes, as they are saved (the postings read if need be).
+    pub fn bytes(&self) -> Result<Cow<'_, [u8]>, FsError> {
+        match &self.body {
+            Body::Whole(bytes) => Ok(Cow::Borrowed(bytes)),
+            Body::Sparse { head, tail, .. } => {
+                let mut bytes = Vec::with_capacity(self.len);
+                bytes.extend_from_slice(head);
+                bytes.extend_from_slice(self.all_postings()?);
+                bytes.extend_from_slice(tail);
+                Ok(Cow::Owned(bytes))
+            }
+        }
+    }
+
+    /// The saved form's length in bytes.
+    pub fn size(&self) -> usize {
+        self.len
+    }
+
+    /// Reads every posting list now (a merge reads them all: one read
+    /// instead of one per term).
+    pub fn read_postings(&self) -> Result<(), FsError> {
+        self.all_postings().map(drop)
+    }
+
+    /// The postings section, read whole if it was left in the journal.
+    fn all_postings(&self) -> Result<&[u8], FsError> {
+        match &self.body {
+            Body::Whole(bytes) => Ok(&bytes[self.postings_at..self.vocabulary_at]),
+            Body::Sparse { part, postings, .. } => {
+                if postings.get().is_none() {
+                    let len = (self.vocabulary_at - self.postings_at) as u64;
+                    let _ = postings.set(part.range(self.postings_at as u64, len)?);
+                }
+                Ok(postings.get().expect("set just now"))
+            }
+        }
     }
 
     pub fn model(&self) -> Option<&str> {
@@ -199,7 +255,8 @@ impl Frozen {
     /// Chunk `id` (below [`Frozen::chunks`]).
     pub fn chunk(&self, id: u32) -> SavedChunk {
         let at = self.chunks_at + id as usize * CHUNK_BYTES;
-        let field = |i: usize| self.u32_at(at + 4 * i);
+        let head = self.head();
+        let field = |i: usize| u32_at(head, at + 4 * i);
         SavedChunk {
             note: field(0),
             first: field(1),
@@ -212,7 +269,7 @@ impl Frozen {
     /// [`super::embedder::quantize`] makes them.
     pub fn vector(&self, id: u32) -> &[u8] {
         let dims = self.meta.dims as usize;
-        &self.bytes[self.vectors_at + id as usize * dims..][..dims]
+        &self.head()[self.vectors_at + id as usize * dims..][..dims]
     }
 
     /// The index of `term` in the vocabulary.
@@ -229,22 +286,29 @@ impl Frozen {
         None
     }
 
-    /// Appends the posting of each chunk holding term `index`.
-    pub fn postings(&self, index: u32, out: &mut Vec<Posting>) {
+    /// Appends the posting of each chunk holding term `index` (its list
+    /// read from the journal if the postings were left there).
+    pub fn postings(&self, index: u32, out: &mut Vec<Posting>) -> Result<(), FsError> {
         if index >= self.meta.terms {
-            return;
+            return Ok(());
         }
-        let mut at = self.postings_at + self.offset(index) as usize;
-        let end = self.postings_at + self.offset(index + 1) as usize;
+        let (start, end) = (self.offset(index) as usize, self.offset(index + 1) as usize);
+        let list: Cow<[u8]> = match &self.body {
+            Body::Sparse { part, postings, .. } if postings.get().is_none() => {
+                Cow::Owned(part.range((self.postings_at + start) as u64, (end - start) as u64)?)
+            }
+            _ => Cow::Borrowed(&self.all_postings()?[start..end]),
+        };
+        let mut at = 0;
         let mut chunk = 0u32;
-        while at < end {
-            let mut next = || leb128(&self.bytes[..end], &mut at);
+        while at < list.len() {
+            let mut next = || leb128(&list, &mut at);
             let (Some(gap), Some(count), Some(lines)) = (next(), next(), next()) else {
-                return;
+                break;
             };
             match chunk.checked_add(gap) {
                 Some(id) if id < self.meta.chunks => chunk = id,
-                _ => return,
+                _ => break,
             }
             out.push(Posting {
                 chunk,
@@ -252,6 +316,7 @@ impl Frozen {
                 lines,
             });
         }
+        Ok(())
     }
 
     /// Calls `each` with every term and its index, in byte order.
@@ -263,16 +328,104 @@ impl Frozen {
 
     /// The bytes of term `index` (below the term count).
     fn word(&self, index: u32) -> &[u8] {
-        let offset = |i: u32| self.u32_at(self.vocabulary_at + i as usize * 4) as usize;
-        &self.bytes[self.words_at..][offset(index)..offset(index + 1)]
+        let tail = self.tail();
+        let offset = |i: u32| u32_at(tail, i as usize * 4) as usize;
+        &tail[self.words_at - self.vocabulary_at..][offset(index)..offset(index + 1)]
     }
 
     fn offset(&self, term: u32) -> u32 {
-        self.u32_at(self.offsets_at + term as usize * 4)
+        u32_at(self.head(), self.offsets_at + term as usize * 4)
     }
 
-    fn u32_at(&self, at: usize) -> u32 {
-        u32::from_le_bytes(self.bytes[at..at + 4].try_into().expect("four bytes"))
+    /// Every byte before the postings: meta, notes, chunks, vectors and
+    /// posting offsets.
+    fn head(&self) -> &[u8] {
+        match &self.body {
+            Body::Whole(bytes) => &bytes[..self.postings_at],
+            Body::Sparse { head, .. } => head,
+        }
+    }
+
+    /// Every byte after the postings: vocabulary offsets and words.
+    fn tail(&self) -> &[u8] {
+        match &self.body {
+            Body::Whole(bytes) => &bytes[self.vocabulary_at..],
+            Body::Sparse { tail, .. } => tail,
+        }
+    }
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
+}
+
+/// Where a saved form's sections lie, from its meta.
+struct Layout {
+    meta: Meta,
+    notes_at: usize,
+    chunks_at: usize,
+    vectors_at: usize,
+    offsets_at: usize,
+    postings_at: usize,
+    vocabulary_at: usize,
+    words_at: usize,
+    len: usize,
+}
+
+impl Layout {
+    /// The layout `bytes` (the form, or at least its length and meta) say;
+    /// `None` when the meta does not decode or a size overflows.
+    fn of(bytes: &[u8]) -> Option<Self> {
+        let meta_len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+        let meta: Meta = postcard::from_bytes(bytes.get(4..4usize.checked_add(meta_len)?)?).ok()?;
+        let chunks = meta.chunks as usize;
+        let mut at = 4 + meta_len;
+        let mut section = |len: usize| {
+            let start = at;
+            at = at.checked_add(len)?;
+            Some(start)
+        };
+        let notes_at = section(usize::try_from(meta.notes_len).ok()?)?;
+        let chunks_at = section(chunks.checked_mul(CHUNK_BYTES)?)?;
+        let vectors_at = section(chunks.checked_mul(meta.dims as usize)?)?;
+        let offsets_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
+        let postings_at = section(usize::try_from(meta.postings_len).ok()?)?;
+        let vocabulary_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
+        let words_at = section(usize::try_from(meta.words_len).ok()?)?;
+        Some(Self {
+            meta,
+            notes_at,
+            chunks_at,
+            vectors_at,
+            offsets_at,
+            postings_at,
+            vocabulary_at,
+            words_at,
+            len: at,
+        })
+    }
+
+    /// The form over `body` (which holds the sections this layout says),
+    /// if it is consistent.
+    fn into_frozen(self, body: Body) -> Option<Frozen> {
+        let head = match &body {
+            Body::Whole(bytes) => &bytes[..self.postings_at],
+            Body::Sparse { head, .. } => head,
+        };
+        let notes = postcard::from_bytes(&head[self.notes_at..self.chunks_at]).ok()?;
+        let frozen = Frozen {
+            body,
+            meta: self.meta,
+            notes,
+            chunks_at: self.chunks_at,
+            vectors_at: self.vectors_at,
+            offsets_at: self.offsets_at,
+            postings_at: self.postings_at,
+            vocabulary_at: self.vocabulary_at,
+            words_at: self.words_at,
+            len: self.len,
+        };
+        frozen.consistent().then_some(frozen)
     }
 }
 
@@ -479,10 +632,14 @@ mod tests {
             (&[1, -2i8 as u8][..], &[0, 0][..], &[-127i8 as u8, 127][..])
         );
         let mut out = Vec::new();
-        frozen.postings(frozen.term("alpha").unwrap(), &mut out);
+        frozen
+            .postings(frozen.term("alpha").unwrap(), &mut out)
+            .unwrap();
         assert_eq!(out, [posting(0, 2, 0b101), posting(2, 1, 1)]);
         out.clear();
-        frozen.postings(frozen.term("gamma").unwrap(), &mut out);
+        frozen
+            .postings(frozen.term("gamma").unwrap(), &mut out)
+            .unwrap();
         assert_eq!(out, [posting(1, 300, 0)]);
         assert_eq!(frozen.term("beta"), None);
         let mut terms = Vec::new();
@@ -493,6 +650,82 @@ mod tests {
             (empty.chunks(), empty.notes().len(), empty.term("alpha")),
             (0, 0, None)
         );
+    }
+
+    /// A journal holding `bytes` after a few others, counting the bytes
+    /// read from it.
+    struct Journal {
+        bytes: Vec<u8>,
+        read: std::cell::Cell<u64>,
+    }
+
+    impl crate::storage::File for Journal {
+        fn stat(&self) -> Result<crate::storage::Meta, FsError> {
+            Ok(crate::storage::Meta {
+                kind: crate::storage::Kind::File,
+                size: self.bytes.len() as u64,
+                modified: None,
+                changed: None,
+            })
+        }
+
+        fn stamp(&self) -> Result<crate::storage::Stamp, FsError> {
+            Err(FsError::Other)
+        }
+
+        fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError> {
+            let start = (offset as usize).min(self.bytes.len());
+            let end = start.saturating_add(len as usize).min(self.bytes.len());
+            self.read.set(self.read.get() + (end - start) as u64);
+            Ok((self.bytes[start..end].to_vec(), end == self.bytes.len()))
+        }
+    }
+
+    fn part_of(form: &[u8], cut: usize) -> (std::rc::Rc<Journal>, SavedPart) {
+        let mut bytes = b"journal records before the part".to_vec();
+        let offset = bytes.len() as u64;
+        bytes.extend_from_slice(form);
+        bytes.truncate(bytes.len() - cut);
+        let journal = std::rc::Rc::new(Journal {
+            bytes,
+            read: Default::default(),
+        });
+        let file: std::rc::Rc<dyn crate::storage::File> = journal.clone();
+        (journal, SavedPart::new(file, offset, form.len() as u64))
+    }
+
+    #[test]
+    fn a_form_read_from_the_journal_leaves_its_postings_there_until_asked() {
+        let form = sample();
+        let whole = Frozen::parse(form.clone()).unwrap();
+        let postings_len = whole.vocabulary_at - whole.postings_at;
+        let (journal, part) = part_of(&form, 0);
+        let sparse = Frozen::read(part).unwrap();
+        // Everything but the postings (the meta's length and the meta are
+        // read first, to find them).
+        let meta_read = 4 + Layout::of(&form).unwrap().notes_at as u64;
+        assert_eq!(
+            journal.read.get(),
+            (form.len() - postings_len) as u64 + meta_read
+        );
+        assert_eq!(
+            (sparse.chunks(), sparse.notes(), sparse.vector(2)),
+            (whole.chunks(), whole.notes(), whole.vector(2))
+        );
+        for term in ["alpha", "gamma", "beta"] {
+            assert_eq!(sparse.term(term), whole.term(term));
+        }
+        let (mut from_sparse, mut from_whole) = (Vec::new(), Vec::new());
+        let before = journal.read.get();
+        sparse.postings(1, &mut from_sparse).unwrap();
+        whole.postings(1, &mut from_whole).unwrap();
+        assert_eq!(from_sparse, from_whole);
+        // One list read: its bytes alone.
+        assert!(journal.read.get() - before < postings_len as u64);
+        assert_eq!(sparse.bytes().unwrap(), &form[..]);
+        assert_eq!(sparse.size(), form.len());
+        // A part cut short is refused, as damaged bytes are.
+        assert!(Frozen::read(part_of(&form, 1).1).is_none());
     }
 
     #[test]
@@ -509,7 +742,7 @@ mod tests {
             if let Some(frozen) = Frozen::parse(bytes) {
                 let mut out = Vec::new();
                 for term in 0..4 {
-                    frozen.postings(term, &mut out);
+                    frozen.postings(term, &mut out).unwrap();
                 }
                 assert!(out.iter().all(|p| p.chunk < frozen.chunks()));
                 frozen.each_term(&mut |_, _| {});

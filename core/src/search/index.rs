@@ -324,7 +324,7 @@ impl SearchIndex {
     /// saved form (its bytes, vectors read in place) and what was added
     /// since (gone chunks included until the next save: memory holds them).
     fn memory(&self) -> u64 {
-        self.saved.bytes().len() as u64
+        self.saved.size() as u64
             + ADDED_POSTING * self.added_postings
             + ADDED_TERM * self.added_terms.names.len() as u64
             + self.added_chunk_bytes
@@ -407,10 +407,10 @@ impl SearchIndex {
     }
 
     /// The postings of `term` in live chunks.
-    fn postings(&self, term: &str) -> Vec<Posting> {
+    fn postings(&self, term: &str) -> Result<Vec<Posting>, FsError> {
         let mut out = Vec::new();
         if let Some(index) = self.saved.term(term) {
-            self.saved.postings(index, &mut out);
+            self.saved.postings(index, &mut out)?;
             out.retain(|p| !self.gone[p.chunk as usize]);
         }
         if let Some(id) = self.added_terms.get(term) {
@@ -421,7 +421,7 @@ impl SearchIndex {
                     .filter(|p| self.added[(p.chunk - saved) as usize].is_some()),
             );
         }
-        out
+        Ok(out)
     }
 
     /// The best `limit` passages for a query (its [`SearchIndex::query_terms`]
@@ -437,20 +437,21 @@ impl SearchIndex {
         limit: usize,
         min_score: f32,
         keep: &dyn Fn(&str, u32, u32) -> bool,
-    ) -> Vec<Hit> {
+    ) -> Result<Vec<Hit>, FsError> {
         let n = self.live_chunks;
         if n == 0 {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let avg_len = self.live_terms_total as f32 / n as f32;
         // Terms found nowhere in the store tell no passage from another:
         // they are left out of the query's weight.
-        let terms: Vec<(f32, Vec<Posting>)> = query_terms
-            .iter()
-            .map(|t| self.postings(t))
-            .filter(|postings| !postings.is_empty())
-            .map(|postings| (score::idf(n, postings.len() as u32), postings))
-            .collect();
+        let mut terms: Vec<(f32, Vec<Posting>)> = Vec::new();
+        for term in query_terms {
+            let postings = self.postings(term)?;
+            if !postings.is_empty() {
+                terms.push((score::idf(n, postings.len() as u32), postings));
+            }
+        }
         let query_idf: f32 = terms.iter().map(|(idf, _)| idf).sum();
         // By chunk id (ids are dense: every chunk saved or added since).
         let all = self.saved.chunks() + self.added.len() as u32;
@@ -504,9 +505,29 @@ impl SearchIndex {
         };
         ranked.retain(|(s, ..)| *s >= min_score && *s > 0.0);
         // Ties by chunk id, so equal scores come out in one order every time.
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let order = |a: &(f32, u32, f32, f32), b: &(f32, u32, f32, f32)| {
+            b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+        };
+        // Only the best are put in order, a window at a time: a hybrid
+        // search ranks every chunk, and its answer needs the first few.
+        let (mut sorted, mut windows) = (0, 0);
         let mut hits: Vec<Hit> = Vec::new();
-        for (s, id, text, cosine) in ranked {
+        let mut at = 0;
+        while at < ranked.len() && hits.len() < limit {
+            if at == sorted {
+                // Each window four times the last, for a search whose best
+                // chunks `keep` refuses.
+                let window = (limit.max(16) * 4) << (2 * windows).min(12);
+                windows += 1;
+                let end = sorted.saturating_add(window).min(ranked.len());
+                if end < ranked.len() {
+                    ranked[sorted..].select_nth_unstable_by(end - sorted - 1, order);
+                }
+                ranked[sorted..end].sort_unstable_by(order);
+                sorted = end;
+            }
+            let (s, id, text, cosine) = ranked[at];
+            at += 1;
             let chunk = self.chunk(id).expect("scored chunks are live");
             if !keep(chunk.note, chunk.first, chunk.last) {
                 continue;
@@ -523,12 +544,9 @@ impl SearchIndex {
                     keywords: text > 0.0,
                     cosine,
                 });
-                if hits.len() == limit {
-                    break;
-                }
             }
         }
-        hits
+        Ok(hits)
     }
 
     /// The distinct terms of a query, as the index compares them.
@@ -574,7 +592,8 @@ impl SearchIndex {
 
     /// Both layers as one saved form: the live chunks renumbered in path
     /// order, gone ones and terms in no live chunk left out.
-    fn merged(&self) -> Vec<u8> {
+    fn merged(&self) -> Result<Vec<u8>, FsError> {
+        self.saved.read_postings()?;
         let saved = self.saved.chunks();
         let dims = (0..saved + self.added.len() as u32)
             .find_map(|id| self.chunk(id))
@@ -601,6 +620,8 @@ impl SearchIndex {
         added.sort_unstable_by(|a, b| self.added_terms.name(*a).cmp(self.added_terms.name(*b)));
         let mut added = added.into_iter().peekable();
         let mut postings = Vec::new();
+        // All read above: a list that fails now fails the merge.
+        let mut unread = None;
         let added_name = |id: u32| self.added_terms.name(id).as_bytes();
         let write_added = |writer: &mut Writer, id: u32, postings: &mut Vec<Posting>| {
             for posting in &self.added_terms.postings[id as usize] {
@@ -621,7 +642,9 @@ impl SearchIndex {
                 write_added(&mut writer, id, &mut postings);
                 added.next();
             }
-            self.saved.postings(index, &mut postings);
+            if let Err(error) = self.saved.postings(index, &mut postings) {
+                unread.get_or_insert(error);
+            }
             for posting in &mut postings {
                 posting.chunk = renumbered[posting.chunk as usize];
             }
@@ -641,7 +664,10 @@ impl SearchIndex {
         for id in added {
             write_added(&mut writer, id, &mut postings);
         }
-        writer.finish()
+        match unread {
+            Some(error) => Err(error),
+            None => Ok(writer.finish()),
+        }
     }
 
     /// Its state back from `bytes`, unless they do not parse or their
@@ -713,8 +739,13 @@ impl DerivedIndex for SearchIndex {
         };
         // Damage found now costs the catalog a rebuild from the files, as a
         // graph that does not decode does.
-        let bytes = unparsed.saved.into_bytes().map_err(|_| FsError::Damaged)?;
-        let saved = Frozen::parse(bytes).ok_or(FsError::Damaged)?;
+        let saved = match unparsed.saved {
+            Saved::Bytes(bytes) => Frozen::parse(bytes),
+            // Its postings stay in the journal until a search or a merge
+            // asks for them.
+            Saved::Part(part) => Frozen::read(part),
+        };
+        let saved = saved.ok_or(FsError::Damaged)?;
         self.adopt(saved);
         self.budget = Budget(io.index_budget());
         Ok(())
@@ -722,14 +753,20 @@ impl DerivedIndex for SearchIndex {
 
     fn persist(&mut self) -> Cow<'_, [u8]> {
         if self.unparsed.is_none() && self.changed {
-            let saved = Frozen::parse(self.merged()).expect("a merged form parses");
-            self.adopt(saved);
+            match self.merged() {
+                Ok(merged) => {
+                    let saved = Frozen::parse(merged).expect("a merged form parses");
+                    self.adopt(saved);
+                }
+                // Postings that no longer read save nothing: it is rebuilt.
+                Err(_) => return Cow::Borrowed(&[]),
+            }
         }
         match &self.unparsed {
             // Never parsed, so never changed: the very bytes restored (a
             // part that no longer reads saves nothing, so it is rebuilt).
             Some(unparsed) => unparsed.saved.bytes().unwrap_or(Cow::Borrowed(&[])),
-            None => Cow::Borrowed(self.saved.bytes()),
+            None => self.saved.bytes().unwrap_or(Cow::Borrowed(&[])),
         }
     }
 
@@ -791,13 +828,15 @@ mod tests {
 
     /// The hits for `query`, keywords only, in every note.
     fn find(index: &SearchIndex, query: &str, limit: usize, min_score: f32) -> Vec<Hit> {
-        index.search(
-            &index.query_terms(query),
-            None,
-            limit,
-            min_score,
-            &|_, _, _| true,
-        )
+        index
+            .search(
+                &index.query_terms(query),
+                None,
+                limit,
+                min_score,
+                &|_, _, _| true,
+            )
+            .unwrap()
     }
 
     fn index(notes: &[(&str, &str)]) -> SearchIndex {
