@@ -8,7 +8,9 @@
 //!
 //! Layout: a little-endian `u32`, the length of the [`Meta`] (postcard)
 //! that follows it; then the sections the meta sizes, in this order:
-//! - notes: postcard `Vec<(String, FileStamp)>`, in path order;
+//! - notes: each a postcard `(String, FileStamp)`, in path order;
+//! - note offsets: `notes + 1` little-endian `u32`s into the notes, so a
+//!   search decodes only the notes of its answers;
 //! - chunks: 16 bytes each, grouped by note in the notes' order: note
 //!   index, first line, last line, term count (little-endian `u32`s);
 //! - vectors: `dims` int8 values per chunk (none without a model);
@@ -39,6 +41,7 @@ struct Meta {
     /// The model the vectors come from (`None`: no vectors).
     model: Option<String>,
     dims: u32,
+    notes: u32,
     chunks: u32,
     terms: u32,
     /// Terms in all chunks, repeats counted (for the average length).
@@ -79,7 +82,8 @@ pub struct Posting {
 pub struct Frozen {
     body: Body,
     meta: Meta,
-    notes: Vec<(String, FileStamp)>,
+    notes_at: usize,
+    note_offsets_at: usize,
     chunks_at: usize,
     vectors_at: usize,
     offsets_at: usize,
@@ -162,17 +166,14 @@ impl Frozen {
         let mut note = 0;
         for id in 0..self.meta.chunks {
             let chunk = self.chunk(id);
-            if chunk.note < note
-                || chunk.note as usize >= self.notes.len()
-                || chunk.first > chunk.last
-            {
+            if chunk.note < note || chunk.note >= self.meta.notes || chunk.first > chunk.last {
                 return false;
             }
             note = chunk.note;
         }
-        let rising = |table: &[u8], end: u64| {
+        let rising = |table: &[u8], count: u32, end: u64| {
             let mut offset = 0;
-            for term in 0..=self.meta.terms as usize {
+            for term in 0..=count as usize {
                 let next = u32_at(table, 4 * term);
                 if next < offset {
                     return false;
@@ -181,8 +182,16 @@ impl Frozen {
             }
             u64::from(offset) == end
         };
-        rising(&self.head()[self.offsets_at..], self.meta.postings_len)
-            && rising(self.tail(), self.meta.words_len)
+        let notes_len = (self.note_offsets_at - self.notes_at) as u64;
+        rising(
+            &self.head()[self.note_offsets_at..],
+            self.meta.notes,
+            notes_len,
+        ) && rising(
+            &self.head()[self.offsets_at..],
+            self.meta.terms,
+            self.meta.postings_len,
+        ) && rising(self.tail(), self.meta.terms, self.meta.words_len)
             && (1..self.meta.terms).all(|i| self.word(i - 1) < self.word(i))
     }
 
@@ -247,9 +256,25 @@ impl Frozen {
         &self.meta.cut
     }
 
-    /// Every note, in path order, with the stamp of the text it took.
-    pub fn notes(&self) -> &[(String, FileStamp)] {
-        &self.notes
+    /// How many notes it holds.
+    pub fn note_count(&self) -> u32 {
+        self.meta.notes
+    }
+
+    /// Note `index` (below [`Frozen::note_count`]): its path and the stamp
+    /// of the text it took; `None` when its bytes do not decode.
+    pub fn note(&self, index: u32) -> Option<(&str, FileStamp)> {
+        let head = self.head();
+        let offset = |i: u32| u32_at(head, self.note_offsets_at + 4 * i as usize) as usize;
+        let bytes = &head[self.notes_at..self.note_offsets_at];
+        postcard::from_bytes(bytes.get(offset(index)..offset(index + 1))?).ok()
+    }
+
+    /// Every note that decodes, in path order, with the stamp of the text
+    /// it took, and its index.
+    pub fn notes(&self) -> impl Iterator<Item = (u32, &str, FileStamp)> {
+        (0..self.meta.notes)
+            .filter_map(|index| self.note(index).map(|(path, stamp)| (index, path, stamp)))
     }
 
     /// Chunk `id` (below [`Frozen::chunks`]).
@@ -363,6 +388,7 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 struct Layout {
     meta: Meta,
     notes_at: usize,
+    note_offsets_at: usize,
     chunks_at: usize,
     vectors_at: usize,
     offsets_at: usize,
@@ -386,6 +412,7 @@ impl Layout {
             Some(start)
         };
         let notes_at = section(usize::try_from(meta.notes_len).ok()?)?;
+        let note_offsets_at = section((meta.notes as usize).checked_add(1)?.checked_mul(4)?)?;
         let chunks_at = section(chunks.checked_mul(CHUNK_BYTES)?)?;
         let vectors_at = section(chunks.checked_mul(meta.dims as usize)?)?;
         let offsets_at = section((meta.terms as usize).checked_add(1)?.checked_mul(4)?)?;
@@ -395,6 +422,7 @@ impl Layout {
         Some(Self {
             meta,
             notes_at,
+            note_offsets_at,
             chunks_at,
             vectors_at,
             offsets_at,
@@ -408,15 +436,11 @@ impl Layout {
     /// The form over `body` (which holds the sections this layout says),
     /// if it is consistent.
     fn into_frozen(self, body: Body) -> Option<Frozen> {
-        let head = match &body {
-            Body::Whole(bytes) => &bytes[..self.postings_at],
-            Body::Sparse { head, .. } => head,
-        };
-        let notes = postcard::from_bytes(&head[self.notes_at..self.chunks_at]).ok()?;
         let frozen = Frozen {
             body,
             meta: self.meta,
-            notes,
+            notes_at: self.notes_at,
+            note_offsets_at: self.note_offsets_at,
             chunks_at: self.chunks_at,
             vectors_at: self.vectors_at,
             offsets_at: self.offsets_at,
@@ -433,7 +457,8 @@ impl Layout {
 /// then the terms in byte order.
 pub struct Writer {
     meta: Meta,
-    notes: Vec<(String, FileStamp)>,
+    notes: Vec<u8>,
+    note_offsets: Vec<u8>,
     chunks: Vec<u8>,
     vectors: Vec<u8>,
     offsets: Vec<u8>,
@@ -453,6 +478,7 @@ impl Writer {
                 ..Meta::default()
             },
             notes: Vec::new(),
+            note_offsets: 0u32.to_le_bytes().to_vec(),
             chunks: Vec::new(),
             vectors: Vec::new(),
             offsets: 0u32.to_le_bytes().to_vec(),
@@ -470,8 +496,13 @@ impl Writer {
     /// Adds a note (after every note added so far, in path order); returns
     /// its index for its chunks.
     pub fn note(&mut self, path: &str, stamp: FileStamp) -> u32 {
-        self.notes.push((path.to_owned(), stamp));
-        self.notes.len() as u32 - 1
+        // Into a Vec, postcard cannot fail.
+        self.notes = postcard::to_extend(&(path, stamp), std::mem::take(&mut self.notes))
+            .expect("a note encodes");
+        self.note_offsets
+            .extend_from_slice(&(self.notes.len() as u32).to_le_bytes());
+        self.meta.notes += 1;
+        self.meta.notes - 1
     }
 
     /// Adds the next chunk, of the last note added; returns its id. A vector
@@ -515,13 +546,13 @@ impl Writer {
 
     /// The saved form, in one buffer of its exact size.
     pub fn finish(mut self) -> Vec<u8> {
-        let notes = postcard::to_allocvec(&self.notes).unwrap_or_default();
-        self.meta.notes_len = notes.len() as u64;
+        self.meta.notes_len = self.notes.len() as u64;
         self.meta.postings_len = self.postings.len() as u64;
         self.meta.words_len = self.words.len() as u64;
         let meta = postcard::to_allocvec(&self.meta).unwrap_or_default();
         let sections = [
-            &notes,
+            &self.notes,
+            &self.note_offsets,
             &self.chunks,
             &self.vectors,
             &self.offsets,
@@ -617,7 +648,8 @@ mod tests {
         let frozen = Frozen::parse(sample()).unwrap();
         assert_eq!(frozen.model(), Some("m"));
         assert_eq!((frozen.chunks(), frozen.terms_total()), (3, 7));
-        assert_eq!(frozen.notes()[1], ("b.md".to_owned(), FileStamp::sized(2)));
+        assert_eq!(frozen.note(1), Some(("b.md", FileStamp::sized(2))));
+        assert_eq!(frozen.notes().count(), 2);
         assert_eq!(
             frozen.chunk(1),
             SavedChunk {
@@ -647,7 +679,7 @@ mod tests {
         assert_eq!(terms, [(b"alpha".to_vec(), 0), (b"gamma".to_vec(), 1)]);
         let empty = Frozen::default();
         assert_eq!(
-            (empty.chunks(), empty.notes().len(), empty.term("alpha")),
+            (empty.chunks(), empty.note_count(), empty.term("alpha")),
             (0, 0, None)
         );
     }
@@ -709,8 +741,8 @@ mod tests {
             (form.len() - postings_len) as u64 + meta_read
         );
         assert_eq!(
-            (sparse.chunks(), sparse.notes(), sparse.vector(2)),
-            (whole.chunks(), whole.notes(), whole.vector(2))
+            (sparse.chunks(), sparse.note(1), sparse.vector(2)),
+            (whole.chunks(), whole.note(1), whole.vector(2))
         );
         for term in ["alpha", "gamma", "beta"] {
             assert_eq!(sparse.term(term), whole.term(term));

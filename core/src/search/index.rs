@@ -357,7 +357,7 @@ impl SearchIndex {
         let notes = self
             .notes
             .get()
-            .map_or(self.saved.notes().len(), BTreeMap::len);
+            .map_or(self.saved.note_count() as usize, BTreeMap::len);
         (notes, self.live_chunks)
     }
 
@@ -388,7 +388,9 @@ impl SearchIndex {
             }
             let chunk = self.saved.chunk(id);
             Some(ChunkRef {
-                note: &self.saved.notes()[chunk.note as usize].0,
+                // A note whose bytes do not decode has no chunk to show (and
+                // is put again: its stamp is missing from `notes`).
+                note: self.saved.note(chunk.note)?.0,
                 first: chunk.first,
                 last: chunk.last,
                 len: chunk.len,
@@ -403,6 +405,18 @@ impl SearchIndex {
                 len: chunk.len,
                 vector: &chunk.vector,
             })
+        }
+    }
+
+    /// Chunk `id`'s term count and vector, unless its note changed or
+    /// went: what scoring needs, without decoding its note's path.
+    fn scored(&self, id: u32) -> Option<(u32, &[u8])> {
+        let saved = self.saved.chunks();
+        if id < saved {
+            (!self.gone[id as usize]).then(|| (self.saved.chunk(id).len, self.saved.vector(id)))
+        } else {
+            let chunk = self.added.get((id - saved) as usize)?.as_ref()?;
+            Some((chunk.len, &chunk.vector))
         }
     }
 
@@ -459,7 +473,7 @@ impl SearchIndex {
         found.resize_with(all as usize, || None);
         for (idf, postings) in &terms {
             for posting in postings {
-                let len = self.chunk(posting.chunk).map_or(0, |c| c.len);
+                let len = self.scored(posting.chunk).map_or(0, |(len, _)| len);
                 let Some(found) = found.get_mut(posting.chunk as usize) else {
                     continue;
                 };
@@ -496,9 +510,9 @@ impl SearchIndex {
             Some(query_vector) => (0..all)
                 .zip(&found)
                 .filter_map(|(id, found)| {
-                    let chunk = self.chunk(id)?;
+                    let (_, vector) = self.scored(id)?;
                     let text = found.as_ref().map_or(0.0, text_score);
-                    let cosine = embedder::cosine(query_vector, chunk.vector);
+                    let cosine = embedder::cosine(query_vector, vector);
                     Some((score::fused(text, cosine), id, text, cosine))
                 })
                 .collect(),
@@ -528,7 +542,10 @@ impl SearchIndex {
             }
             let (s, id, text, cosine) = ranked[at];
             at += 1;
-            let chunk = self.chunk(id).expect("scored chunks are live");
+            // None: its note's bytes no longer decode.
+            let Some(chunk) = self.chunk(id) else {
+                continue;
+            };
             if !keep(chunk.note, chunk.first, chunk.last) {
                 continue;
             }
@@ -712,7 +729,7 @@ impl DerivedIndex for SearchIndex {
     }
 
     fn version(&self) -> u32 {
-        5
+        6
     }
 
     fn apply(&mut self, io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
@@ -810,15 +827,16 @@ impl DerivedIndex for SearchIndex {
 /// The notes of a saved form, each with its stamp and chunk ids (the
 /// chunks are grouped by note, notes in path order).
 fn notes_of(saved: &Frozen) -> Notes {
-    let mut ids = vec![Vec::new(); saved.notes().len()];
+    let mut ids = vec![Vec::new(); saved.note_count() as usize];
     for id in 0..saved.chunks() {
         ids[saved.chunk(id).note as usize].push(id);
     }
     saved
         .notes()
-        .iter()
-        .zip(ids)
-        .map(|((path, stamp), ids)| (path.clone(), (*stamp, ids)))
+        .map(|(index, path, stamp)| {
+            let ids = std::mem::take(&mut ids[index as usize]);
+            (path.to_owned(), (stamp, ids))
+        })
         .collect()
 }
 
