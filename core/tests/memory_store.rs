@@ -216,3 +216,41 @@ fn a_due_sweep_goes_in_slices_and_finds_an_edit_in_place_within_them() {
     s.restarted();
     assert!(found(&s));
 }
+
+#[test]
+fn after_a_burst_a_new_instance_reads_the_journals_head_not_every_note() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    // 3,000 notes written long ago (the files' clock starts years back).
+    for dir in 0..30 {
+        s.fs.create_dir(&format!("d{dir}")).unwrap();
+        for i in 0..100 {
+            let text = format!("---\nname: Old {dir}-{i}\ndescription: old\n---\nx\n");
+            s.fs.write_new(&format!("d{dir}/n{i}.md"), text.as_bytes(), false)
+                .unwrap();
+        }
+    }
+    s.ok(json!({"command": "prompt"}));
+    // A burst of 600 notes written now: the journal is compacted during it,
+    // its snapshot keeping every note younger than the verified mark.
+    s.fs.set_clock(s.env.now.get());
+    for i in 0..600 {
+        s.ok(
+            json!({"command": "create", "path": format!("/memories/burst/n{i}.md"),
+            "file_text": "---\nname: Burst\ndescription: new\n---\nx\n"}),
+        );
+    }
+    // Seconds later (old enough to trust, the full sweep not due), a new
+    // process reads its stamps once more from the journal's head.
+    s.env.now.set(s.env.now.get() + 5);
+    s.restarted();
+    let journal = s.fs.stat(".memcap/notes.jsonl", false).unwrap().size;
+    let before = s.fs.bytes_read();
+    let prompt = s.ok(json!({"command": "prompt"}));
+    let read = s.fs.bytes_read() - before;
+    assert!(prompt.contains("Burst"), "{prompt}");
+    assert!(
+        read < journal / 2,
+        "read {read} of the journal's {journal} bytes: every note, not its head"
+    );
+}

@@ -8,6 +8,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use super::{Dir, DirEntry, Environment, File, FsError, Kind, Meta, Stamp, Storage};
 
@@ -30,6 +31,9 @@ pub struct MemoryStorage {
     nodes: RefCell<BTreeMap<String, Node>>,
     clock: Cell<(u64, u32)>,
     next_id: Cell<u64>,
+    /// Bytes read from open files so far: what a test of reading less
+    /// counts.
+    bytes_read: Rc<Cell<u64>>,
 }
 
 impl Default for MemoryStorage {
@@ -63,7 +67,19 @@ impl MemoryStorage {
             nodes: RefCell::new(nodes),
             clock: Cell::new(start),
             next_id: Cell::new(1),
+            bytes_read: Rc::default(),
         }
+    }
+
+    /// Bytes read from open files since the store was made.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.get()
+    }
+
+    /// Moves the files' clock to `seconds`: what is written next is that
+    /// young (the clock starts years before a test's "now").
+    pub fn set_clock(&self, seconds: u64) {
+        self.clock.set((seconds, 0));
     }
 
     /// Every file with its content, by path: what a test compares.
@@ -173,6 +189,7 @@ impl Storage for MemoryStorage {
             node @ Node::File { bytes, .. } => Ok(Box::new(OpenFile {
                 bytes: bytes.clone(),
                 stamp: stamp(node),
+                read: Rc::clone(&self.bytes_read),
             })),
             Node::Dir { .. } => Err(FsError::IsDirectory),
         }
@@ -370,6 +387,7 @@ impl Dir for OpenDir<'_> {
 struct OpenFile {
     bytes: Vec<u8>,
     stamp: Stamp,
+    read: Rc<Cell<u64>>,
 }
 
 impl File for OpenFile {
@@ -391,6 +409,7 @@ impl File for OpenFile {
         let end = usize::try_from(len).map_or(self.bytes.len(), |l| {
             start.saturating_add(l).min(self.bytes.len())
         });
+        self.read.set(self.read.get() + (end - start) as u64);
         Ok((self.bytes[start..end].to_vec(), end == self.bytes.len()))
     }
 }

@@ -31,6 +31,9 @@ impl Catalog {
         catalog.swept = head.swept;
         catalog.verified = head.verified;
         let recent = std::mem::take(&mut head.recent);
+        // Past the first few, the recent notes stop at the first note older
+        // than the verified mark, unless their bound stops them first.
+        catalog.young_all_recent = (recent.len() < MAX_RECENT_NOTES).then_some(head.verified);
         catalog.horizon = recent
             .last()
             .map(|e| (Reverse(e.recency()), Rc::from(e.path.as_str())));

@@ -81,6 +81,10 @@ pub struct Catalog {
     horizon: Option<RecencyKey>,
     /// Notes in `by_recency` up to the horizon.
     before_horizon: usize,
+    /// Set when the snapshot's recent notes stopped at the first note
+    /// older than its verified mark (not at their bound): every note at
+    /// least that young is up to the horizon.
+    young_all_recent: Option<u64>,
     notes: usize,
     by_type: [usize; NoteType::ALL.len()],
     bytes: u64,
@@ -282,9 +286,12 @@ impl Catalog {
     /// Whether every note up to the horizon is young (changed at or after
     /// `since`), so notes past it may be too.
     pub(super) fn young_past_horizon(&self, since: u64) -> bool {
-        self.horizon
-            .as_ref()
-            .is_some_and(|(Reverse(recency), _)| *recency >= since)
+        let all_recent = self.young_all_recent.is_some_and(|mark| since >= mark);
+        !all_recent
+            && self
+                .horizon
+                .as_ref()
+                .is_some_and(|(Reverse(recency), _)| *recency >= since)
     }
 
     /// How many notes there are of each type, indexed by `NoteType as usize`.
@@ -299,6 +306,7 @@ impl Catalog {
             by_recency: BTreeMap::new(),
             horizon: None,
             before_horizon: 0,
+            young_all_recent: None,
             notes: 0,
             by_type: [0; NoteType::ALL.len()],
             bytes: 0,
