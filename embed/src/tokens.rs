@@ -23,6 +23,16 @@ pub struct Splits {
     ids: Vec<u32>,
     /// The normalized text of the last call, its buffer kept for the next.
     clean: String,
+    /// How many times it started over.
+    generation: u32,
+}
+
+/// Names a word while [`Splits`] keeps it: the same word has the same key
+/// until `generation` changes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct WordKey {
+    pub generation: u32,
+    pub word: u32,
 }
 
 impl Default for Splits {
@@ -32,6 +42,7 @@ impl Default for Splits {
             starts: Vec::new(),
             ids: Vec::new(),
             clean: String::new(),
+            generation: 0,
         }
     }
 }
@@ -40,8 +51,14 @@ impl Default for Splits {
 const MAX_SPLITS: usize = 100_000;
 
 impl Splits {
-    /// Calls `emit` with the id of each token of `text`, in order.
-    pub fn wordpiece(&mut self, vocab: &fst::Map<&[u8]>, text: &str, emit: &mut dyn FnMut(u32)) {
+    /// Calls `emit` with each word of `text` in order: its [`WordKey`] and
+    /// its tokens' ids.
+    pub fn wordpiece(
+        &mut self,
+        vocab: &fst::Map<&[u8]>,
+        text: &str,
+        emit: &mut dyn FnMut(WordKey, &[u32]),
+    ) {
         let mut clean = std::mem::take(&mut self.clean);
         clean.clear();
         normalize(text, &mut clean);
@@ -61,7 +78,7 @@ impl Splits {
         self.clean = clean;
     }
 
-    fn word(&mut self, vocab: &fst::Map<&[u8]>, word: &str, emit: &mut dyn FnMut(u32)) {
+    fn word(&mut self, vocab: &fst::Map<&[u8]>, word: &str, emit: &mut dyn FnMut(WordKey, &[u32])) {
         if word.is_empty() {
             return;
         }
@@ -71,21 +88,26 @@ impl Splits {
                 .starts
                 .get(n + 1)
                 .map_or(self.ids.len(), |&e| e as usize);
-            return self.ids[self.starts[n] as usize..end]
-                .iter()
-                .copied()
-                .for_each(emit);
+            let key = WordKey {
+                generation: self.generation,
+                word: n as u32,
+            };
+            return emit(key, &self.ids[self.starts[n] as usize..end]);
         }
         if self.words.len() == MAX_SPLITS {
             *self = Self {
                 clean: std::mem::take(&mut self.clean),
+                generation: self.generation.wrapping_add(1),
                 ..Self::default()
             };
         }
         let start = self.ids.len();
         pieces(vocab.as_fst(), word, &mut self.ids);
-        self.ids[start..].iter().copied().for_each(emit);
-        self.words.get_or_intern(word);
+        let key = WordKey {
+            generation: self.generation,
+            word: self.words.get_or_intern(word).to_usize() as u32,
+        };
+        emit(key, &self.ids[start..]);
         self.starts.push(start as u32);
     }
 }

@@ -60,6 +60,8 @@ struct Stems {
     /// By word symbol: its term's symbol in `terms` (`None`: a stop word).
     term_of: Vec<Option<SymbolU32>>,
     terms: Interner,
+    /// [`Analyzer::each_term`]'s buffers: a CJK run and a folded word.
+    buffers: (String, String),
 }
 
 type Interner = StringInterner<StringBackend<SymbolU32>, FxBuildHasher>;
@@ -71,6 +73,7 @@ impl Default for Stems {
             words: Interner::with_hasher(FxBuildHasher),
             term_of: Vec::new(),
             terms: Interner::with_hasher(FxBuildHasher),
+            buffers: Default::default(),
         }
     }
 }
@@ -96,10 +99,12 @@ impl Analyzer {
     pub fn each_term(&self, text: &str, emit: &mut dyn FnMut(&str, Option<TermKey>)) {
         // UAX #29 makes each CJK character a word: adjacent ones are joined
         // back into the run they were written as.
-        let mut run = String::new();
-        let mut run_end = 0;
-        let mut folded = String::new();
         let mut stems = self.stems.borrow_mut();
+        // The buffers of the last call, reused (a note is analyzed a line at
+        // a time).
+        let (mut run, mut folded) = std::mem::take(&mut stems.buffers);
+        run.clear();
+        let mut run_end = 0;
         for (at, word) in text.unicode_word_indices() {
             if word.len() > MAX_WORD_BYTES {
                 continue;
@@ -138,6 +143,7 @@ impl Analyzer {
             }
         }
         cjk_pairs(&run, emit);
+        stems.buffers = (run, folded);
     }
 
     /// The term of a folded word (`None` for a stop word), from the cache
