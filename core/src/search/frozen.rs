@@ -270,6 +270,39 @@ impl Frozen {
         postcard::from_bytes(bytes.get(offset(index)..offset(index + 1))?).ok()
     }
 
+    /// The index of the note at `path` (found by binary search: the notes
+    /// are in path order).
+    pub fn find_note(&self, path: &str) -> Option<u32> {
+        let (mut low, mut high) = (0, self.meta.notes);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            match self.note(middle)?.0.cmp(path) {
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+                std::cmp::Ordering::Equal => return Some(middle),
+            }
+        }
+        None
+    }
+
+    /// The ids of note `index`'s chunks (they are grouped by note, in the
+    /// notes' order).
+    pub fn chunks_of(&self, index: u32) -> std::ops::Range<u32> {
+        let first = |note: u32| {
+            let (mut low, mut high) = (0, self.meta.chunks);
+            while low < high {
+                let middle = low + (high - low) / 2;
+                if self.chunk(middle).note < note {
+                    low = middle + 1;
+                } else {
+                    high = middle;
+                }
+            }
+            low
+        };
+        first(index)..first(index + 1)
+    }
+
     /// Every note that decodes, in path order, with the stamp of the text
     /// it took, and its index.
     pub fn notes(&self) -> impl Iterator<Item = (u32, &str, FileStamp)> {

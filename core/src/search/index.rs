@@ -175,6 +175,13 @@ pub struct SearchIndex {
     /// Each note's stamp and chunk ids: made from the saved form when first
     /// needed (a search that only reads it never does).
     notes: OnceCell<Notes>,
+    /// Until `notes` is made: the notes put (`Some`) or removed (`None`)
+    /// since the saved form, over it; a new process that takes a few
+    /// changes finds each in the saved form by binary search instead of
+    /// decoding every note.
+    pending: BTreeMap<String, Option<(FileStamp, Vec<u32>)>>,
+    /// Notes `pending` adds to the saved form's count (fewer when negative).
+    pending_count: i64,
     /// The notes it took only in part: past [`MAX_NOTE_CHUNKS`], or when
     /// the store's budget was spent.
     cut: BTreeSet<String>,
@@ -314,7 +321,13 @@ impl SearchIndex {
             }));
             ids.push(id);
         }
-        self.notes_mut().insert(path.to_owned(), (stamp, ids));
+        match self.notes.get_mut() {
+            Some(notes) => drop(notes.insert(path.to_owned(), (stamp, ids))),
+            None => {
+                self.pending.insert(path.to_owned(), Some((stamp, ids)));
+                self.pending_count += 1;
+            }
+        }
         if cut {
             self.cut.insert(path.to_owned());
         }
@@ -332,7 +345,11 @@ impl SearchIndex {
 
     /// Forgets the note at `path`.
     pub fn remove(&mut self, path: &str) {
-        let Some((_, ids)) = self.notes_mut().remove(path) else {
+        let taken = match self.notes.get_mut() {
+            Some(notes) => notes.remove(path).map(|(_, ids)| ids),
+            None => self.remove_pending(path),
+        };
+        let Some(ids) = taken else {
             return;
         };
         self.cut.remove(path);
@@ -352,12 +369,29 @@ impl SearchIndex {
         }
     }
 
+    /// The chunk ids of the note at `path` taken out, while `notes` is not
+    /// made: from `pending`, or from the saved form (and marked removed).
+    fn remove_pending(&mut self, path: &str) -> Option<Vec<u32>> {
+        let ids = match self.pending.get_mut(path) {
+            Some(slot) => slot.take().map(|(_, ids)| ids),
+            None => {
+                let index = self.saved.find_note(path)?;
+                self.pending.insert(path.to_owned(), None);
+                Some(self.saved.chunks_of(index).collect())
+            }
+        };
+        if ids.is_some() {
+            self.pending_count -= 1;
+        }
+        ids
+    }
+
     /// How many notes and chunks it holds.
     pub fn counts(&self) -> (usize, u32) {
-        let notes = self
-            .notes
-            .get()
-            .map_or(self.saved.note_count() as usize, BTreeMap::len);
+        let notes = self.notes.get().map_or(
+            (i64::from(self.saved.note_count()) + self.pending_count) as usize,
+            BTreeMap::len,
+        );
         (notes, self.live_chunks)
     }
 
@@ -583,6 +617,8 @@ impl SearchIndex {
     /// Answers from `saved` from now on, with nothing added since.
     fn adopt(&mut self, saved: Frozen) {
         self.notes = OnceCell::new();
+        self.pending = BTreeMap::new();
+        self.pending_count = 0;
         self.cut = saved.cut().iter().cloned().collect();
         self.gone = vec![false; saved.chunks() as usize];
         self.added = Vec::new();
@@ -599,12 +635,16 @@ impl SearchIndex {
     /// Each note's stamp and chunk ids, made from the saved form the first
     /// time they are asked for.
     fn notes(&self) -> &Notes {
-        self.notes.get_or_init(|| notes_of(&self.saved))
-    }
-
-    fn notes_mut(&mut self) -> &mut Notes {
-        self.notes();
-        self.notes.get_mut().expect("made just now")
+        self.notes.get_or_init(|| {
+            let mut notes = notes_of(&self.saved);
+            for (path, note) in &self.pending {
+                match note {
+                    Some(note) => notes.insert(path.clone(), note.clone()),
+                    None => notes.remove(path),
+                };
+            }
+            notes
+        })
     }
 
     /// Both layers as one saved form: the live chunks renumbered in path
@@ -914,6 +954,38 @@ mod tests {
         index.remove("b.md");
         assert!(find(&index, "mysql", 5, 0.0).is_empty());
         assert_eq!(index.counts(), (1, 1));
+    }
+
+    #[test]
+    fn changes_to_a_saved_index_find_their_notes_without_decoding_all() {
+        let mut index = index(&[
+            ("a.md", "alpha words"),
+            ("b.md", "beta words\n\n# Two\nbeta again"),
+            ("c.md", "gamma words"),
+        ]);
+        let mut back = SearchIndex::default();
+        assert!(back.restore_state(index.persist().into_owned(), None));
+        back.put("b.md", FileStamp::sized(9), "beta changed", None);
+        back.remove("c.md");
+        back.remove("c.md");
+        back.remove("none.md");
+        back.put("d.md", FileStamp::sized(4), "delta words", None);
+        back.put("d.md", FileStamp::sized(5), "delta twice", None);
+        assert!(back.notes.get().is_none(), "every note decoded");
+        assert_eq!(back.counts(), (3, 3));
+        assert!(find(&back, "gamma", 5, 0.0).is_empty());
+        assert_eq!(find(&back, "again", 5, 0.0), []);
+        assert_eq!(find(&back, "twice", 5, 0.0)[0].path, "d.md");
+        let stamps: Vec<(String, u64)> = back
+            .note_stamps()
+            .into_iter()
+            .map(|(path, stamp)| (path, stamp.size))
+            .collect();
+        assert_eq!(
+            stamps,
+            [("a.md".into(), 11), ("b.md".into(), 9), ("d.md".into(), 5)]
+        );
+        assert_eq!(back.counts(), (3, 3));
     }
 
     #[test]
