@@ -81,17 +81,7 @@ pub struct Posting {
 /// A saved index, answering from its bytes.
 pub struct Frozen {
     body: Body,
-    meta: Meta,
-    notes_at: usize,
-    note_offsets_at: usize,
-    chunks_at: usize,
-    vectors_at: usize,
-    offsets_at: usize,
-    postings_at: usize,
-    vocabulary_at: usize,
-    words_at: usize,
-    /// The whole form's length.
-    len: usize,
+    layout: Layout,
 }
 
 /// Where a saved form's bytes are.
@@ -164,9 +154,10 @@ impl Frozen {
     /// rising to their section's end, and the words in byte order.
     fn consistent(&self) -> bool {
         let mut note = 0;
-        for id in 0..self.meta.chunks {
+        for id in 0..self.layout.meta.chunks {
             let chunk = self.chunk(id);
-            if chunk.note < note || chunk.note >= self.meta.notes || chunk.first > chunk.last {
+            if chunk.note < note || chunk.note >= self.layout.meta.notes || chunk.first > chunk.last
+            {
                 return false;
             }
             note = chunk.note;
@@ -182,17 +173,20 @@ impl Frozen {
             }
             u64::from(offset) == end
         };
-        let notes_len = (self.note_offsets_at - self.notes_at) as u64;
+        let notes_len = (self.layout.note_offsets_at - self.layout.notes_at) as u64;
         rising(
-            &self.head()[self.note_offsets_at..],
-            self.meta.notes,
+            &self.head()[self.layout.note_offsets_at..],
+            self.layout.meta.notes,
             notes_len,
         ) && rising(
-            &self.head()[self.offsets_at..],
-            self.meta.terms,
-            self.meta.postings_len,
-        ) && rising(self.tail(), self.meta.terms, self.meta.words_len)
-            && (1..self.meta.terms).all(|i| self.word(i - 1) < self.word(i))
+            &self.head()[self.layout.offsets_at..],
+            self.layout.meta.terms,
+            self.layout.meta.postings_len,
+        ) && rising(
+            self.tail(),
+            self.layout.meta.terms,
+            self.layout.meta.words_len,
+        ) && (1..self.layout.meta.terms).all(|i| self.word(i - 1) < self.word(i))
     }
 
     /// The bytes, as they are saved (the postings read if need be).
@@ -200,7 +194,7 @@ impl Frozen {
         match &self.body {
             Body::Whole(bytes) => Ok(Cow::Borrowed(bytes)),
             Body::Sparse { head, tail, .. } => {
-                let mut bytes = Vec::with_capacity(self.len);
+                let mut bytes = Vec::with_capacity(self.layout.len);
                 bytes.extend_from_slice(head);
                 bytes.extend_from_slice(self.all_postings()?);
                 bytes.extend_from_slice(tail);
@@ -211,7 +205,7 @@ impl Frozen {
 
     /// The saved form's length in bytes.
     pub fn size(&self) -> usize {
-        self.len
+        self.layout.len
     }
 
     /// Reads every posting list now (a merge reads them all: one read
@@ -223,11 +217,11 @@ impl Frozen {
     /// The postings section, read whole if it was left in the journal.
     fn all_postings(&self) -> Result<&[u8], FsError> {
         match &self.body {
-            Body::Whole(bytes) => Ok(&bytes[self.postings_at..self.vocabulary_at]),
+            Body::Whole(bytes) => Ok(&bytes[self.layout.postings_at..self.layout.vocabulary_at]),
             Body::Sparse { part, postings, .. } => {
                 if postings.get().is_none() {
-                    let len = (self.vocabulary_at - self.postings_at) as u64;
-                    let _ = postings.set(part.range(self.postings_at as u64, len)?);
+                    let len = (self.layout.vocabulary_at - self.layout.postings_at) as u64;
+                    let _ = postings.set(part.range(self.layout.postings_at as u64, len)?);
                 }
                 Ok(postings.get().expect("set just now"))
             }
@@ -235,45 +229,45 @@ impl Frozen {
     }
 
     pub fn model(&self) -> Option<&str> {
-        self.meta.model.as_deref()
+        self.layout.meta.model.as_deref()
     }
 
     pub fn chunks(&self) -> u32 {
-        self.meta.chunks
+        self.layout.meta.chunks
     }
 
     /// Values in each chunk's vector (0 without a model).
     pub fn dims(&self) -> u32 {
-        self.meta.dims
+        self.layout.meta.dims
     }
 
     pub fn terms_total(&self) -> u64 {
-        self.meta.terms_total
+        self.layout.meta.terms_total
     }
 
     /// The notes the index took only in part, in path order.
     pub fn cut(&self) -> &[String] {
-        &self.meta.cut
+        &self.layout.meta.cut
     }
 
     /// How many notes it holds.
     pub fn note_count(&self) -> u32 {
-        self.meta.notes
+        self.layout.meta.notes
     }
 
     /// Note `index` (below [`Frozen::note_count`]): its path and the stamp
     /// of the text it took; `None` when its bytes do not decode.
     pub fn note(&self, index: u32) -> Option<(&str, FileStamp)> {
         let head = self.head();
-        let offset = |i: u32| u32_at(head, self.note_offsets_at + 4 * i as usize) as usize;
-        let bytes = &head[self.notes_at..self.note_offsets_at];
+        let offset = |i: u32| u32_at(head, self.layout.note_offsets_at + 4 * i as usize) as usize;
+        let bytes = &head[self.layout.notes_at..self.layout.note_offsets_at];
         postcard::from_bytes(bytes.get(offset(index)..offset(index + 1))?).ok()
     }
 
     /// The index of the note at `path` (found by binary search: the notes
     /// are in path order).
     pub fn find_note(&self, path: &str) -> Option<u32> {
-        let (mut low, mut high) = (0, self.meta.notes);
+        let (mut low, mut high) = (0, self.layout.meta.notes);
         while low < high {
             let middle = low + (high - low) / 2;
             match self.note(middle)?.0.cmp(path) {
@@ -289,7 +283,7 @@ impl Frozen {
     /// notes' order).
     pub fn chunks_of(&self, index: u32) -> std::ops::Range<u32> {
         let first = |note: u32| {
-            let (mut low, mut high) = (0, self.meta.chunks);
+            let (mut low, mut high) = (0, self.layout.meta.chunks);
             while low < high {
                 let middle = low + (high - low) / 2;
                 if self.chunk(middle).note < note {
@@ -306,13 +300,13 @@ impl Frozen {
     /// Every note that decodes, in path order, with the stamp of the text
     /// it took, and its index.
     pub fn notes(&self) -> impl Iterator<Item = (u32, &str, FileStamp)> {
-        (0..self.meta.notes)
+        (0..self.layout.meta.notes)
             .filter_map(|index| self.note(index).map(|(path, stamp)| (index, path, stamp)))
     }
 
     /// Chunk `id` (below [`Frozen::chunks`]).
     pub fn chunk(&self, id: u32) -> SavedChunk {
-        let at = self.chunks_at + id as usize * CHUNK_BYTES;
+        let at = self.layout.chunks_at + id as usize * CHUNK_BYTES;
         let head = self.head();
         let field = |i: usize| u32_at(head, at + 4 * i);
         SavedChunk {
@@ -326,13 +320,13 @@ impl Frozen {
     /// Chunk `id`'s quantized vector (empty without a model), as
     /// [`super::embedder::quantize`] makes them.
     pub fn vector(&self, id: u32) -> &[u8] {
-        let dims = self.meta.dims as usize;
-        &self.head()[self.vectors_at + id as usize * dims..][..dims]
+        let dims = self.layout.meta.dims as usize;
+        &self.head()[self.layout.vectors_at + id as usize * dims..][..dims]
     }
 
     /// The index of `term` in the vocabulary.
     pub fn term(&self, term: &str) -> Option<u32> {
-        let (mut low, mut high) = (0, self.meta.terms);
+        let (mut low, mut high) = (0, self.layout.meta.terms);
         while low < high {
             let middle = low + (high - low) / 2;
             match self.word(middle).cmp(term.as_bytes()) {
@@ -347,13 +341,16 @@ impl Frozen {
     /// Appends the posting of each chunk holding term `index` (its list
     /// read from the journal if the postings were left there).
     pub fn postings(&self, index: u32, out: &mut Vec<Posting>) -> Result<(), FsError> {
-        if index >= self.meta.terms {
+        if index >= self.layout.meta.terms {
             return Ok(());
         }
         let (start, end) = (self.offset(index) as usize, self.offset(index + 1) as usize);
         let list: Cow<[u8]> = match &self.body {
             Body::Sparse { part, postings, .. } if postings.get().is_none() => {
-                Cow::Owned(part.range((self.postings_at + start) as u64, (end - start) as u64)?)
+                Cow::Owned(part.range(
+                    (self.layout.postings_at + start) as u64,
+                    (end - start) as u64,
+                )?)
             }
             _ => Cow::Borrowed(&self.all_postings()?[start..end]),
         };
@@ -365,7 +362,7 @@ impl Frozen {
                 break;
             };
             match chunk.checked_add(gap) {
-                Some(id) if id < self.meta.chunks => chunk = id,
+                Some(id) if id < self.layout.meta.chunks => chunk = id,
                 _ => break,
             }
             out.push(Posting {
@@ -379,7 +376,7 @@ impl Frozen {
 
     /// Calls `each` with every term and its index, in byte order.
     pub fn each_term(&self, each: &mut dyn FnMut(&[u8], u32)) {
-        for index in 0..self.meta.terms {
+        for index in 0..self.layout.meta.terms {
             each(self.word(index), index);
         }
     }
@@ -388,18 +385,18 @@ impl Frozen {
     fn word(&self, index: u32) -> &[u8] {
         let tail = self.tail();
         let offset = |i: u32| u32_at(tail, i as usize * 4) as usize;
-        &tail[self.words_at - self.vocabulary_at..][offset(index)..offset(index + 1)]
+        &tail[self.layout.words_at - self.layout.vocabulary_at..][offset(index)..offset(index + 1)]
     }
 
     fn offset(&self, term: u32) -> u32 {
-        u32_at(self.head(), self.offsets_at + term as usize * 4)
+        u32_at(self.head(), self.layout.offsets_at + term as usize * 4)
     }
 
     /// Every byte before the postings: meta, notes, chunks, vectors and
     /// posting offsets.
     fn head(&self) -> &[u8] {
         match &self.body {
-            Body::Whole(bytes) => &bytes[..self.postings_at],
+            Body::Whole(bytes) => &bytes[..self.layout.postings_at],
             Body::Sparse { head, .. } => head,
         }
     }
@@ -407,7 +404,7 @@ impl Frozen {
     /// Every byte after the postings: vocabulary offsets and words.
     fn tail(&self) -> &[u8] {
         match &self.body {
-            Body::Whole(bytes) => &bytes[self.vocabulary_at..],
+            Body::Whole(bytes) => &bytes[self.layout.vocabulary_at..],
             Body::Sparse { tail, .. } => tail,
         }
     }
@@ -469,19 +466,7 @@ impl Layout {
     /// The form over `body` (which holds the sections this layout says),
     /// if it is consistent.
     fn into_frozen(self, body: Body) -> Option<Frozen> {
-        let frozen = Frozen {
-            body,
-            meta: self.meta,
-            notes_at: self.notes_at,
-            note_offsets_at: self.note_offsets_at,
-            chunks_at: self.chunks_at,
-            vectors_at: self.vectors_at,
-            offsets_at: self.offsets_at,
-            postings_at: self.postings_at,
-            vocabulary_at: self.vocabulary_at,
-            words_at: self.words_at,
-            len: self.len,
-        };
+        let frozen = Frozen { body, layout: self };
         frozen.consistent().then_some(frozen)
     }
 }
@@ -763,7 +748,7 @@ mod tests {
     fn a_form_read_from_the_journal_leaves_its_postings_there_until_asked() {
         let form = sample();
         let whole = Frozen::parse(form.clone()).unwrap();
-        let postings_len = whole.vocabulary_at - whole.postings_at;
+        let postings_len = whole.layout.vocabulary_at - whole.layout.postings_at;
         let (journal, part) = part_of(&form, 0);
         let sparse = Frozen::read(part).unwrap();
         // Everything but the postings (the meta's length and the meta are
