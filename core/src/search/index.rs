@@ -226,6 +226,11 @@ pub const MAX_NOTE_CHUNKS: usize = 5_000;
 /// posting is three `u32`s; a term its word, a lookup entry and a list; a
 /// chunk its record), beside a chunk's note path and vector.
 const ADDED_POSTING: u64 = 12;
+/// Bytes of the budget a byte of a note's text may take (a new term costs
+/// [`ADDED_TERM`], and one can be a few bytes of text): room
+/// [`SearchIndex::put`] wants before it takes a note without first merging
+/// what was added.
+const FOLD_MARGIN: u64 = 16;
 const ADDED_TERM: u64 = 100;
 const ADDED_CHUNK: u64 = 64;
 
@@ -250,6 +255,15 @@ impl SearchIndex {
         self.remove(path);
         self.changed = true;
         self.model = embedder.map(|e| e.model().to_owned());
+        // Near the budget, chunks added since the saved form (which cost
+        // several times what they do saved) are merged into it first: a
+        // store built in one call fits as much as one built over several.
+        let added = self.memory() - self.saved.size() as u64;
+        if self.memory() + FOLD_MARGIN * text.len() as u64 > self.budget.0
+            && added > self.budget.0 / 8
+        {
+            self.fold();
+        }
         let mut ids = Vec::new();
         let mut title = Vec::new();
         let added_terms = &mut self.added_terms;
@@ -330,6 +344,15 @@ impl SearchIndex {
         }
         if cut {
             self.cut.insert(path.to_owned());
+        }
+    }
+
+    /// Both layers merged into the saved form (still to be saved), unless
+    /// the saved postings no longer read.
+    fn fold(&mut self) {
+        if let Ok(merged) = self.merged() {
+            self.adopt(Frozen::parse(merged).expect("a merged form parses"));
+            self.changed = true;
         }
     }
 
@@ -986,6 +1009,37 @@ mod tests {
             [("a.md".into(), 11), ("b.md".into(), 9), ("d.md".into(), 5)]
         );
         assert_eq!(back.counts(), (3, 3));
+    }
+
+    #[test]
+    fn near_its_budget_the_index_merges_what_it_added_to_take_more() {
+        let note = |i: usize| {
+            (0..200)
+                .map(|k| format!("word{i}x{k} shared"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let take = |budget: u64| {
+            let mut index = SearchIndex {
+                budget: Budget(budget),
+                ..SearchIndex::default()
+            };
+            for i in 0..30 {
+                index.put(&format!("n{i:02}.md"), FileStamp::sized(1), &note(i), None);
+            }
+            index
+        };
+        // Unbounded, all of it; what it then holds saved is the budget.
+        let mut whole = take(u64::MAX);
+        let unmerged = whole.memory();
+        whole.persist();
+        let budget = whole.saved.size() as u64 * 2;
+        // Unmerged, what it added costs more than the budget.
+        assert!(unmerged > budget, "{unmerged} {budget}");
+        let index = take(budget);
+        assert!(index.saved.chunks() > 0, "nothing merged on the way");
+        assert!(index.cut.is_empty(), "{:?}", index.cut);
+        assert_eq!(find(&index, "word29x150", 1, 0.0)[0].path, "n29.md");
     }
 
     #[test]
