@@ -267,33 +267,16 @@ impl Frozen {
     /// The index of the note at `path` (found by binary search: the notes
     /// are in path order).
     pub fn find_note(&self, path: &str) -> Option<u32> {
-        let (mut low, mut high) = (0, self.layout.meta.notes);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            match self.note(middle)?.0.cmp(path) {
-                std::cmp::Ordering::Less => low = middle + 1,
-                std::cmp::Ordering::Greater => high = middle,
-                std::cmp::Ordering::Equal => return Some(middle),
-            }
-        }
-        None
+        let at = first_not(self.layout.meta.notes, |i| {
+            self.note(i).is_some_and(|(p, _)| p < path)
+        });
+        (at < self.layout.meta.notes && self.note(at)?.0 == path).then_some(at)
     }
 
     /// The ids of note `index`'s chunks (they are grouped by note, in the
     /// notes' order).
     pub fn chunks_of(&self, index: u32) -> std::ops::Range<u32> {
-        let first = |note: u32| {
-            let (mut low, mut high) = (0, self.layout.meta.chunks);
-            while low < high {
-                let middle = low + (high - low) / 2;
-                if self.chunk(middle).note < note {
-                    low = middle + 1;
-                } else {
-                    high = middle;
-                }
-            }
-            low
-        };
+        let first = |note: u32| first_not(self.layout.meta.chunks, |i| self.chunk(i).note < note);
         first(index)..first(index + 1)
     }
 
@@ -326,16 +309,8 @@ impl Frozen {
 
     /// The index of `term` in the vocabulary.
     pub fn term(&self, term: &str) -> Option<u32> {
-        let (mut low, mut high) = (0, self.layout.meta.terms);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            match self.word(middle).cmp(term.as_bytes()) {
-                std::cmp::Ordering::Less => low = middle + 1,
-                std::cmp::Ordering::Greater => high = middle,
-                std::cmp::Ordering::Equal => return Some(middle),
-            }
-        }
-        None
+        let at = first_not(self.layout.meta.terms, |i| self.word(i) < term.as_bytes());
+        (at < self.layout.meta.terms && self.word(at) == term.as_bytes()).then_some(at)
     }
 
     /// Appends the posting of each chunk holding term `index` (its list
@@ -408,6 +383,21 @@ impl Frozen {
             Body::Sparse { tail, .. } => tail,
         }
     }
+}
+
+/// The first of `0..count` for which `before` is false (`count` if none):
+/// a binary search over a section kept in order.
+fn first_not(count: u32, before: impl Fn(u32) -> bool) -> u32 {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -668,6 +658,11 @@ mod tests {
         assert_eq!((frozen.chunks(), frozen.terms_total()), (3, 7));
         assert_eq!(frozen.note(1), Some(("b.md", FileStamp::sized(2))));
         assert_eq!(frozen.notes().count(), 2);
+        assert_eq!(
+            ["a.md", "b.md", "0.md", "c.md"].map(|p| frozen.find_note(p)),
+            [Some(0), Some(1), None, None]
+        );
+        assert_eq!((frozen.chunks_of(0), frozen.chunks_of(1)), (0..2, 2..3));
         assert_eq!(
             frozen.chunk(1),
             SavedChunk {
