@@ -12,6 +12,7 @@
 //! [`Indexes`], then [`call`] (text), [`call_json`] (JSON) or [`execute`]
 //! (a parsed command, a typed result).
 
+pub mod bytes;
 pub mod command;
 pub mod commands;
 pub mod error;

@@ -210,9 +210,11 @@ fn a_due_sweep_goes_in_slices_and_finds_an_edit_in_place_within_them() {
         answer.contains("c/n5.md")
     };
     s.env.now.set(s.env.now.get() + 31);
-    // The sweep is due: this call lists a and b, and stops before c.
+    // The sweep is due: this call checks a and 400 files of b, and stops
+    // before c.
     assert!(!found(&s));
-    // Another process goes on where it stopped, and finds the edit.
+    // Another process goes on after the last file checked (from the
+    // start of b, its 1,000 would stop before c/n5.md), and finds the edit.
     s.restarted();
     assert!(found(&s));
 }
@@ -252,5 +254,71 @@ fn after_a_burst_a_new_instance_reads_the_journals_head_not_every_note() {
     assert!(
         read < journal / 2,
         "read {read} of the journal's {journal} bytes: every note, not its head"
+    );
+}
+
+#[test]
+fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each() {
+    let s = Store::new();
+    s.ok(json!({"command": "prompt"}));
+    // 300 notes written in one second: more than one call's slice reads once
+    // more when they are old enough to trust.
+    s.fs.set_clock(s.env.now.get());
+    for i in 0..300 {
+        s.ok(
+            json!({"command": "create", "path": format!("/memories/burst/n{i}.md"),
+            "file_text": "---\nname: Burst\ndescription: new\n---\nx\n"}),
+        );
+    }
+    s.env.now.set(s.env.now.get() + 5);
+    // Each read of the monotonic clock is 50 µs: a 2 ms slice checks a few
+    // dozen notes.
+    s.env.step.set(50_000);
+    let reads = |s: &Store| {
+        let before = s.fs.bytes_read();
+        s.ok(json!({"command": "prompt"}));
+        s.fs.bytes_read() - before
+    };
+    let first = reads(&s);
+    assert!(first > 0, "the first call read none of them once more");
+    // Each call goes on where the last stopped, so a bounded number of calls
+    // reads them all and then the calls read nothing.
+    let calls = (0..100).position(|_| reads(&s) == 0);
+    assert!(
+        calls.is_some_and(|n| n > 0),
+        "after {calls:?} calls: not verified over calls"
+    );
+}
+
+#[test]
+fn a_due_sweep_stops_inside_a_directory_when_its_slice_is_spent() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.fs.create_dir("d").unwrap();
+    for i in 0..300 {
+        let text = format!("---\nname: d{i}\ndescription: old\n---\nx\n");
+        s.fs.write_new(&format!("d/n{i}.md"), text.as_bytes(), false)
+            .unwrap();
+    }
+    s.ok(json!({"command": "prompt"}));
+    // Rewritten in place, and last in path order.
+    s.fs.write_at("d/n99.md", 0, b"---\nname: d99\ndescription: new\n---\nx\n")
+        .unwrap();
+    let found = |s: &Store| {
+        let answer = s.ok(json!({"command": "memory_search", "query": "new", "minScore": 0.0}));
+        answer.contains("d/n99.md")
+    };
+    s.env.now.set(s.env.now.get() + 31);
+    // Each read of the monotonic clock is 50 µs: a slice checks a few dozen
+    // files, not the whole directory.
+    s.env.step.set(50_000);
+    assert!(!found(&s), "one call swept the whole directory");
+    let calls = (0..100).position(|_| {
+        s.restarted();
+        found(&s)
+    });
+    assert!(
+        calls.is_some_and(|n| n > 0),
+        "found after {calls:?} more calls"
     );
 }

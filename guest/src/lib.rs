@@ -7,6 +7,8 @@
 //! storage.
 
 mod embedder;
+#[cfg(target_arch = "wasm32")]
+mod memcmp;
 mod wasi;
 
 #[cfg(not(feature = "tools-world"))]

@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{Catalog, Entry, FileStamp};
+use super::catalog::{Aged, Catalog, Entry, FileStamp};
 use super::derived::{Part, Registry};
 use super::snapshot::{self, Head};
 use crate::error::FsError;
@@ -56,9 +56,17 @@ pub(super) enum Record {
     Swept(u64),
     /// Where the sweep under way goes on: the next directory it lists.
     SweepFrom(String),
+    /// Where the sweep under way goes on inside a directory it listed: the
+    /// files after this one ("" for all of them).
+    SweepPast(String, String),
     /// Every note and directory that changed before this second has been
     /// read or listed since its stamp grew old enough to trust.
     Verified(u64),
+    /// As [`Record::Verified`], and of those that changed in this second,
+    /// the ones up to this one too (notes before directories, each in path
+    /// order): a second in which more changed than one call's slice can
+    /// read is verified over several calls, not begun again in each.
+    VerifiedPast(u64, Aged),
     /// A file that is not a note, with its size (for the quota).
     Other(String, u64),
     Unother(String),

@@ -4,8 +4,8 @@
 //!
 //! A file edited in place by another program leaves its directory's stamp
 //! as it was, so once the last full walk is [`SWEEP_SECONDS`] old the
-//! refreshes sweep every directory again, a slice of it per call (bounded
-//! by [`SWEEP_SLICE_NANOS`]): that is how late such an edit can show.
+//! refreshes sweep every file again, a slice of them per call (bounded by
+//! [`SWEEP_SLICE_NANOS`]): that is how late such an edit can show.
 //! Walks stop at a time budget, well inside the host's limit per call, and
 //! keep what they found; the next call goes on from there. They go in
 //! batches the derived indexes take in one at a time.
@@ -16,7 +16,7 @@
 use std::ops::Bound;
 use std::rc::Rc;
 
-use super::catalog::{Catalog, Entry, FileStamp, stamp_of};
+use super::catalog::{Aged, Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
 use super::journal::Record;
 use super::{INDEX_FILE, is_note_path};
@@ -40,12 +40,14 @@ const FIRST_BYTES: u64 = 4 * 1024;
 const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
 pub const SWEEP_SECONDS: u64 = 30;
-/// What one call gives the sweep once it is due: directories are listed
-/// whole, in path order, until this much time or this many files have gone,
-/// and the next call goes on from there. A store of a few hundred notes is
-/// swept in one call; 10,000 notes in 50 directories take 50 calls of
-/// ~2 ms each, where one call took ~180 ms.
-const SWEEP_SLICE_NANOS: u64 = 2_000_000;
+/// What one call gives the sweep once it is due, and before it the notes
+/// and directories read once more ([`Catalog::verify_aged`]): files are
+/// checked in path order until this much time or this many files have
+/// gone, and the next call goes on from the next file. A store of a few
+/// dozen notes is swept in one call; 10,000 notes take ~100 calls of ~1 ms
+/// each (a file's stamp costs ~10 µs through WASI), where one call took
+/// ~180 ms.
+const SWEEP_SLICE_NANOS: u64 = 1_000_000;
 const SWEEP_SLICE_FILES: usize = 1_000;
 /// The most notes a directory whose stamp is young but unchanged may hold
 /// (as far as the catalog knows) to be listed again for names on every
@@ -225,19 +227,23 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
-        self.verify_aged(io, &walk)?;
+        // One slice a call for both: reading aged changes once more, then
+        // the sweep.
+        let slice = io.env.monotonic_nanos();
+        self.verify_aged(io, &walk, slice)?;
         if due || self.sweep_from.is_some() {
-            self.sweep_slice(io, &walk)?;
+            self.sweep_slice(io, &walk, slice)?;
         }
         Ok(())
     }
 
     /// One call's part of the sweep: the known directories in path order
-    /// from where the last call left off, each listed whole (every file in
-    /// it checked), until [`SWEEP_SLICE_NANOS`] or [`SWEEP_SLICE_FILES`]
-    /// have gone; the sweep is recorded done once the last is listed.
-    fn sweep_slice(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
-        let started = io.env.monotonic_nanos();
+    /// from where the last call left off, each listed for names (files made
+    /// or removed since) and then every file in it checked, a stamp at a
+    /// time, until [`SWEEP_SLICE_NANOS`] or [`SWEEP_SLICE_FILES`] have gone
+    /// (the next call goes on from the next file); the sweep is recorded
+    /// done once the last file of the last directory is checked.
+    fn sweep_slice(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<(), FsError> {
         let files = self.files_listed;
         let from = self.sweep_from.clone().unwrap_or_default();
         let dirs: Vec<String> = self
@@ -245,35 +251,69 @@ impl Catalog {
             .range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded))
             .map(|(dir, _)| dir.clone())
             .collect();
+        let mut past = self
+            .sweep_past
+            .clone()
+            .filter(|_| dirs.first() == Some(&from));
         for dir in dirs {
-            let spent = io.env.monotonic_nanos().saturating_sub(started);
-            let slice_done = spent >= SWEEP_SLICE_NANOS
-                || self.files_listed - files >= SWEEP_SLICE_FILES
-                || self.must_stop(io);
-            if slice_done {
-                if self.sweep_from.as_deref() != Some(dir.as_str()) {
-                    self.record(Record::SweepFrom(dir))?;
+            let slice_done = |catalog: &Self| {
+                io.env.monotonic_nanos().saturating_sub(started) >= SWEEP_SLICE_NANOS
+                    || catalog.files_listed - files >= SWEEP_SLICE_FILES
+                    || catalog.must_stop(io)
+            };
+            if past.is_none() {
+                if slice_done(self) {
+                    if self.sweep_from.as_deref() != Some(dir.as_str()) || self.sweep_past.is_some()
+                    {
+                        self.record(Record::SweepFrom(dir))?;
+                    }
+                    return Ok(());
                 }
-                return Ok(());
-            }
-            if !self.dirs.contains_key(&dir) {
-                continue; // forgotten with a parent that went
-            }
-            for sub in self.list_dir(io, &dir, false)? {
-                if !self.dirs.contains_key(&sub) {
-                    self.walk_from(io, &sub)?;
+                if !self.dirs.contains_key(&dir) {
+                    continue; // forgotten with a parent that went
                 }
+                for sub in self.list_dir(io, &dir, true)? {
+                    if !self.dirs.contains_key(&sub) {
+                        self.walk_from(io, &sub)?;
+                    }
+                }
+            }
+            // Listed: "" comes before every path in it.
+            let mut last = past.take().unwrap_or_default();
+            for path in self.files_in(&dir, &last)? {
+                if slice_done(self) {
+                    return self.record(Record::SweepPast(dir, last));
+                }
+                self.check_file(io, At::Path, &path, false)?;
+                self.files_listed += 1;
+                last = path;
             }
         }
         self.record(Record::Swept(walk.now()))
+    }
+
+    /// The notes and other files directly in `dir` whose paths come after
+    /// `after`, in path order.
+    fn files_in(&mut self, dir: &str, after: &str) -> Result<Vec<String>, FsError> {
+        let mut files = self.notes_in(dir)?;
+        files.extend(
+            Self::under(&self.others, dir)
+                .filter(|path| parent(path) == dir && *path != dir)
+                .map(str::to_owned),
+        );
+        files.retain(|path| path.as_str() > after);
+        files.sort_unstable();
+        Ok(files)
     }
 
     /// Notes and directories that changed since [`Catalog::verified`] and
     /// whose stamps are now old enough to trust: each is read (or listed)
     /// once more, oldest first, so a change made in the same clock tick as
     /// the one memcap saw, which kept the stamp, shows. One sweep slice a
-    /// call ([`SWEEP_SLICE_NANOS`]); the next call goes on.
-    fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
+    /// call ([`SWEEP_SLICE_NANOS`], which the sweep gets what is left of);
+    /// the next call goes on after the last one read, even within one
+    /// second ([`Record::VerifiedPast`]).
+    fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<(), FsError> {
         let (from, upto) = (self.verified, walk.trust_before());
         if from >= upto {
             return Ok(());
@@ -282,20 +322,24 @@ impl Catalog {
             self.read_all()?;
         }
         let aged = |time: u64| (from..upto).contains(&time);
-        let mut due: Vec<(u64, bool, String)> = self
+        let mut due: Vec<(u64, Aged)> = self
             .dirs
             .iter()
             .filter_map(|(dir, stamp)| {
                 let time = stamp.last_change()?;
-                aged(time).then(|| (time, true, dir.clone()))
+                aged(time).then(|| (time, (true, dir.clone())))
             })
             .collect();
         due.extend(
             self.most_recent()
                 .skip_while(|e| e.recency() >= upto)
                 .take_while(|e| e.recency() >= from)
-                .map(|e| (e.recency(), false, e.path.clone())),
+                .map(|e| (e.recency(), (false, e.path.clone()))),
         );
+        // Those of the mark's second a slice already read stay read.
+        if let Some(past) = &self.verified_past {
+            due.retain(|(time, key)| *time > from || key > past);
+        }
         if due.is_empty() {
             // Nothing to read: the mark moves on without a record (a call
             // that found nothing writes nothing; the next snapshot keeps it).
@@ -303,15 +347,19 @@ impl Catalog {
             return Ok(());
         }
         due.sort_unstable();
-        let started = io.env.monotonic_nanos();
-        for (time, is_dir, path) in due {
+        let mut done: Option<(u64, Aged)> = None;
+        for (time, (is_dir, path)) in due {
             let spent = io.env.monotonic_nanos().saturating_sub(started);
             if spent >= SWEEP_SLICE_NANOS || self.must_stop(io) {
-                // Everything before `time` is done.
-                if time > from {
-                    self.record(Record::Verified(time))?;
-                }
-                return Ok(());
+                // Everything before `time` is done, and of its second,
+                // everything up to the last one read.
+                return match done {
+                    Some((last, key)) if last == time => {
+                        self.record(Record::VerifiedPast(time, key))
+                    }
+                    _ if time > from => self.record(Record::Verified(time)),
+                    _ => Ok(()),
+                };
             }
             if !is_dir {
                 self.check_file(io, At::Path, &path, true)?;
@@ -322,6 +370,7 @@ impl Catalog {
                     }
                 }
             }
+            done = Some((time, (is_dir, path)));
         }
         self.record(Record::Verified(upto))
     }

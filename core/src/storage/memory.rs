@@ -415,10 +415,13 @@ impl File for OpenFile {
 }
 
 /// A clock that stands still unless moved, randomness from a counter, and
-/// the settings given.
+/// the settings given. Its monotonic clock moves `step` nanoseconds each
+/// time it is read (none unless set), so time-bounded slices end.
 #[derive(Debug, Default)]
 pub struct FixedEnvironment {
     pub now: Cell<u64>,
+    pub step: Cell<u64>,
+    monotonic: Cell<u64>,
     counter: Cell<u64>,
     pub vars: BTreeMap<String, String>,
 }
@@ -439,7 +442,9 @@ impl Environment for FixedEnvironment {
     }
 
     fn monotonic_nanos(&self) -> u64 {
-        0
+        let now = self.monotonic.get() + self.step.get();
+        self.monotonic.set(now);
+        now
     }
 
     fn random_u64(&self) -> u64 {

@@ -28,9 +28,24 @@ impl Catalog {
             Record::Swept(seconds) => {
                 self.swept = seconds;
                 self.sweep_from = None;
+                self.sweep_past = None;
             }
-            Record::SweepFrom(dir) => self.sweep_from = Some(dir),
-            Record::Verified(seconds) => self.verified = seconds,
+            Record::SweepFrom(dir) => {
+                self.sweep_from = Some(dir);
+                self.sweep_past = None;
+            }
+            Record::SweepPast(dir, file) => {
+                self.sweep_from = Some(dir);
+                self.sweep_past = Some(file);
+            }
+            Record::Verified(seconds) => {
+                self.verified = seconds;
+                self.verified_past = None;
+            }
+            Record::VerifiedPast(seconds, last) => {
+                self.verified = seconds;
+                self.verified_past = Some(last);
+            }
             Record::Other(path, size) => {
                 if let Some(old) = self.others.insert(path, size) {
                     self.other_bytes -= old;

@@ -26,6 +26,10 @@ use crate::storage::{Meta, Stamp};
 
 pub use super::entry::{Entry, FileStamp};
 
+/// A note (`false`) or directory (`true`) and its path, as
+/// [`Catalog::verify_aged`](super::walk) orders those of one second.
+pub(in crate::notes) type Aged = (bool, String);
+
 /// The stamp of what `stat` saw.
 pub(crate) fn stamp_of(st: &Meta) -> FileStamp {
     FileStamp {
@@ -100,9 +104,16 @@ pub struct Catalog {
     /// and directory that changed earlier was read or listed once its stamp
     /// was old enough to show every change ([`Record::Verified`]).
     pub(super) verified: u64,
+    /// The last note or directory of the second [`Catalog::verified`]
+    /// already read once more ([`Record::VerifiedPast`]). (Not in the
+    /// snapshot: a rewrite of the journal reads that second's again.)
+    pub(super) verified_past: Option<Aged>,
     /// While a sweep is under way: the directory it goes on from. (Not in
     /// the snapshot: a rewrite of the journal starts the sweep again.)
     pub(super) sweep_from: Option<String>,
+    /// In that directory, listed already: the last file checked ("" for
+    /// none yet). Not in the snapshot either.
+    pub(super) sweep_past: Option<String>,
     /// Files the walks have checked in listed directories (a count the
     /// sweep measures its slices with).
     pub(super) files_listed: usize,
@@ -315,7 +326,9 @@ impl Catalog {
             dirs: BTreeMap::new(),
             swept: 0,
             verified: 0,
+            verified_past: None,
             sweep_from: None,
+            sweep_past: None,
             files_listed: 0,
             incomplete: false,
             read_whole: None,
