@@ -242,6 +242,17 @@ fn after_a_burst_a_new_instance_reads_the_journals_head_not_every_note() {
             "file_text": "---\nname: Burst\ndescription: new\n---\nx\n"}),
         );
     }
+    // The next new process replays the burst's records once and rewrites
+    // the journal, so the processes after it do not replay them again.
+    let burst_records = journal_records(&s);
+    assert!(burst_records > 256, "{burst_records} records");
+    s.restarted();
+    s.ok(json!({"command": "prompt"}));
+    let records = journal_records(&s);
+    assert!(
+        records < 16,
+        "{records} records left after a replay of {burst_records}"
+    );
     // Seconds later (old enough to trust, the full sweep not due), a new
     // process reads its stamps once more from the journal's head.
     s.env.now.set(s.env.now.get() + 5);
@@ -321,4 +332,26 @@ fn a_due_sweep_stops_inside_a_directory_when_its_slice_is_spent() {
         calls.is_some_and(|n| n > 0),
         "found after {calls:?} more calls"
     );
+}
+
+/// The JSON records after the journal's snapshot: what a new process replays.
+fn journal_records(s: &Store) -> usize {
+    use memcap_core::storage::Storage;
+    let file = s.fs.open(".memcap/notes.jsonl", false).unwrap();
+    let (bytes, _) = file.read_at(0, u64::MAX).unwrap();
+    let first = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let header: serde_json::Value = serde_json::from_slice(&bytes[..first]).unwrap();
+    let size = |key: &str| header[key].as_u64().unwrap() as usize;
+    let derived: usize = header["derived"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|part| part["len"].as_u64().unwrap() as usize)
+        .sum();
+    // The snapshot ends with a newline of its own.
+    let tail = first + 1 + size("head") + size("blocks") + derived + 1;
+    bytes[tail..]
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .count()
 }

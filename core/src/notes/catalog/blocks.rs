@@ -37,9 +37,21 @@ impl Catalog {
         catalog.horizon = recent
             .last()
             .map(|e| (Reverse(e.recency()), Rc::from(e.path.as_str())));
-        for entry in recent {
-            catalog.admit(Rc::new(entry));
-        }
+        // Built whole rather than an insert at a time: the head's notes come
+        // in recency order, and up to 2,000 of them are read by every call.
+        let keyed: Vec<(Rc<str>, Rc<Entry>)> = recent
+            .into_iter()
+            .map(|entry| (Rc::from(entry.path.as_str()), Rc::new(entry)))
+            .collect();
+        catalog.by_recency = keyed
+            .iter()
+            .map(|(key, entry)| ((Reverse(entry.recency()), Rc::clone(key)), Rc::clone(entry)))
+            .collect();
+        catalog.before_horizon = match &catalog.horizon {
+            Some(horizon) => catalog.by_recency.range(..=horizon).count(),
+            None => 0,
+        };
+        catalog.entries = keyed.into_iter().collect();
         catalog.blocks = Some(blocks);
         if catalog.before_horizon >= catalog.notes {
             // The recent notes are all of them.

@@ -132,6 +132,9 @@ pub struct Catalog {
     pub(super) applied: u64,
     /// JSON records in the journal after its snapshot.
     pub(super) records: usize,
+    /// Records this instance replayed when it read the journal, until its
+    /// first save.
+    pub(super) replayed: usize,
     pub(super) pending: Vec<Record>,
     /// Notes put since the walks' batch began, and their bytes: what the
     /// derived indexes take in next.
@@ -338,6 +341,7 @@ impl Catalog {
             journal_seen: None,
             applied: 0,
             records: 0,
+            replayed: 0,
             pending: Vec::new(),
             batch_notes: 0,
             batch_bytes: 0,
