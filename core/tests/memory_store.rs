@@ -355,3 +355,51 @@ fn journal_records(s: &Store) -> usize {
         .filter(|line| !line.is_empty())
         .count()
 }
+
+#[test]
+fn a_walk_left_unfinished_goes_on_as_a_walk_not_behind_the_once_more_reads() {
+    use memcap_core::storage::Storage;
+    let mut s = Store::new();
+    // A call's walks get a share of 20 ms: a few hundred reads of a clock
+    // that moves 50 µs a read.
+    s.env
+        .vars
+        .insert("MEMCAP_CALL_TIMEOUT_MS".into(), "20".into());
+    s.ok(
+        json!({"command": "memory_write", "filename": "first", "name": "First",
+        "description": "the first", "type": "user", "content": "x"}),
+    );
+    s.ok(json!({"command": "memory_view"}));
+    // Notes another program wrote, old enough to trust by the next calls.
+    s.fs.set_clock(s.env.now.get());
+    s.fs.create_dir("big").unwrap();
+    for d in 0..20 {
+        s.fs.create_dir(&format!("big/d{d:02}")).unwrap();
+        for n in 0..100 {
+            let text = format!("---\nname: N{d}-{n}\ndescription: a fact\n---\nx\n");
+            s.fs.write_new(&format!("big/d{d:02}/n{n}.md"), text.as_bytes(), false)
+                .unwrap();
+        }
+    }
+    s.env.now.set(s.env.now.get() + 5);
+    s.env.step.set(50_000);
+    let mut unfinished = 0;
+    for _ in 0..100 {
+        s.restarted();
+        if !s
+            .ok(json!({"command": "memory_view"}))
+            .contains("still reading")
+        {
+            break;
+        }
+        unfinished += 1;
+    }
+    assert!(unfinished > 0, "one call walked every file");
+    s.restarted();
+    let all = s.ok(json!({"command": "memory_view", "all": true}));
+    assert!(
+        all.starts_with("2001 notes in /memories:\n"),
+        "after {unfinished} unfinished calls: {}",
+        &all[..all.len().min(80)]
+    );
+}

@@ -184,7 +184,7 @@ impl Catalog {
             self.follow(io)?;
             // A walk its batch stopped goes on while the call has time; each
             // batch takes in at least one note, and the time bounds them.
-            if !self.incomplete || io.out_of_time() {
+            if !self.incomplete() || io.out_of_time() {
                 return Ok(());
             }
         }
@@ -193,6 +193,10 @@ impl Catalog {
     fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
         let walk = Walk::new(io);
         let due = walk.now() >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now() < self.swept;
+        // A walk left unfinished (by this instance, or on record: no sweep)
+        // goes on as a walk within the call's budget, not a slice at a time
+        // behind the once-more reads: until it ends, the index says it is
+        // still reading.
         if self.dirs.is_empty() || self.incomplete {
             return self.sweep(io, &walk);
         }
@@ -227,12 +231,18 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
+        if self.swept == 0 {
+            // A walk another process left unfinished goes on from where it
+            // stopped with the call's budget, not a slice behind the
+            // once-more reads: until it ends the index says it is reading.
+            return self.sweep_slice(io, &walk, None);
+        }
         // One slice a call for both: reading aged changes once more, then
         // the sweep.
         let slice = io.env.monotonic_nanos();
         self.verify_aged(io, &walk, slice)?;
         if due || self.sweep_from.is_some() {
-            self.sweep_slice(io, &walk, slice)?;
+            self.sweep_slice(io, &walk, Some(slice))?;
         }
         Ok(())
     }
@@ -243,7 +253,13 @@ impl Catalog {
     /// time, until [`SWEEP_SLICE_NANOS`] or [`SWEEP_SLICE_FILES`] have gone
     /// (the next call goes on from the next file); the sweep is recorded
     /// done once the last file of the last directory is checked.
-    fn sweep_slice(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<(), FsError> {
+    /// Without a slice (`started` none), only the call's budget stops it.
+    fn sweep_slice(
+        &mut self,
+        io: &Io,
+        walk: &Walk<'_>,
+        started: Option<u64>,
+    ) -> Result<(), FsError> {
         let files = self.files_listed;
         let from = self.sweep_from.clone().unwrap_or_default();
         let dirs: Vec<String> = self
@@ -257,9 +273,10 @@ impl Catalog {
             .filter(|_| dirs.first() == Some(&from));
         for dir in dirs {
             let slice_done = |catalog: &Self| {
-                io.env.monotonic_nanos().saturating_sub(started) >= SWEEP_SLICE_NANOS
-                    || catalog.files_listed - files >= SWEEP_SLICE_FILES
-                    || catalog.must_stop(io)
+                started.is_some_and(|started| {
+                    io.env.monotonic_nanos().saturating_sub(started) >= SWEEP_SLICE_NANOS
+                        || catalog.files_listed - files >= SWEEP_SLICE_FILES
+                }) || catalog.must_stop(io)
             };
             if past.is_none() {
                 if slice_done(self) {
@@ -276,6 +293,15 @@ impl Catalog {
                     if !self.dirs.contains_key(&sub) {
                         self.walk_from(io, &sub)?;
                     }
+                }
+                if self.incomplete {
+                    // A new subdirectory's walk stopped: the next call lists
+                    // this directory again, so the sweep does not pass it.
+                    if self.sweep_from.as_deref() != Some(dir.as_str()) || self.sweep_past.is_some()
+                    {
+                        self.record(Record::SweepFrom(dir))?;
+                    }
+                    return Ok(());
                 }
             }
             // Listed: "" comes before every path in it.
@@ -395,7 +421,9 @@ impl Catalog {
     /// parent's stamp may be recorded while some of its subdirectories were
     /// never listed, and the stamp alone would keep the next process from
     /// looking there until the sweep. No sweep on record makes the next
-    /// refresh walk everything.
+    /// process sweep every directory again (from where a stopped sweep
+    /// left off) with its call's budget, saying it is still reading until
+    /// the sweep ends.
     fn stop_unfinished(&mut self) -> Result<(), FsError> {
         self.incomplete = true;
         if self.swept != 0 {

@@ -264,9 +264,10 @@ impl Catalog {
         Ok(note.or_else(|| self.others.get(path).copied()))
     }
 
-    /// Whether the last walk ran out of time before reaching every note.
+    /// Whether the last walk ran out of time before reaching every note
+    /// (in this instance, or on record: no walk that reached every file).
     pub fn incomplete(&self) -> bool {
-        self.incomplete
+        self.incomplete || self.swept == 0
     }
 
     /// The directories and notes memcap may not read (root-relative), as
