@@ -194,21 +194,13 @@ fn a_due_sweep_goes_in_slices_and_finds_an_edit_in_place_within_them() {
     // Three directories of 600 notes: more than one call sweeps (1,000
     // files a call at most).
     for dir in ["a", "b", "c"] {
-        s.fs.create_dir(dir).unwrap();
-        for i in 0..600 {
-            let text = format!("---\nname: {dir}{i}\ndescription: old\n---\nx\n");
-            s.fs.write_new(&format!("{dir}/n{i}.md"), text.as_bytes(), false)
-                .unwrap();
-        }
+        s.plant(dir, 600);
     }
     s.ok(json!({"command": "prompt"}));
     // Rewritten in place: no directory changes, so only the sweep sees it.
     s.fs.write_at("c/n5.md", 0, b"---\nname: c5\ndescription: new\n---\nx\n")
         .unwrap();
-    let found = |s: &Store| {
-        let answer = s.ok(json!({"command": "memory_search", "query": "new", "minScore": 0.0}));
-        answer.contains("c/n5.md")
-    };
+    let found = |s: &Store| s.search_finds("new", "c/n5.md");
     s.env.now.set(s.env.now.get() + 31);
     // The sweep is due: this call checks a and 400 files of b, and stops
     // before c.
@@ -235,13 +227,7 @@ fn after_a_burst_a_new_instance_reads_the_journals_head_not_every_note() {
     s.ok(json!({"command": "prompt"}));
     // A burst of 600 notes written now: the journal is compacted during it,
     // its snapshot keeping every note younger than the verified mark.
-    s.fs.set_clock(s.env.now.get());
-    for i in 0..600 {
-        s.ok(
-            json!({"command": "create", "path": format!("/memories/burst/n{i}.md"),
-            "file_text": "---\nname: Burst\ndescription: new\n---\nx\n"}),
-        );
-    }
+    s.burst(600);
     // The next new process replays the burst's records once and rewrites
     // the journal, so the processes after it do not replay them again.
     let burst_records = journal_records(&s);
@@ -274,13 +260,7 @@ fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each()
     s.ok(json!({"command": "prompt"}));
     // 300 notes written in one second: more than one call's slice reads once
     // more when they are old enough to trust.
-    s.fs.set_clock(s.env.now.get());
-    for i in 0..300 {
-        s.ok(
-            json!({"command": "create", "path": format!("/memories/burst/n{i}.md"),
-            "file_text": "---\nname: Burst\ndescription: new\n---\nx\n"}),
-        );
-    }
+    s.burst(300);
     s.env.now.set(s.env.now.get() + 5);
     // Each read of the monotonic clock is 50 µs: a 2 ms slice checks a few
     // dozen notes.
@@ -305,20 +285,12 @@ fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each()
 fn a_due_sweep_stops_inside_a_directory_when_its_slice_is_spent() {
     use memcap_core::storage::Storage;
     let s = Store::new();
-    s.fs.create_dir("d").unwrap();
-    for i in 0..300 {
-        let text = format!("---\nname: d{i}\ndescription: old\n---\nx\n");
-        s.fs.write_new(&format!("d/n{i}.md"), text.as_bytes(), false)
-            .unwrap();
-    }
+    s.plant("d", 300);
     s.ok(json!({"command": "prompt"}));
     // Rewritten in place, and last in path order.
     s.fs.write_at("d/n99.md", 0, b"---\nname: d99\ndescription: new\n---\nx\n")
         .unwrap();
-    let found = |s: &Store| {
-        let answer = s.ok(json!({"command": "memory_search", "query": "new", "minScore": 0.0}));
-        answer.contains("d/n99.md")
-    };
+    let found = |s: &Store| s.search_finds("new", "d/n99.md");
     s.env.now.set(s.env.now.get() + 31);
     // Each read of the monotonic clock is 50 µs: a slice checks a few dozen
     // files, not the whole directory.
@@ -374,12 +346,7 @@ fn a_walk_left_unfinished_goes_on_as_a_walk_not_behind_the_once_more_reads() {
     s.fs.set_clock(s.env.now.get());
     s.fs.create_dir("big").unwrap();
     for d in 0..20 {
-        s.fs.create_dir(&format!("big/d{d:02}")).unwrap();
-        for n in 0..100 {
-            let text = format!("---\nname: N{d}-{n}\ndescription: a fact\n---\nx\n");
-            s.fs.write_new(&format!("big/d{d:02}/n{n}.md"), text.as_bytes(), false)
-                .unwrap();
-        }
+        s.plant(&format!("big/d{d:02}"), 100);
     }
     s.env.now.set(s.env.now.get() + 5);
     s.env.step.set(50_000);

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use memcap_core::lines::ToolResult;
 use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
 use memcap_core::{Indexes, Io};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// One store: its files, a clock, and the indexes an instance keeps warm.
 pub struct Store {
@@ -65,5 +65,36 @@ impl Store {
     /// A new instance on the same files: nothing warm, the journal only.
     pub fn restarted(&self) {
         *self.indexes.borrow_mut() = Indexes::default();
+    }
+
+    /// Writes `count` notes `dir/n0.md`… behind memcap's back (as another
+    /// program would), described "old"; makes `dir`.
+    pub fn plant(&self, dir: &str, count: usize) {
+        use memcap_core::storage::Storage;
+        self.fs.create_dir(dir).unwrap();
+        for i in 0..count {
+            let text = format!("---\nname: {dir}{i}\ndescription: old\n---\nx\n");
+            self.fs
+                .write_new(&format!("{dir}/n{i}.md"), text.as_bytes(), false)
+                .unwrap();
+        }
+    }
+
+    /// Creates `count` notes `burst/n0.md`… through memcap, within the
+    /// second the clock shows (the files' clock set to it).
+    pub fn burst(&self, count: usize) {
+        self.fs.set_clock(self.env.now.get());
+        for i in 0..count {
+            self.ok(
+                json!({"command": "create", "path": format!("/memories/burst/n{i}.md"),
+                "file_text": "---\nname: Burst\ndescription: new\n---\nx\n"}),
+            );
+        }
+    }
+
+    /// Whether a search for `query` names the note at `path`.
+    pub fn search_finds(&self, query: &str, path: &str) -> bool {
+        let answer = self.ok(json!({"command": "memory_search", "query": query, "minScore": 0.0}));
+        answer.contains(path)
     }
 }
