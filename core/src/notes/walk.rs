@@ -193,10 +193,7 @@ impl Catalog {
     fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
         let walk = Walk::new(io);
         let due = walk.now() >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now() < self.swept;
-        // A walk left unfinished (by this instance, or on record: no sweep)
-        // goes on as a walk within the call's budget, not a slice at a time
-        // behind the once-more reads: until it ends, the index says it is
-        // still reading.
+        // Nothing known yet, or a walk this instance left unfinished.
         if self.dirs.is_empty() || self.incomplete {
             return self.sweep(io, &walk);
         }
@@ -280,11 +277,7 @@ impl Catalog {
             };
             if past.is_none() {
                 if slice_done(self) {
-                    if self.sweep_from.as_deref() != Some(dir.as_str()) || self.sweep_past.is_some()
-                    {
-                        self.record(Record::SweepFrom(dir))?;
-                    }
-                    return Ok(());
+                    return self.sweep_goes_on_from(dir);
                 }
                 if !self.dirs.contains_key(&dir) {
                     continue; // forgotten with a parent that went
@@ -297,11 +290,7 @@ impl Catalog {
                 if self.incomplete {
                     // A new subdirectory's walk stopped: the next call lists
                     // this directory again, so the sweep does not pass it.
-                    if self.sweep_from.as_deref() != Some(dir.as_str()) || self.sweep_past.is_some()
-                    {
-                        self.record(Record::SweepFrom(dir))?;
-                    }
-                    return Ok(());
+                    return self.sweep_goes_on_from(dir);
                 }
             }
             // Listed: "" comes before every path in it.
@@ -316,6 +305,15 @@ impl Catalog {
             }
         }
         self.record(Record::Swept(walk.now()))
+    }
+
+    /// Records that the sweep goes on by listing `dir` (unless it is so on
+    /// record already).
+    fn sweep_goes_on_from(&mut self, dir: String) -> Result<(), FsError> {
+        if self.sweep_from.as_deref() == Some(dir.as_str()) && self.sweep_past.is_none() {
+            return Ok(());
+        }
+        self.record(Record::SweepFrom(dir))
     }
 
     /// The notes and other files directly in `dir` whose paths come after
