@@ -208,6 +208,7 @@ fn a_due_sweep_goes_in_slices_and_finds_an_edit_in_place_within_them() {
     // Another process goes on after the last file checked (from the
     // start of b, its 1,000 would stop before c/n5.md), and finds the edit.
     s.restarted();
+    s.next_second();
     assert!(found(&s));
 }
 
@@ -266,6 +267,7 @@ fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each()
     // dozen notes.
     s.env.step.set(50_000);
     let reads = |s: &Store| {
+        s.next_second();
         let before = s.fs.bytes_read();
         s.ok(json!({"command": "prompt"}));
         s.fs.bytes_read() - before
@@ -298,12 +300,62 @@ fn a_due_sweep_stops_inside_a_directory_when_its_slice_is_spent() {
     assert!(!found(&s), "one call swept the whole directory");
     let calls = (0..100).position(|_| {
         s.restarted();
+        s.next_second();
         found(&s)
     });
     assert!(
         calls.is_some_and(|n| n > 0),
         "found after {calls:?} more calls"
     );
+}
+
+#[test]
+fn a_due_sweep_checks_files_without_listing_their_directories_again() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    for dir in ["a", "b", "c"] {
+        s.plant(dir, 300);
+    }
+    s.ok(json!({"command": "prompt"}));
+    s.fs.write_at("c/n99.md", 0, b"---\nname: c99\ndescription: new\n---\nx\n")
+        .unwrap();
+    s.env.now.set(s.env.now.get() + 31);
+    s.env.step.set(50_000);
+    // Every directory's stamp is old and unchanged, so each call's refresh
+    // has shown no name was made or removed: the sweep's slices only read
+    // file stamps (a listing of a large directory costs more than a slice).
+    let listings = s.fs.listings();
+    let calls = (0..200).position(|_| {
+        s.restarted();
+        s.next_second();
+        s.search_finds("new", "c/n99.md")
+    });
+    assert!(calls.is_some_and(|n| n > 0), "found after {calls:?} calls");
+    assert_eq!(s.fs.listings(), listings, "the sweep listed directories");
+}
+
+#[test]
+fn calls_within_one_second_spend_one_slice_on_the_sweep() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.plant("d", 300);
+    s.ok(json!({"command": "prompt"}));
+    s.env.now.set(s.env.now.get() + 31);
+    s.env.step.set(50_000);
+    // Each slice records where the sweep goes on: the journal grows.
+    let journal = |s: &Store| s.fs.stat(".memcap/notes.jsonl", false).unwrap().size;
+    let before = journal(&s);
+    s.ok(json!({"command": "prompt"}));
+    let sliced = journal(&s);
+    assert!(sliced > before, "the due sweep took no slice");
+    for _ in 0..5 {
+        s.restarted();
+        s.ok(json!({"command": "prompt"}));
+    }
+    assert_eq!(journal(&s), sliced, "another slice in the same second");
+    s.next_second();
+    s.ok(json!({"command": "prompt"}));
+    assert!(journal(&s) > sliced, "no slice in the next second");
 }
 
 /// The JSON records after the journal's snapshot: what a new process replays.

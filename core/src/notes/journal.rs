@@ -59,14 +59,17 @@ pub(super) enum Record {
     Undir(String),
     /// When a walk last reached every file.
     Swept(u64),
-    /// Where the sweep under way goes on: the next directory it lists.
+    /// Where the sweep under way goes on: the next directory it takes up.
     SweepFrom(String),
-    /// Where the sweep under way goes on inside a directory it listed: the
-    /// files after this one ("" for all of them).
+    /// Where the sweep under way goes on inside a directory: the files
+    /// after this one ("" for all of them).
     SweepPast(String, String),
     /// Every note and directory that changed before this second has been
     /// read or listed since its stamp grew old enough to trust.
     Verified(u64),
+    /// A call spent its slice on once-more reads or the sweep in this
+    /// second.
+    Sliced(u64),
     /// As [`Record::Verified`], and of those that changed in this second,
     /// the ones up to this one too (notes before directories, each in path
     /// order): a second in which more changed than one call's slice can

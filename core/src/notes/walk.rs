@@ -4,8 +4,9 @@
 //!
 //! A file edited in place by another program leaves its directory's stamp
 //! as it was, so once the last full walk is [`SWEEP_SECONDS`] old the
-//! refreshes sweep every file again, a slice of them per call (bounded by
-//! [`SWEEP_SLICE_NANOS`]): that is how late such an edit can show.
+//! refreshes sweep every file again, a slice of them per call and one a
+//! second at most (bounded by [`SWEEP_SLICE_NANOS`]): that is how late
+//! such an edit can show.
 //! Walks stop at a time budget, well inside the host's limit per call, and
 //! keep what they found; the next call goes on from there. They go in
 //! batches the derived indexes take in one at a time.
@@ -43,10 +44,11 @@ pub const SWEEP_SECONDS: u64 = 30;
 /// What one call gives the sweep once it is due, and before it the notes
 /// and directories read once more ([`Catalog::verify_aged`]): files are
 /// checked in path order until this much time or this many files have
-/// gone, and the next call goes on from the next file. A store of a few
-/// dozen notes is swept in one call; 10,000 notes take ~100 calls of ~1 ms
-/// each (a file's stamp costs ~10 µs through WASI), where one call took
-/// ~180 ms.
+/// gone, and the next call goes on from the next file; a call in the same
+/// wall-clock second as the last slice takes none ([`Record::Sliced`]). A
+/// store of a few dozen notes is swept in one call; 10,000 notes take ~100
+/// slices of ~1 ms (a file's stamp costs ~10 µs through WASI), where one
+/// call took ~180 ms.
 const SWEEP_SLICE_NANOS: u64 = 1_000_000;
 const SWEEP_SLICE_FILES: usize = 1_000;
 /// The most notes a directory whose stamp is young but unchanged may hold
@@ -234,23 +236,37 @@ impl Catalog {
             // once-more reads: until it ends the index says it is reading.
             return self.sweep_slice(io, &walk, None);
         }
-        // One slice a call for both: reading aged changes once more, then
-        // the sweep.
+        // One slice for both, reading aged changes once more and then the
+        // sweep, in a call and in a second: they look for what stamps can
+        // miss, at a pace set by the clock, so calls in quick succession
+        // (an agent's turn) pay it once.
+        let now = walk.now();
+        if self.sliced == now {
+            return Ok(());
+        }
         let slice = io.env.monotonic_nanos();
-        self.verify_aged(io, &walk, slice)?;
+        let mut sliced = self.verify_aged(io, &walk, slice)?;
         if due || self.sweep_from.is_some() {
             self.sweep_slice(io, &walk, Some(slice))?;
+            sliced = true;
+        }
+        if sliced {
+            self.record(Record::Sliced(now))?;
         }
         Ok(())
     }
 
     /// One call's part of the sweep: the known directories in path order
-    /// from where the last call left off, each listed for names (files made
-    /// or removed since) and then every file in it checked, a stamp at a
-    /// time, until [`SWEEP_SLICE_NANOS`] or [`SWEEP_SLICE_FILES`] have gone
-    /// (the next call goes on from the next file); the sweep is recorded
-    /// done once the last file of the last directory is checked.
-    /// Without a slice (`started` none), only the call's budget stops it.
+    /// from where the last call left off, every file in each checked, a
+    /// stamp at a time, until [`SWEEP_SLICE_NANOS`] or [`SWEEP_SLICE_FILES`]
+    /// have gone (the next call goes on from the next file); the sweep is
+    /// recorded done once the last file of the last directory is checked.
+    /// Without a slice (`started` none: a walk left unfinished), only the
+    /// call's budget stops it, and each directory is listed first, for
+    /// subdirectories never walked. A due slice lists none: this call's
+    /// refresh found every directory's stamp unchanged and old enough to
+    /// trust, or listed it (a listing of 200 names costs ~1.7 ms through
+    /// WASI, more than the slice).
     fn sweep_slice(
         &mut self,
         io: &Io,
@@ -282,6 +298,8 @@ impl Catalog {
                 if !self.dirs.contains_key(&dir) {
                     continue; // forgotten with a parent that went
                 }
+            }
+            if past.is_none() && started.is_none() {
                 for sub in self.list_dir(io, &dir, true)? {
                     if !self.dirs.contains_key(&sub) {
                         self.walk_from(io, &sub)?;
@@ -293,7 +311,7 @@ impl Catalog {
                     return self.sweep_goes_on_from(dir);
                 }
             }
-            // Listed: "" comes before every path in it.
+            // "" comes before every path in it.
             let mut last = past.take().unwrap_or_default();
             for path in self.files_in(&dir, &last)? {
                 if slice_done(self) {
@@ -307,8 +325,8 @@ impl Catalog {
         self.record(Record::Swept(walk.now()))
     }
 
-    /// Records that the sweep goes on by listing `dir` (unless it is so on
-    /// record already).
+    /// Records that the sweep goes on at `dir`, from its first file (unless
+    /// it is so on record already).
     fn sweep_goes_on_from(&mut self, dir: String) -> Result<(), FsError> {
         if self.sweep_from.as_deref() == Some(dir.as_str()) && self.sweep_past.is_none() {
             return Ok(());
@@ -337,10 +355,10 @@ impl Catalog {
     /// call ([`SWEEP_SLICE_NANOS`], which the sweep gets what is left of);
     /// the next call goes on after the last one read, even within one
     /// second ([`Record::VerifiedPast`]).
-    fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<(), FsError> {
+    fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<bool, FsError> {
         let (from, upto) = (self.verified, walk.trust_before());
         if from >= upto {
-            return Ok(());
+            return Ok(false);
         }
         if self.young_past_horizon(from) {
             self.read_all()?;
@@ -368,7 +386,7 @@ impl Catalog {
             // Nothing to read: the mark moves on without a record (a call
             // that found nothing writes nothing; the next snapshot keeps it).
             self.verified = upto;
-            return Ok(());
+            return Ok(false);
         }
         due.sort_unstable();
         let mut done: Option<(u64, Aged)> = None;
@@ -377,13 +395,14 @@ impl Catalog {
             if spent >= SWEEP_SLICE_NANOS || self.must_stop(io) {
                 // Everything before `time` is done, and of its second,
                 // everything up to the last one read.
-                return match done {
+                match done {
                     Some((last, key)) if last == time => {
-                        self.record(Record::VerifiedPast(time, key))
+                        self.record(Record::VerifiedPast(time, key))?
                     }
-                    _ if time > from => self.record(Record::Verified(time)),
-                    _ => Ok(()),
-                };
+                    _ if time > from => self.record(Record::Verified(time))?,
+                    _ => {}
+                }
+                return Ok(true);
             }
             if !is_dir {
                 self.check_file(io, At::Path, &path, true)?;
@@ -396,7 +415,8 @@ impl Catalog {
             }
             done = Some((time, (is_dir, path)));
         }
-        self.record(Record::Verified(upto))
+        self.record(Record::Verified(upto))?;
+        Ok(true)
     }
 
     /// Walks everything; only a walk that reached every file counts as a

@@ -34,6 +34,8 @@ pub struct MemoryStorage {
     /// Bytes read from open files so far: what a test of reading less
     /// counts.
     bytes_read: Rc<Cell<u64>>,
+    /// Directories listed so far: what a test of listing less counts.
+    listings: Cell<u64>,
 }
 
 impl Default for MemoryStorage {
@@ -68,12 +70,18 @@ impl MemoryStorage {
             clock: Cell::new(start),
             next_id: Cell::new(1),
             bytes_read: Rc::default(),
+            listings: Cell::new(0),
         }
     }
 
     /// Bytes read from open files since the store was made.
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read.get()
+    }
+
+    /// Directories listed since the store was made.
+    pub fn listings(&self) -> u64 {
+        self.listings.get()
     }
 
     /// Moves the files' clock to `seconds`: what is written next is that
@@ -196,6 +204,7 @@ impl Storage for MemoryStorage {
     }
 
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
+        self.listings.set(self.listings.get() + 1);
         let key = key(dir)?;
         let nodes = self.nodes.borrow();
         match Self::lookup(&nodes, &key)? {

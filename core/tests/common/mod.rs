@@ -92,6 +92,12 @@ impl Store {
         }
     }
 
+    /// Moves the clock on a second: a call after it may spend a slice on
+    /// the sweep and the once-more reads (one a second at most).
+    pub fn next_second(&self) {
+        self.env.now.set(self.env.now.get() + 1);
+    }
+
     /// Whether a search for `query` names the note at `path`.
     pub fn search_finds(&self, query: &str, path: &str) -> bool {
         let answer = self.ok(json!({"command": "memory_search", "query": query, "minScore": 0.0}));

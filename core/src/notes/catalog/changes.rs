@@ -38,6 +38,7 @@ impl Catalog {
                 self.sweep_from = Some(dir);
                 self.sweep_past = Some(file);
             }
+            Record::Sliced(second) => self.sliced = second,
             Record::Verified(seconds) => {
                 self.verified = seconds;
                 self.verified_past = None;

@@ -114,6 +114,10 @@ pub struct Catalog {
     /// In that directory, listed already: the last file checked ("" for
     /// none yet). Not in the snapshot either.
     pub(super) sweep_past: Option<String>,
+    /// Wall-clock second of the last slice of once-more reads or sweep
+    /// ([`Record::Sliced`]): one a second at most. (Not in the snapshot: a
+    /// rewrite of the journal allows one more.)
+    pub(super) sliced: u64,
     /// Files the walks have checked in listed directories (a count the
     /// sweep measures its slices with).
     pub(super) files_listed: usize,
@@ -333,6 +337,7 @@ impl Catalog {
             verified_past: None,
             sweep_from: None,
             sweep_past: None,
+            sliced: 0,
             files_listed: 0,
             incomplete: false,
             read_whole: None,
