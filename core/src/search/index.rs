@@ -125,15 +125,6 @@ struct ChunkRef<'a> {
     vector: &'a [u8],
 }
 
-/// What a search found of the query's terms in one chunk.
-#[derive(Default)]
-struct Found {
-    /// `Σ idf·weight` over the terms it holds.
-    sum: f32,
-    /// By line of the chunk: how many of the terms it holds.
-    terms_on_line: [u8; chunks::MAX_LINES],
-}
-
 /// Each note's stamp and chunk ids, by path.
 type Notes = BTreeMap<String, (FileStamp, Vec<u32>)>;
 
@@ -524,51 +515,57 @@ impl SearchIndex {
             }
         }
         let query_idf: f32 = terms.iter().map(|(idf, _)| idf).sum();
-        // By chunk id (ids are dense: every chunk saved or added since).
+        // Ids are dense: every chunk saved or added since.
         let all = self.saved.chunks() + self.added.len() as u32;
-        let mut found: Vec<Option<Found>> = Vec::new();
-        found.resize_with(all as usize, || None);
-        for (idf, postings) in &terms {
-            for posting in postings {
-                let len = self.scored(posting.chunk).map_or(0, |(len, _)| len);
-                let Some(found) = found.get_mut(posting.chunk as usize) else {
-                    continue;
-                };
-                let found = found.get_or_insert_with(Found::default);
-                found.sum += idf * score::weight(posting.count, len, avg_len);
-                let mut lines = posting.lines;
-                while lines != 0 {
-                    if let Some(terms) =
-                        found.terms_on_line.get_mut(lines.trailing_zeros() as usize)
-                    {
-                        *terms = terms.saturating_add(1);
+        // The chunks holding query terms, in id order, with their keyword
+        // scores: the terms' lists (each in chunk order) merged in one pass,
+        // so nothing is kept per chunk (a table of every chunk cost a
+        // one-shot search at 10,000 notes 70 fresh pages, ~0.3 ms).
+        for (_, postings) in &mut terms {
+            postings.sort_by_key(|p| p.chunk);
+        }
+        let mut at = vec![0; terms.len()];
+        let mut matched = std::iter::from_fn(|| {
+            let chunk = (terms.iter().zip(&at))
+                .filter_map(|((_, postings), &i)| postings.get(i).map(|p| p.chunk))
+                .min()
+                .filter(|&chunk| chunk < all)?;
+            let len = self.scored(chunk).map_or(0, |(len, _)| len);
+            let mut sum = 0.0;
+            let mut terms_on_line = [0u8; chunks::MAX_LINES];
+            for ((idf, postings), i) in terms.iter().zip(&mut at) {
+                while let Some(posting) = postings.get(*i).filter(|p| p.chunk == chunk) {
+                    *i += 1;
+                    sum += idf * score::weight(posting.count, len, avg_len);
+                    let mut lines = posting.lines;
+                    while lines != 0 {
+                        if let Some(terms) = terms_on_line.get_mut(lines.trailing_zeros() as usize)
+                        {
+                            *terms = terms.saturating_add(1);
+                        }
+                        lines &= lines - 1;
                     }
-                    lines &= lines - 1;
                 }
             }
-        }
-        // The keyword score of a chunk the query's terms were found in.
-        let text_score = |found: &Found| {
-            let best_line = found.terms_on_line.iter().max().copied().unwrap_or(0);
-            score::text(
-                score::scaled(found.sum, query_idf),
+            let best_line = terms_on_line.iter().max().copied().unwrap_or(0);
+            let text = score::text(
+                score::scaled(sum, query_idf),
                 f32::from(best_line) / terms.len() as f32,
-            )
-        };
+            );
+            Some((chunk, text))
+        })
+        .peekable();
         // (score, chunk, text score, cosine)
         let mut ranked: Vec<(f32, u32, f32, f32)> = match query_vector {
-            None => (0..all)
-                .zip(&found)
-                .filter_map(|(chunk, found)| {
-                    let text = text_score(found.as_ref()?);
-                    Some((text, chunk, text, 0.0))
-                })
+            None => matched
+                .map(|(chunk, text)| (text, chunk, text, 0.0))
                 .collect(),
             Some(query_vector) => (0..all)
-                .zip(&found)
-                .filter_map(|(id, found)| {
+                .filter_map(|id| {
+                    let text = matched
+                        .next_if(|&(chunk, _)| chunk == id)
+                        .map_or(0.0, |m| m.1);
                     let (_, vector) = self.scored(id)?;
-                    let text = found.as_ref().map_or(0.0, text_score);
                     let cosine = embedder::cosine(query_vector, vector);
                     Some((score::fused(text, cosine), id, text, cosine))
                 })
