@@ -329,6 +329,10 @@ impl Frozen {
             }
             _ => Cow::Borrowed(&self.all_postings()?[start..end]),
         };
+        // Each posting takes three bytes or more: room for all of them at
+        // once, not a copy at each doubling (fresh pages cost a one-shot
+        // search more than decoding does).
+        out.reserve(list.len() / 3);
         let mut at = 0;
         let mut chunk = 0u32;
         while at < list.len() {

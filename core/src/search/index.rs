@@ -560,16 +560,18 @@ impl SearchIndex {
             None => matched
                 .map(|(chunk, text)| (text, chunk, text, 0.0))
                 .collect(),
-            Some(query_vector) => (0..all)
-                .filter_map(|id| {
+            Some(query_vector) => {
+                let mut ranked = Vec::with_capacity(self.live_chunks as usize);
+                ranked.extend((0..all).filter_map(|id| {
                     let text = matched
                         .next_if(|&(chunk, _)| chunk == id)
                         .map_or(0.0, |m| m.1);
                     let (_, vector) = self.scored(id)?;
                     let cosine = embedder::cosine(query_vector, vector);
                     Some((score::fused(text, cosine), id, text, cosine))
-                })
-                .collect(),
+                }));
+                ranked
+            }
         };
         ranked.retain(|(s, ..)| *s >= min_score && *s > 0.0);
         // Ties by chunk id, so equal scores come out in one order every time.
