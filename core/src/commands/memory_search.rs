@@ -19,7 +19,7 @@ use crate::output::{
 };
 use crate::search::chunks;
 use crate::search::embedder::{self, Embedder};
-use crate::search::index::{Hit, SearchIndex};
+use crate::search::index::{Hit, Keep, SearchIndex};
 use crate::search::source::source_of;
 use crate::tools::{MAX_RESULTS_LIMIT, Source};
 
@@ -144,7 +144,8 @@ pub fn memory_search(
                 query_vector.as_deref(),
                 MAX_RESULTS_LIMIT as usize * 2,
                 min_score,
-                &keep,
+                // Unfiltered, no hit's path is read until it is read back.
+                (source != Source::All || graph.is_some()).then_some(&keep as &Keep<'_>),
             )
             // A posting list the journal no longer holds whole.
             .map_err(|e| files::tool_error(e, "/memories", "search"))?;
@@ -157,9 +158,13 @@ pub fn memory_search(
             if results.len() == max_results as usize {
                 break;
             }
+            let Some(path) = index.path_of(hit) else {
+                stale += 1;
+                continue;
+            };
             let file = files
-                .entry(hit.path.as_str())
-                .or_insert_with(|| read_note(io, &hit.path));
+                .entry(path.clone().into_owned())
+                .or_insert_with(|| read_note(io, &path));
             match file.as_ref().and_then(|(text, title)| {
                 let lines = lines_of(text, hit)?;
                 let holds = if hit.keywords {
@@ -167,14 +172,14 @@ pub fn memory_search(
                 } else {
                     still_close(embedder?, query_vector.as_deref()?, &lines, hit)
                 };
-                holds.then(|| (lines, written_on(&hit.path, text, hit)))
+                holds.then(|| (lines, written_on(&path, text, hit)))
             }) {
                 Some((lines, (observations, relations))) => results.push(SearchResult {
-                    path: format!("/memories/{}", hit.path),
+                    path: format!("/memories/{path}"),
                     lines: format!("{}-{}", hit.first, hit.last),
                     text: shown(lines),
                     score: (hit.score * 1000.0).round() / 1000.0,
-                    source: source_of(io, &hit.path),
+                    source: source_of(io, &path),
                     observations,
                     relations,
                 }),

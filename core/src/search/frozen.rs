@@ -1,10 +1,12 @@
 //! The search index's saved form, read in place: a new process answers a
-//! search from these bytes as they were read, decoding only the note list
-//! and the posting lists of the query's terms (decoding the whole index
-//! would cost more than the search at 10,000 notes). Read from the
-//! journal, every section but the postings is read at once and each
-//! query term's posting list on its own: the postings are most of the
-//! bytes (two thirds at 10,000 notes), and a search needs a few lists.
+//! search from these bytes as they were read, decoding only the notes of
+//! its answers and the posting lists of the query's terms (decoding the
+//! whole index would cost more than the search at 10,000 notes). Read from
+//! the journal, the tables a search scores with (chunks, vectors, offsets,
+//! vocabulary) are read at once; each query term's posting list is read on
+//! its own, and the note list (a third of the rest at 10,000 notes) a note
+//! at a time until [`NOTES_READ_ALONE`] were, then whole: every fresh page
+//! costs a one-shot call ~4 µs.
 //!
 //! Layout: a little-endian `u32`, the length of the [`Meta`] (postcard)
 //! that follows it; then the sections the meta sizes, in this order:
@@ -27,7 +29,7 @@
 //! list only read at search time, ends that list early.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +57,11 @@ struct Meta {
 }
 
 const CHUNK_BYTES: usize = 16;
+
+/// Notes of a form read from the journal decoded from reads of their own
+/// bytes; the next read takes the whole note list (a search's answers need
+/// a few notes, a note looked up by path or every note needs them all).
+const NOTES_READ_ALONE: u32 = 32;
 
 /// A chunk as the saved form keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,14 +95,19 @@ pub struct Frozen {
 enum Body {
     /// All of them, in memory.
     Whole(Vec<u8>),
-    /// Read from the journal without the postings: `head` is every byte
-    /// before them, `tail` every byte after them; a posting list is read
-    /// from `part` when asked for, or from `postings` once they are all
-    /// read (to merge or save the form).
+    /// Read from the journal in parts: `meta` is every byte before the
+    /// notes, `tables` every byte from the note offsets to the postings,
+    /// `tail` every byte after the postings. A note is read from `part`
+    /// when asked for, or from `notes` once they are all read; a posting
+    /// list likewise, from `postings`.
     Sparse {
-        head: Vec<u8>,
+        meta: Vec<u8>,
+        tables: Vec<u8>,
         tail: Vec<u8>,
         part: SavedPart,
+        notes: OnceCell<Vec<u8>>,
+        /// Notes read one at a time so far.
+        notes_read: Cell<u32>,
         postings: OnceCell<Vec<u8>>,
     },
 }
@@ -127,9 +139,9 @@ impl Frozen {
         layout.into_frozen(Body::Whole(bytes))
     }
 
-    /// Reads a saved index from its part of the journal, all but its
-    /// postings: `None` when it does not read or is not consistent, as for
-    /// [`Frozen::parse`].
+    /// Reads a saved index from its part of the journal, all but its notes
+    /// and postings: `None` when it does not read or is not consistent, as
+    /// for [`Frozen::parse`].
     pub fn read(part: SavedPart) -> Option<Self> {
         let meta_len = u32::from_le_bytes(part.head(4).ok()?.try_into().ok()?);
         let meta = part.head(4 + u64::from(meta_len)).ok()?;
@@ -137,15 +149,21 @@ impl Frozen {
         if layout.len as u64 != part.size() {
             return None;
         }
-        let head = part.head(layout.postings_at as u64).ok()?;
+        let tables_len = layout.postings_at - layout.note_offsets_at;
+        let tables = part
+            .range(layout.note_offsets_at as u64, tables_len as u64)
+            .ok()?;
         let tail_len = layout.len - layout.vocabulary_at;
         let tail = part
             .range(layout.vocabulary_at as u64, tail_len as u64)
             .ok()?;
         layout.into_frozen(Body::Sparse {
-            head,
+            meta,
+            tables,
             tail,
             part,
+            notes: OnceCell::new(),
+            notes_read: Cell::new(0),
             postings: OnceCell::new(),
         })
     }
@@ -175,11 +193,11 @@ impl Frozen {
         };
         let notes_len = (self.layout.note_offsets_at - self.layout.notes_at) as u64;
         rising(
-            &self.head()[self.layout.note_offsets_at..],
+            self.tables_from(self.layout.note_offsets_at),
             self.layout.meta.notes,
             notes_len,
         ) && rising(
-            &self.head()[self.layout.offsets_at..],
+            self.tables_from(self.layout.offsets_at),
             self.layout.meta.terms,
             self.layout.meta.postings_len,
         ) && rising(
@@ -193,9 +211,13 @@ impl Frozen {
     pub fn bytes(&self) -> Result<Cow<'_, [u8]>, FsError> {
         match &self.body {
             Body::Whole(bytes) => Ok(Cow::Borrowed(bytes)),
-            Body::Sparse { head, tail, .. } => {
+            Body::Sparse {
+                meta, tables, tail, ..
+            } => {
                 let mut bytes = Vec::with_capacity(self.layout.len);
-                bytes.extend_from_slice(head);
+                bytes.extend_from_slice(meta);
+                bytes.extend_from_slice(self.all_notes()?);
+                bytes.extend_from_slice(tables);
                 bytes.extend_from_slice(self.all_postings()?);
                 bytes.extend_from_slice(tail);
                 Ok(Cow::Owned(bytes))
@@ -206,6 +228,20 @@ impl Frozen {
     /// The saved form's length in bytes.
     pub fn size(&self) -> usize {
         self.layout.len
+    }
+
+    /// The notes section, read whole if it was left in the journal.
+    fn all_notes(&self) -> Result<&[u8], FsError> {
+        match &self.body {
+            Body::Whole(bytes) => Ok(&bytes[self.layout.notes_at..self.layout.note_offsets_at]),
+            Body::Sparse { part, notes, .. } => {
+                if notes.get().is_none() {
+                    let len = (self.layout.note_offsets_at - self.layout.notes_at) as u64;
+                    let _ = notes.set(part.range(self.layout.notes_at as u64, len)?);
+                }
+                Ok(notes.get().expect("set just now"))
+            }
+        }
     }
 
     /// Reads every posting list now (a merge reads them all: one read
@@ -256,21 +292,56 @@ impl Frozen {
     }
 
     /// Note `index` (below [`Frozen::note_count`]): its path and the stamp
-    /// of the text it took; `None` when its bytes do not decode.
-    pub fn note(&self, index: u32) -> Option<(&str, FileStamp)> {
-        let head = self.head();
-        let offset = |i: u32| u32_at(head, self.layout.note_offsets_at + 4 * i as usize) as usize;
-        let bytes = &head[self.layout.notes_at..self.layout.note_offsets_at];
-        postcard::from_bytes(bytes.get(offset(index)..offset(index + 1))?).ok()
+    /// of the text it took; `None` when its bytes do not read or decode.
+    pub fn note(&self, index: u32) -> Option<(Cow<'_, str>, FileStamp)> {
+        let (start, end) = self.note_range(index)?;
+        if let Body::Sparse {
+            part,
+            notes,
+            notes_read,
+            ..
+        } = &self.body
+            && notes.get().is_none()
+            && notes_read.get() < NOTES_READ_ALONE
+        {
+            notes_read.set(notes_read.get() + 1);
+            let bytes = part
+                .range(
+                    (self.layout.notes_at + start) as u64,
+                    end.checked_sub(start)? as u64,
+                )
+                .ok()?;
+            let (path, stamp): (String, FileStamp) = postcard::from_bytes(&bytes).ok()?;
+            return Some((Cow::Owned(path), stamp));
+        }
+        let (path, stamp) = self.decoded_note(self.all_notes().ok()?, index)?;
+        Some((Cow::Borrowed(path), stamp))
+    }
+
+    /// Where note `index`'s bytes lie in the notes section.
+    fn note_range(&self, index: u32) -> Option<(usize, usize)> {
+        if index >= self.layout.meta.notes {
+            return None;
+        }
+        let offsets = self.tables_from(self.layout.note_offsets_at);
+        let offset = |i: u32| u32_at(offsets, 4 * i as usize) as usize;
+        Some((offset(index), offset(index + 1)))
+    }
+
+    /// Note `index` decoded from the whole notes section.
+    fn decoded_note<'a>(&self, notes: &'a [u8], index: u32) -> Option<(&'a str, FileStamp)> {
+        let (start, end) = self.note_range(index)?;
+        postcard::from_bytes(notes.get(start..end)?).ok()
     }
 
     /// The index of the note at `path` (found by binary search: the notes
     /// are in path order).
     pub fn find_note(&self, path: &str) -> Option<u32> {
+        let notes = self.all_notes().ok()?;
         let at = first_not(self.layout.meta.notes, |i| {
-            self.note(i).is_some_and(|(p, _)| p < path)
+            self.decoded_note(notes, i).is_some_and(|(p, _)| p < path)
         });
-        (at < self.layout.meta.notes && self.note(at)?.0 == path).then_some(at)
+        (self.decoded_note(notes, at)?.0 == path).then_some(at)
     }
 
     /// The ids of note `index`'s chunks (they are grouped by note, in the
@@ -281,17 +352,19 @@ impl Frozen {
     }
 
     /// Every note that decodes, in path order, with the stamp of the text
-    /// it took, and its index.
+    /// it took, and its index (none when the notes no longer read).
     pub fn notes(&self) -> impl Iterator<Item = (u32, &str, FileStamp)> {
-        (0..self.layout.meta.notes)
-            .filter_map(|index| self.note(index).map(|(path, stamp)| (index, path, stamp)))
+        let notes = self.all_notes().unwrap_or_default();
+        (0..self.layout.meta.notes).filter_map(move |index| {
+            self.decoded_note(notes, index)
+                .map(|(path, stamp)| (index, path, stamp))
+        })
     }
 
     /// Chunk `id` (below [`Frozen::chunks`]).
     pub fn chunk(&self, id: u32) -> SavedChunk {
-        let at = self.layout.chunks_at + id as usize * CHUNK_BYTES;
-        let head = self.head();
-        let field = |i: usize| u32_at(head, at + 4 * i);
+        let chunk = &self.tables_from(self.layout.chunks_at)[id as usize * CHUNK_BYTES..];
+        let field = |i: usize| u32_at(chunk, 4 * i);
         SavedChunk {
             note: field(0),
             first: field(1),
@@ -304,7 +377,7 @@ impl Frozen {
     /// [`super::embedder::quantize`] makes them.
     pub fn vector(&self, id: u32) -> &[u8] {
         let dims = self.layout.meta.dims as usize;
-        &self.head()[self.layout.vectors_at + id as usize * dims..][..dims]
+        &self.tables_from(self.layout.vectors_at)[id as usize * dims..][..dims]
     }
 
     /// The index of `term` in the vocabulary.
@@ -368,15 +441,16 @@ impl Frozen {
     }
 
     fn offset(&self, term: u32) -> u32 {
-        u32_at(self.head(), self.layout.offsets_at + term as usize * 4)
+        u32_at(self.tables_from(self.layout.offsets_at), term as usize * 4)
     }
 
-    /// Every byte before the postings: meta, notes, chunks, vectors and
-    /// posting offsets.
-    fn head(&self) -> &[u8] {
+    /// The bytes from `at` (where a section at or after the note offsets
+    /// starts) to the postings: note offsets, chunks, vectors and posting
+    /// offsets.
+    fn tables_from(&self, at: usize) -> &[u8] {
         match &self.body {
-            Body::Whole(bytes) => &bytes[..self.layout.postings_at],
-            Body::Sparse { head, .. } => head,
+            Body::Whole(bytes) => &bytes[at..self.layout.postings_at],
+            Body::Sparse { tables, .. } => &tables[at - self.layout.note_offsets_at..],
         }
     }
 
@@ -660,7 +734,7 @@ mod tests {
         let frozen = Frozen::parse(sample()).unwrap();
         assert_eq!(frozen.model(), Some("m"));
         assert_eq!((frozen.chunks(), frozen.terms_total()), (3, 7));
-        assert_eq!(frozen.note(1), Some(("b.md", FileStamp::sized(2))));
+        assert_eq!(frozen.note(1), Some(("b.md".into(), FileStamp::sized(2))));
         assert_eq!(frozen.notes().count(), 2);
         assert_eq!(
             ["a.md", "b.md", "0.md", "c.md"].map(|p| frozen.find_note(p)),
@@ -744,22 +818,28 @@ mod tests {
     }
 
     #[test]
-    fn a_form_read_from_the_journal_leaves_its_postings_there_until_asked() {
+    fn a_form_read_from_the_journal_leaves_its_notes_and_postings_there_until_asked() {
         let form = sample();
         let whole = Frozen::parse(form.clone()).unwrap();
-        let postings_len = whole.layout.vocabulary_at - whole.layout.postings_at;
+        let layout = &whole.layout;
+        let postings_len = layout.vocabulary_at - layout.postings_at;
+        let notes_len = layout.note_offsets_at - layout.notes_at;
         let (journal, part) = part_of(&form, 0);
         let sparse = Frozen::read(part).unwrap();
-        // Everything but the postings (the meta's length and the meta are
-        // read first, to find them).
-        let meta_read = 4 + Layout::of(&form).unwrap().notes_at as u64;
+        // Everything but the notes and the postings (the meta's length is
+        // read first, to find the meta).
         assert_eq!(
             journal.read.get(),
-            (form.len() - postings_len) as u64 + meta_read
+            (form.len() - postings_len - notes_len + 4) as u64
         );
+        // A note alone: its bytes.
+        let before = journal.read.get();
+        let (start, end) = whole.note_range(1).unwrap();
+        assert_eq!(sparse.note(1), whole.note(1));
+        assert_eq!(journal.read.get() - before, (end - start) as u64);
         assert_eq!(
-            (sparse.chunks(), sparse.note(1), sparse.vector(2)),
-            (whole.chunks(), whole.note(1), whole.vector(2))
+            (sparse.chunks(), sparse.find_note("b.md"), sparse.vector(2)),
+            (whole.chunks(), Some(1), whole.vector(2))
         );
         for term in ["alpha", "gamma", "beta"] {
             assert_eq!(sparse.term(term), whole.term(term));

@@ -118,20 +118,51 @@ impl AddedTerms {
 
 /// A live chunk, whichever layer holds it.
 struct ChunkRef<'a> {
-    note: &'a str,
+    note: NoteRef<'a>,
     first: u32,
     last: u32,
     len: u32,
     vector: &'a [u8],
 }
 
+/// The note a chunk is in: its index in the saved form (its path read only
+/// when asked for: a search names a few of the notes it ranks), or the
+/// path of a note added since.
+#[derive(Clone, Copy, PartialEq)]
+enum NoteRef<'a> {
+    Saved(u32),
+    Added(&'a str),
+}
+
+/// A [`NoteRef`] a hit keeps.
+#[derive(Clone, Debug, PartialEq)]
+enum HitNote {
+    Saved(u32),
+    Added(String),
+}
+
+impl HitNote {
+    fn is(&self, note: NoteRef<'_>) -> bool {
+        match (self, note) {
+            (HitNote::Saved(a), NoteRef::Saved(b)) => *a == b,
+            (HitNote::Added(a), NoteRef::Added(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// Which passages a search may answer with: by note path, first and last
+/// line.
+pub type Keep<'a> = dyn Fn(&str, u32, u32) -> bool + 'a;
+
 /// Each note's stamp and chunk ids, by path.
 type Notes = BTreeMap<String, (FileStamp, Vec<u32>)>;
 
-/// One search hit: a passage of a note and its 0–1 score.
+/// One search hit: a passage of a note and its 0–1 score. Its note's path
+/// is [`SearchIndex::path_of`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hit {
-    pub path: String,
+    note: HitNote,
     pub first: u32,
     pub last: u32,
     pub score: f32,
@@ -436,9 +467,7 @@ impl SearchIndex {
             }
             let chunk = self.saved.chunk(id);
             Some(ChunkRef {
-                // A note whose bytes do not decode has no chunk to show (and
-                // is put again: its stamp is missing from `notes`).
-                note: self.saved.note(chunk.note)?.0,
+                note: NoteRef::Saved(chunk.note),
                 first: chunk.first,
                 last: chunk.last,
                 len: chunk.len,
@@ -447,12 +476,22 @@ impl SearchIndex {
         } else {
             let chunk = self.added.get((id - saved) as usize)?.as_ref()?;
             Some(ChunkRef {
-                note: &chunk.note,
+                note: NoteRef::Added(&chunk.note),
                 first: chunk.first,
                 last: chunk.last,
                 len: chunk.len,
                 vector: &chunk.vector,
             })
+        }
+    }
+
+    /// The path of a hit's note; `None` when its bytes no longer read or
+    /// decode (such a note is put again: its stamp is missing from
+    /// `notes`).
+    pub fn path_of<'a>(&'a self, hit: &'a Hit) -> Option<Cow<'a, str>> {
+        match &hit.note {
+            HitNote::Saved(index) => self.saved.note(*index).map(|(path, _)| path),
+            HitNote::Added(path) => Some(Cow::Borrowed(path)),
         }
     }
 
@@ -488,7 +527,7 @@ impl SearchIndex {
 
     /// The best `limit` passages for a query (its [`SearchIndex::query_terms`]
     /// and, with vectors, its unit vector) that `keep` accepts (by note
-    /// path, first and last line), best first, at least `min_score` each; a passage
+    /// path, first and last line; without it, every one), best first, at least `min_score` each; a passage
     /// overlapping a better one of the same note is left out, so the
     /// answers are distinct places. With the query's unit vector the scores
     /// are hybrid ([`score::fused`]) and every chunk is a candidate.
@@ -498,7 +537,7 @@ impl SearchIndex {
         query_vector: Option<&[f32]>,
         limit: usize,
         min_score: f32,
-        keep: &dyn Fn(&str, u32, u32) -> bool,
+        keep: Option<&Keep<'_>>,
     ) -> Result<Vec<Hit>, FsError> {
         let n = self.live_chunks;
         if n == 0 {
@@ -598,19 +637,28 @@ impl SearchIndex {
             }
             let (s, id, text, cosine) = ranked[at];
             at += 1;
-            // None: its note's bytes no longer decode.
             let Some(chunk) = self.chunk(id) else {
                 continue;
             };
-            if !keep(chunk.note, chunk.first, chunk.last) {
-                continue;
+            if let Some(keep) = keep {
+                let path = match chunk.note {
+                    NoteRef::Saved(index) => self.saved.note(index).map(|(path, _)| path),
+                    NoteRef::Added(path) => Some(Cow::Borrowed(path)),
+                };
+                // None: its note's bytes no longer decode.
+                if !path.is_some_and(|path| keep(&path, chunk.first, chunk.last)) {
+                    continue;
+                }
             }
             let overlaps = hits
                 .iter()
-                .any(|h| h.path == chunk.note && h.first <= chunk.last && chunk.first <= h.last);
+                .any(|h| h.note.is(chunk.note) && h.first <= chunk.last && chunk.first <= h.last);
             if !overlaps {
                 hits.push(Hit {
-                    path: chunk.note.to_owned(),
+                    note: match chunk.note {
+                        NoteRef::Saved(index) => HitNote::Saved(index),
+                        NoteRef::Added(path) => HitNote::Added(path.to_owned()),
+                    },
                     first: chunk.first,
                     last: chunk.last,
                     score: s,
@@ -906,17 +954,31 @@ fn notes_of(saved: &Frozen) -> Notes {
 mod tests {
     use super::*;
 
+    /// A hit with its note's path (a saved note's index changes when the
+    /// index is saved).
+    #[derive(Debug, PartialEq)]
+    struct Named {
+        path: String,
+        first: u32,
+        last: u32,
+        score: f32,
+        keywords: bool,
+    }
+
     /// The hits for `query`, keywords only, in every note.
-    fn find(index: &SearchIndex, query: &str, limit: usize, min_score: f32) -> Vec<Hit> {
-        index
-            .search(
-                &index.query_terms(query),
-                None,
-                limit,
-                min_score,
-                &|_, _, _| true,
-            )
-            .unwrap()
+    fn find(index: &SearchIndex, query: &str, limit: usize, min_score: f32) -> Vec<Named> {
+        let hits = index
+            .search(&index.query_terms(query), None, limit, min_score, None)
+            .unwrap();
+        hits.iter()
+            .map(|hit| Named {
+                path: index.path_of(hit).unwrap().into_owned(),
+                first: hit.first,
+                last: hit.last,
+                score: hit.score,
+                keywords: hit.keywords,
+            })
+            .collect()
     }
 
     fn index(notes: &[(&str, &str)]) -> SearchIndex {
