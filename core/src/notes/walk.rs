@@ -217,7 +217,7 @@ impl Catalog {
                     // same tick as the last look would not move it. A large
                     // directory waits for its once-more listing instead.
                     let young = stamp.young(walk.trust_before())
-                        && !self.holds_more_than(&dir, YOUNG_LISTING_NOTES);
+                        && !self.holds_more_than(&dir, YOUNG_LISTING_NOTES)?;
                     if stamp != old || young {
                         let names_only = stamp == old;
                         for sub in self.list_dir(io, &dir, names_only)? {

@@ -190,26 +190,41 @@ impl Catalog {
 
     /// The notes directly in `dir` (reading their blocks).
     pub(in crate::notes) fn notes_in(&mut self, dir: &str) -> Result<Vec<String>, FsError> {
-        if dir.is_empty() {
-            if let Some(blocks) = &self.blocks {
-                self.read_blocks(blocks.unread_top_level())?;
-            }
-        } else {
-            self.read_under(dir)?;
-        }
+        self.read_in(dir)?;
         Ok(Self::under(&self.entries, dir)
             .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
             .map(str::to_owned)
             .collect())
     }
 
-    /// Whether more than `most` of the notes read so far lie directly in
-    /// directory `dir`.
-    pub(in crate::notes) fn holds_more_than(&self, dir: &str, most: usize) -> bool {
-        Self::under(&self.entries, dir)
-            .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
-            .nth(most)
-            .is_some()
+    /// Whether more than `most` notes lie directly in directory `dir`: of
+    /// those read so far, and when they are too few, of all (the snapshot's
+    /// blocks under `dir` read: decoding a block costs less than listing
+    /// the directory this decides on).
+    pub(in crate::notes) fn holds_more_than(
+        &mut self,
+        dir: &str,
+        most: usize,
+    ) -> Result<bool, FsError> {
+        let more = |catalog: &Self| {
+            Self::under(&catalog.entries, dir)
+                .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
+                .nth(most)
+                .is_some()
+        };
+        if more(self) {
+            return Ok(true);
+        }
+        self.read_in(dir)?;
+        Ok(more(self))
+    }
+
+    /// Reads the snapshot's blocks that may hold notes directly in `dir`.
+    fn read_in(&mut self, dir: &str) -> Result<(), FsError> {
+        match &self.blocks {
+            Some(blocks) if dir.is_empty() => self.read_blocks(blocks.unread_top_level()),
+            _ => self.read_under(dir),
+        }
     }
 
     /// Forgets every file and directory at or below `top`.
