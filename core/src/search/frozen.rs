@@ -232,15 +232,10 @@ impl Frozen {
 
     /// The notes section, read whole if it was left in the journal.
     fn all_notes(&self) -> Result<&[u8], FsError> {
+        let (at, end) = (self.layout.notes_at, self.layout.note_offsets_at);
         match &self.body {
-            Body::Whole(bytes) => Ok(&bytes[self.layout.notes_at..self.layout.note_offsets_at]),
-            Body::Sparse { part, notes, .. } => {
-                if notes.get().is_none() {
-                    let len = (self.layout.note_offsets_at - self.layout.notes_at) as u64;
-                    let _ = notes.set(part.range(self.layout.notes_at as u64, len)?);
-                }
-                Ok(notes.get().expect("set just now"))
-            }
+            Body::Whole(bytes) => Ok(&bytes[at..end]),
+            Body::Sparse { part, notes, .. } => read_once(notes, part, at, end),
         }
     }
 
@@ -252,15 +247,10 @@ impl Frozen {
 
     /// The postings section, read whole if it was left in the journal.
     fn all_postings(&self) -> Result<&[u8], FsError> {
+        let (at, end) = (self.layout.postings_at, self.layout.vocabulary_at);
         match &self.body {
-            Body::Whole(bytes) => Ok(&bytes[self.layout.postings_at..self.layout.vocabulary_at]),
-            Body::Sparse { part, postings, .. } => {
-                if postings.get().is_none() {
-                    let len = (self.layout.vocabulary_at - self.layout.postings_at) as u64;
-                    let _ = postings.set(part.range(self.layout.postings_at as u64, len)?);
-                }
-                Ok(postings.get().expect("set just now"))
-            }
+            Body::Whole(bytes) => Ok(&bytes[at..end]),
+            Body::Sparse { part, postings, .. } => read_once(postings, part, at, end),
         }
     }
 
@@ -461,6 +451,20 @@ impl Frozen {
             Body::Sparse { tail, .. } => tail,
         }
     }
+}
+
+/// Bytes `at..end` of a form left in the journal, read into `cell` the
+/// first time they are asked for.
+fn read_once<'a>(
+    cell: &'a OnceCell<Vec<u8>>,
+    part: &SavedPart,
+    at: usize,
+    end: usize,
+) -> Result<&'a [u8], FsError> {
+    if cell.get().is_none() {
+        let _ = cell.set(part.range(at as u64, (end - at) as u64)?);
+    }
+    Ok(cell.get().expect("set just now"))
 }
 
 /// The first of `0..count` for which `before` is false (`count` if none):
