@@ -349,7 +349,8 @@ pub struct StatsAnswer {
     pub model: Option<String>,
     /// Notes other programs edited in place since the index took them:
     /// searches see the new text when the catalog's sweep reaches them
-    /// (within 30 seconds, then a slice of the store a call).
+    /// (within 30 seconds, then a slice of the store a call, one a second
+    /// at most).
     pub changed_since_indexed: usize,
     /// The graph: notes, observations, relations, and relations whose
     /// target no note has yet.

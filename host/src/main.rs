@@ -131,7 +131,7 @@ enum Command {
         /// Do not watch the directory for other programs' edits, nor follow
         /// other hosts' commits on a database (LISTEN/NOTIFY): they still
         /// show, edits in place that bypass memcap within 30 s (then a
-        /// slice of a large store a call).
+        /// slice of a large store a call, one a second at most).
         #[arg(long)]
         no_watch: bool,
         #[command(flatten)]
