@@ -142,6 +142,20 @@ enum HitNote {
 }
 
 impl HitNote {
+    fn of(note: NoteRef<'_>) -> Self {
+        match note {
+            NoteRef::Saved(index) => HitNote::Saved(index),
+            NoteRef::Added(path) => HitNote::Added(path.to_owned()),
+        }
+    }
+
+    fn as_ref(&self) -> NoteRef<'_> {
+        match self {
+            HitNote::Saved(index) => NoteRef::Saved(*index),
+            HitNote::Added(path) => NoteRef::Added(path),
+        }
+    }
+
     fn is(&self, note: NoteRef<'_>) -> bool {
         match (self, note) {
             (HitNote::Saved(a), NoteRef::Saved(b)) => *a == b,
@@ -489,9 +503,13 @@ impl SearchIndex {
     /// decode (such a note is put again: its stamp is missing from
     /// `notes`).
     pub fn path_of<'a>(&'a self, hit: &'a Hit) -> Option<Cow<'a, str>> {
-        match &hit.note {
-            HitNote::Saved(index) => self.saved.note(*index).map(|(path, _)| path),
-            HitNote::Added(path) => Some(Cow::Borrowed(path)),
+        self.note_path(hit.note.as_ref())
+    }
+
+    fn note_path<'a>(&'a self, note: NoteRef<'a>) -> Option<Cow<'a, str>> {
+        match note {
+            NoteRef::Saved(index) => self.saved.note(index).map(|(path, _)| path),
+            NoteRef::Added(path) => Some(Cow::Borrowed(path)),
         }
     }
 
@@ -527,10 +545,11 @@ impl SearchIndex {
 
     /// The best `limit` passages for a query (its [`SearchIndex::query_terms`]
     /// and, with vectors, its unit vector) that `keep` accepts (by note
-    /// path, first and last line; without it, every one), best first, at least `min_score` each; a passage
-    /// overlapping a better one of the same note is left out, so the
-    /// answers are distinct places. With the query's unit vector the scores
-    /// are hybrid ([`score::fused`]) and every chunk is a candidate.
+    /// path, first and last line; without it, every one), best first, at
+    /// least `min_score` each; a passage overlapping a better one of the
+    /// same note is left out, so the answers are distinct places. With the
+    /// query's unit vector the scores are hybrid ([`score::fused`]) and
+    /// every chunk is a candidate.
     pub fn search(
         &self,
         query_terms: &[String],
@@ -641,11 +660,8 @@ impl SearchIndex {
                 continue;
             };
             if let Some(keep) = keep {
-                let path = match chunk.note {
-                    NoteRef::Saved(index) => self.saved.note(index).map(|(path, _)| path),
-                    NoteRef::Added(path) => Some(Cow::Borrowed(path)),
-                };
                 // None: its note's bytes no longer decode.
+                let path = self.note_path(chunk.note);
                 if !path.is_some_and(|path| keep(&path, chunk.first, chunk.last)) {
                     continue;
                 }
@@ -655,10 +671,7 @@ impl SearchIndex {
                 .any(|h| h.note.is(chunk.note) && h.first <= chunk.last && chunk.first <= h.last);
             if !overlaps {
                 hits.push(Hit {
-                    note: match chunk.note {
-                        NoteRef::Saved(index) => HitNote::Saved(index),
-                        NoteRef::Added(path) => HitNote::Added(path.to_owned()),
-                    },
+                    note: HitNote::of(chunk.note),
                     first: chunk.first,
                     last: chunk.last,
                     score: s,
