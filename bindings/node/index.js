@@ -1,12 +1,15 @@
 // memcap for Node: memcap's WebAssembly component (transpiled by jco into
 // ./component) run under @bytecodealliance/preview2-shim, granted one
-// directory and nothing else. Each Memory gets its own instance and its own
-// filesystem namespace (`createFilesystem`), so two memories in one process
-// never see each other's directory. The guest has no environment but the
-// store quota, no arguments and no stdin.
+// directory and nothing else. The directory is served by ./filesystem.js (on
+// Node's synchronous calls; preview2-shim's own waits on a worker thread for
+// each). Each Memory gets its own instance and its own filesystem
+// (`createFilesystem`), so two memories in one process never see each
+// other's directory. The guest has no environment but the store quota, no
+// arguments and no stdin.
 import { readFile, mkdir, chmod, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { cli, clocks, filesystem, io, random } from '@bytecodealliance/preview2-shim';
+import { cli, clocks, io, random } from '@bytecodealliance/preview2-shim';
+import { createFilesystem } from './filesystem.js';
 import { instantiate } from './component/memcap.js';
 
 const API = '@0.2.0';
@@ -42,7 +45,7 @@ function coreModules() {
 }
 
 function importsFor(root, limits, vectors) {
-  const fs = filesystem.createFilesystem({ preopens: { '/memories': root } });
+  const fs = createFilesystem(root, '/memories');
   const environment = {
     getEnvironment: () => [
       ['MEMCAP_MAX_FILES', String(limits.maxStoreFiles)],

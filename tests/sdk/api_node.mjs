@@ -91,6 +91,17 @@ check((await m.call('not json')).isError, 'call never throws');
 const d = await m.callWithData({ command: 'view', path: '/memories/lists/todo.md' });
 check(!d.isError && d.data.lines[1] === 'buy oat milk', 'callWithData');
 
+// Calls leave no file open behind them (the package's file system closes
+// what the component drops).
+const open = () => readdirSync('/proc/self/fd').length;
+const fds = open();
+for (let i = 0; i < 30; i++) {
+  await m.create(`/memories/many/${i}.md`, `note ${i}\n`);
+  await m.view(`/memories/many/${i}.md`);
+  await m.memorySearch('note', 3);
+}
+check(open() <= fds + 1, `${open() - fds} more files open after 90 calls`);
+
 // Two stores in one process never see each other.
 const b = new Memory(join(work, 'b'));
 const c = new Memory(join(work, 'c'));

@@ -7,7 +7,8 @@ SDK into a new venv / npm project, runs one scripted session
 (session.json) through `tool_runner` / `toolRunner` with a mocked HTTP
 transport, and checks that both send back exactly what `memcap call` gives
 for the same inputs and leave the same files. Then runs each package's API
-checks (api_python.py, api_node.mjs) in the same environments and
+checks (api_python.py, api_node.mjs, and filesystem_node.mjs for the
+file system the Node package serves the component) in the same environments and
 compiles types_node.ts with `tsc --strict` against the installed packages.
 
     python test_sdk.py --memcap target/release/memcap --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
@@ -60,7 +61,7 @@ def node_env(work: Path, jco: str, wasm: str) -> Path:
     project.mkdir()
     (project / "package.json").write_text('{"name": "sdk-test", "private": true, "type": "module"}')
     run(["npm", "install", "--silent", "--no-audit", "--no-fund", tarball, SDK_JS, *TYPES_JS], cwd=project)
-    for script in ("node_runner.mjs", "api_node.mjs", "types_node.ts"):
+    for script in ("node_runner.mjs", "api_node.mjs", "filesystem_node.mjs", "types_node.ts"):
         shutil.copy(HERE / script, project / script)
     return project
 
@@ -112,6 +113,7 @@ def main() -> int:
            "--moduleResolution", "nodenext", "--target", "es2022", "types_node.ts"]
     for label, argv, cwd in (("api_python.py", [python, HERE / "api_python.py", work / "api-python"], None),
                              ("api_node.mjs", ["node", "api_node.mjs", work / "api-node"], project),
+                             ("filesystem_node.mjs", ["node", "filesystem_node.mjs", work / "fs-node"], project),
                              ("types_node.ts", tsc, project)):
         done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
         print(done.stdout, end="")
