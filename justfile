@@ -62,9 +62,11 @@ package: build
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
     cd bindings/node && npm pack --silent --pack-destination ../../dist
 
-# Every test: core tests (native, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the team server's suite (directory and database), the graph parser against basic-memory's, a short fuzz pass.
+# Every test: core tests (native and as wasm32-wasip2, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the team server's suite (directory and database), the graph parser against basic-memory's, a short fuzz pass.
 test: setup build fuzz-ci
     cargo test --release -p memcap-core -p memcap-embed
+    # The core's unit tests again as the guest's target (its SIMD paths among them).
+    CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run" cargo test --release -p memcap-core --target wasm32-wasip2 --lib
     tests/postgres/with-cluster {{just_executable()}} _database-tests
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
     {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out

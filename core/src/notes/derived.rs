@@ -190,6 +190,20 @@ impl SavedPart {
         crate::files::read_exact(&*self.file, self.offset + at, len)
     }
 
+    /// Its `len` bytes from `at`, one of many reads of a small block (no
+    /// stat of the file first: [`FsError::Damaged`] when it reads short).
+    pub fn block(&self, at: u64, len: u64) -> Result<Vec<u8>, FsError> {
+        if at.checked_add(len).is_none_or(|end| end > self.len) {
+            return Err(FsError::Damaged);
+        }
+        let bytes = crate::files::read_to_end(&*self.file, self.offset + at, Some(len), Some(len))?;
+        if bytes.len() as u64 == len {
+            Ok(bytes)
+        } else {
+            Err(FsError::Damaged)
+        }
+    }
+
     /// Its length in bytes.
     pub fn size(&self) -> u64 {
         self.len

@@ -2,11 +2,12 @@
 //! search from these bytes as they were read, decoding only the notes of
 //! its answers and the posting lists of the query's terms (decoding the
 //! whole index would cost more than the search at 10,000 notes). Read from
-//! the journal, the tables a search scores with (chunks, vectors, offsets,
-//! vocabulary) are read at once; each query term's posting list is read on
-//! its own, and the note list (a third of the rest at 10,000 notes) a note
-//! at a time until [`NOTES_READ_ALONE`] were, then whole: every fresh page
-//! costs a one-shot call ~4 µs.
+//! the journal, the tables a search looks things up in (chunks, offsets,
+//! vocabulary) are read at once; the vectors (two thirds of those bytes)
+//! stream through one block for a search's cosines; each query term's
+//! posting list is read on its own, and the note list (a third of the rest
+//! at 10,000 notes) a note at a time until [`NOTES_READ_ALONE`] were, then
+//! whole: every fresh page costs a one-shot call ~4 µs.
 //!
 //! Layout: a little-endian `u32`, the length of the [`Meta`] (postcard)
 //! that follows it; then the sections the meta sizes, in this order:
@@ -63,6 +64,10 @@ const CHUNK_BYTES: usize = 16;
 /// a few notes, a note looked up by path or every note needs them all).
 const NOTES_READ_ALONE: u32 = 32;
 
+/// Bytes of vectors a search reads at a time from a form left in the
+/// journal (the block is read again into the same memory).
+const VECTOR_BLOCK: usize = 64 * 1024;
+
 /// A chunk as the saved form keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SavedChunk {
@@ -96,19 +101,24 @@ enum Body {
     /// All of them, in memory.
     Whole(Vec<u8>),
     /// Read from the journal in parts: `meta` is every byte before the
-    /// notes, `tables` every byte from the note offsets to the postings,
-    /// `tail` every byte after the postings. A note is read from `part`
-    /// when asked for, or from `notes` once they are all read; a posting
-    /// list likewise, from `postings`.
+    /// notes, `tables` the note offsets and the chunks, `offsets` the
+    /// posting offsets, `tail` every byte after the postings. A note is
+    /// read from `part` when asked for, or from `notes` once they are all
+    /// read; a posting list likewise, from `postings`; the vectors a block
+    /// at a time, or into `vectors` when one is asked for.
     Sparse {
         meta: Vec<u8>,
         tables: Vec<u8>,
+        offsets: Vec<u8>,
         tail: Vec<u8>,
         part: SavedPart,
         notes: OnceCell<Vec<u8>>,
         /// Notes read one at a time so far.
         notes_read: Cell<u32>,
         postings: OnceCell<Vec<u8>>,
+        vectors: OnceCell<Vec<u8>>,
+        /// Whether the vectors were streamed once already.
+        streamed: Cell<bool>,
     },
 }
 
@@ -149,22 +159,21 @@ impl Frozen {
         if layout.len as u64 != part.size() {
             return None;
         }
-        let tables_len = layout.postings_at - layout.note_offsets_at;
-        let tables = part
-            .range(layout.note_offsets_at as u64, tables_len as u64)
-            .ok()?;
-        let tail_len = layout.len - layout.vocabulary_at;
-        let tail = part
-            .range(layout.vocabulary_at as u64, tail_len as u64)
-            .ok()?;
+        let section = |at: usize, end: usize| part.range(at as u64, (end - at) as u64).ok();
+        let tables = section(layout.note_offsets_at, layout.vectors_at)?;
+        let offsets = section(layout.offsets_at, layout.postings_at)?;
+        let tail = section(layout.vocabulary_at, layout.len)?;
         layout.into_frozen(Body::Sparse {
             meta,
             tables,
+            offsets,
             tail,
             part,
             notes: OnceCell::new(),
             notes_read: Cell::new(0),
             postings: OnceCell::new(),
+            vectors: OnceCell::new(),
+            streamed: Cell::new(false),
         })
     }
 
@@ -192,19 +201,18 @@ impl Frozen {
             u64::from(offset) == end
         };
         let notes_len = (self.layout.note_offsets_at - self.layout.notes_at) as u64;
-        rising(
-            self.tables_from(self.layout.note_offsets_at),
-            self.layout.meta.notes,
-            notes_len,
-        ) && rising(
-            self.tables_from(self.layout.offsets_at),
-            self.layout.meta.terms,
-            self.layout.meta.postings_len,
-        ) && rising(
-            self.tail(),
-            self.layout.meta.terms,
-            self.layout.meta.words_len,
-        ) && (1..self.layout.meta.terms).all(|i| self.word(i - 1) < self.word(i))
+        rising(self.note_offsets(), self.layout.meta.notes, notes_len)
+            && rising(
+                self.posting_offsets(),
+                self.layout.meta.terms,
+                self.layout.meta.postings_len,
+            )
+            && rising(
+                self.tail(),
+                self.layout.meta.terms,
+                self.layout.meta.words_len,
+            )
+            && (1..self.layout.meta.terms).all(|i| self.word(i - 1) < self.word(i))
     }
 
     /// The bytes, as they are saved (the postings read if need be).
@@ -212,12 +220,18 @@ impl Frozen {
         match &self.body {
             Body::Whole(bytes) => Ok(Cow::Borrowed(bytes)),
             Body::Sparse {
-                meta, tables, tail, ..
+                meta,
+                tables,
+                offsets,
+                tail,
+                ..
             } => {
                 let mut bytes = Vec::with_capacity(self.layout.len);
                 bytes.extend_from_slice(meta);
                 bytes.extend_from_slice(self.all_notes()?);
                 bytes.extend_from_slice(tables);
+                bytes.extend_from_slice(self.all_vectors()?);
+                bytes.extend_from_slice(offsets);
                 bytes.extend_from_slice(self.all_postings()?);
                 bytes.extend_from_slice(tail);
                 Ok(Cow::Owned(bytes))
@@ -237,6 +251,58 @@ impl Frozen {
             Body::Whole(bytes) => Ok(&bytes[at..end]),
             Body::Sparse { part, notes, .. } => read_once(notes, part, at, end),
         }
+    }
+
+    /// The vectors section, read whole if it was left in the journal.
+    fn all_vectors(&self) -> Result<&[u8], FsError> {
+        let (at, end) = (self.layout.vectors_at, self.layout.offsets_at);
+        match &self.body {
+            Body::Whole(bytes) => Ok(&bytes[at..end]),
+            Body::Sparse { part, vectors, .. } => read_once(vectors, part, at, end),
+        }
+    }
+
+    /// Calls `each` with every chunk's id and quantized vector (empty
+    /// without a model), in id order. From a form left in the journal the
+    /// vectors are read a block at a time the first time, each into the
+    /// memory the last one left (a one-shot search needs each once, and
+    /// 10,000 chunks' take 160 fresh pages at once), then whole, for an
+    /// instance that searches again.
+    pub fn each_vector(&self, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
+        let dims = self.layout.meta.dims as usize;
+        let chunks = self.layout.meta.chunks;
+        if dims == 0 {
+            (0..chunks).for_each(|id| each(id, &[]));
+            return Ok(());
+        }
+        let in_blocks = match &self.body {
+            Body::Sparse {
+                part,
+                vectors,
+                streamed,
+                ..
+            } if vectors.get().is_none() && !streamed.replace(true) => Some(part),
+            _ => None,
+        };
+        let Some(part) = in_blocks else {
+            let vectors = self.all_vectors()?;
+            (0..chunks)
+                .zip(vectors.chunks_exact(dims))
+                .for_each(|(id, v)| each(id, v));
+            return Ok(());
+        };
+        let per_block = (VECTOR_BLOCK / dims).max(1) as u32;
+        let mut id = 0;
+        while id < chunks {
+            let count = per_block.min(chunks - id);
+            let at = self.layout.vectors_at + id as usize * dims;
+            let block = part.block(at as u64, (count as usize * dims) as u64)?;
+            for vector in block.chunks_exact(dims) {
+                each(id, vector);
+                id += 1;
+            }
+        }
+        Ok(())
     }
 
     /// Reads every posting list now (a merge reads them all: one read
@@ -313,7 +379,7 @@ impl Frozen {
         if index >= self.layout.meta.notes {
             return None;
         }
-        let offsets = self.tables_from(self.layout.note_offsets_at);
+        let offsets = self.note_offsets();
         let offset = |i: u32| u32_at(offsets, 4 * i as usize) as usize;
         Some((offset(index), offset(index + 1)))
     }
@@ -353,7 +419,7 @@ impl Frozen {
 
     /// Chunk `id` (below [`Frozen::chunks`]).
     pub fn chunk(&self, id: u32) -> SavedChunk {
-        let chunk = &self.tables_from(self.layout.chunks_at)[id as usize * CHUNK_BYTES..];
+        let chunk = &self.chunk_table()[id as usize * CHUNK_BYTES..];
         let field = |i: usize| u32_at(chunk, 4 * i);
         SavedChunk {
             note: field(0),
@@ -364,10 +430,11 @@ impl Frozen {
     }
 
     /// Chunk `id`'s quantized vector (empty without a model), as
-    /// [`super::embedder::quantize`] makes them.
-    pub fn vector(&self, id: u32) -> &[u8] {
+    /// [`super::embedder::quantize`] makes them; the first one asked for
+    /// reads them all.
+    pub fn vector(&self, id: u32) -> Result<&[u8], FsError> {
         let dims = self.layout.meta.dims as usize;
-        &self.tables_from(self.layout.vectors_at)[id as usize * dims..][..dims]
+        Ok(&self.all_vectors()?[id as usize * dims..][..dims])
     }
 
     /// The index of `term` in the vocabulary.
@@ -431,16 +498,29 @@ impl Frozen {
     }
 
     fn offset(&self, term: u32) -> u32 {
-        u32_at(self.tables_from(self.layout.offsets_at), term as usize * 4)
+        u32_at(self.posting_offsets(), term as usize * 4)
     }
 
-    /// The bytes from `at` (where a section at or after the note offsets
-    /// starts) to the postings: note offsets, chunks, vectors and posting
-    /// offsets.
-    fn tables_from(&self, at: usize) -> &[u8] {
+    fn note_offsets(&self) -> &[u8] {
+        let (at, end) = (self.layout.note_offsets_at, self.layout.chunks_at);
         match &self.body {
-            Body::Whole(bytes) => &bytes[at..self.layout.postings_at],
+            Body::Whole(bytes) => &bytes[at..end],
+            Body::Sparse { tables, .. } => &tables[..end - at],
+        }
+    }
+
+    fn chunk_table(&self) -> &[u8] {
+        let (at, end) = (self.layout.chunks_at, self.layout.vectors_at);
+        match &self.body {
+            Body::Whole(bytes) => &bytes[at..end],
             Body::Sparse { tables, .. } => &tables[at - self.layout.note_offsets_at..],
+        }
+    }
+
+    fn posting_offsets(&self) -> &[u8] {
+        match &self.body {
+            Body::Whole(bytes) => &bytes[self.layout.offsets_at..self.layout.postings_at],
+            Body::Sparse { offsets, .. } => offsets,
         }
     }
 
@@ -755,7 +835,11 @@ mod tests {
             }
         );
         assert_eq!(
-            (frozen.vector(0), frozen.vector(1), frozen.vector(2)),
+            (
+                frozen.vector(0).unwrap(),
+                frozen.vector(1).unwrap(),
+                frozen.vector(2).unwrap()
+            ),
             (&[1, -2i8 as u8][..], &[0, 0][..], &[-127i8 as u8, 127][..])
         );
         let mut out = Vec::new();
@@ -822,28 +906,45 @@ mod tests {
     }
 
     #[test]
-    fn a_form_read_from_the_journal_leaves_its_notes_and_postings_there_until_asked() {
+    fn a_form_read_from_the_journal_leaves_its_notes_vectors_and_postings_there_until_asked() {
         let form = sample();
         let whole = Frozen::parse(form.clone()).unwrap();
         let layout = &whole.layout;
         let postings_len = layout.vocabulary_at - layout.postings_at;
         let notes_len = layout.note_offsets_at - layout.notes_at;
+        let vectors_len = layout.offsets_at - layout.vectors_at;
         let (journal, part) = part_of(&form, 0);
         let sparse = Frozen::read(part).unwrap();
-        // Everything but the notes and the postings (the meta's length is
-        // read first, to find the meta).
+        // Everything but the notes, the vectors and the postings (the
+        // meta's length is read first, to find the meta).
         assert_eq!(
             journal.read.get(),
-            (form.len() - postings_len - notes_len + 4) as u64
+            (form.len() - postings_len - notes_len - vectors_len + 4) as u64
         );
+        // The vectors streamed: each once, in id order, as the whole form has them.
+        let every = |frozen: &Frozen| {
+            let mut seen = Vec::new();
+            frozen
+                .each_vector(&mut |id, vector| seen.push((id, vector.to_vec())))
+                .unwrap();
+            seen
+        };
+        let before = journal.read.get();
+        assert_eq!(every(&sparse), every(&whole));
+        assert_eq!(every(&whole).len(), whole.chunks() as usize);
+        assert_eq!(journal.read.get() - before, vectors_len as u64);
         // A note alone: its bytes.
         let before = journal.read.get();
         let (start, end) = whole.note_range(1).unwrap();
         assert_eq!(sparse.note(1), whole.note(1));
         assert_eq!(journal.read.get() - before, (end - start) as u64);
         assert_eq!(
-            (sparse.chunks(), sparse.find_note("b.md"), sparse.vector(2)),
-            (whole.chunks(), Some(1), whole.vector(2))
+            (
+                sparse.chunks(),
+                sparse.find_note("b.md"),
+                sparse.vector(2).unwrap()
+            ),
+            (whole.chunks(), Some(1), whole.vector(2).unwrap())
         );
         for term in ["alpha", "gamma", "beta"] {
             assert_eq!(sparse.term(term), whole.term(term));
@@ -859,6 +960,69 @@ mod tests {
         assert_eq!(sparse.size(), form.len());
         // A part cut short is refused, as damaged bytes are.
         assert!(Frozen::read(part_of(&form, 1).1).is_none());
+    }
+
+    #[test]
+    fn vectors_streamed_in_blocks_come_out_whole_and_in_order() {
+        // 2,500 chunks of 64 values: two full blocks and a part of one.
+        let dims = 64;
+        let mut w = Writer::new(Some("m".into()), dims);
+        let note = w.note("a.md", FileStamp::sized(1));
+        for id in 0..2_500u32 {
+            let vector: Vec<u8> = (0..dims).map(|d| (id * 7 + d as u32) as u8).collect();
+            let chunk = SavedChunk {
+                note,
+                first: id,
+                last: id,
+                len: 1,
+            };
+            w.chunk(chunk, &vector);
+        }
+        let form = w.finish();
+        let (journal, part) = part_of(&form, 0);
+        let sparse = Frozen::read(part).unwrap();
+        let before = journal.read.get();
+        let mut next = 0;
+        sparse
+            .each_vector(&mut |id, vector| {
+                assert_eq!(id, next);
+                assert!(
+                    vector
+                        .iter()
+                        .enumerate()
+                        .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
+                );
+                next += 1;
+            })
+            .unwrap();
+        assert_eq!(next, 2_500);
+        assert_eq!(journal.read.get() - before, 2_500 * 64);
+        // Searched again: read whole once, then kept.
+        for read in [2_500 * 64, 0] {
+            let before = journal.read.get();
+            let mut count = 0;
+            sparse.each_vector(&mut |_, _| count += 1).unwrap();
+            assert_eq!((count, journal.read.get() - before), (2_500, read));
+        }
+        // A journal cut short inside the vectors: the stream says so.
+        let (_, part) = part_of(&form, 0);
+        let cut = Frozen::read(part).unwrap();
+        if let Body::Sparse { part, .. } = &cut.body {
+            let short = SavedPart::new(
+                std::rc::Rc::new(Journal {
+                    bytes: form[..cut.layout.vectors_at + 100_000].to_vec(),
+                    read: Default::default(),
+                }),
+                0,
+                part.size(),
+            );
+            let mut seen = 0;
+            let damaged = Frozen::read(short).map(|f| f.each_vector(&mut |_, _| seen += 1));
+            assert!(
+                matches!(damaged, None | Some(Err(FsError::Damaged))),
+                "{seen} read"
+            );
+        }
     }
 
     #[test]

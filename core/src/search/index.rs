@@ -116,13 +116,55 @@ impl AddedTerms {
     }
 }
 
+/// How many of a query's terms each line of a chunk holds, as bit-sliced
+/// counters (bit `l` of `bits[k]` is bit `k` of line `l`'s count, 0–255):
+/// a term's lines are added with a few word operations, not one per line.
+#[derive(Default)]
+struct LineCounts {
+    bits: [u32; 8],
+}
+
+impl LineCounts {
+    /// The lines a chunk has: the rest of a mask is not counted.
+    const LINES: u32 = (1 << chunks::MAX_LINES) - 1;
+
+    /// One more term on each line of `lines` (255 at most).
+    fn add(&mut self, lines: u32) {
+        let mut carry = lines & Self::LINES;
+        for bits in &mut self.bits {
+            if carry == 0 {
+                return;
+            }
+            let held = *bits;
+            *bits = held ^ carry;
+            carry &= held;
+        }
+        // Past 255: those lines stay at 255.
+        for bits in &mut self.bits {
+            *bits |= carry;
+        }
+    }
+
+    /// The count of the line holding the most terms.
+    fn max(&self) -> u8 {
+        let mut lines = Self::LINES;
+        let mut max = 0;
+        for (k, bits) in self.bits.iter().enumerate().rev() {
+            if lines & bits != 0 {
+                lines &= bits;
+                max |= 1 << k;
+            }
+        }
+        max
+    }
+}
+
 /// A live chunk, whichever layer holds it.
 struct ChunkRef<'a> {
     note: NoteRef<'a>,
     first: u32,
     last: u32,
     len: u32,
-    vector: &'a [u8],
 }
 
 /// The note a chunk is in: its index in the saved form (its path read only
@@ -485,7 +527,6 @@ impl SearchIndex {
                 first: chunk.first,
                 last: chunk.last,
                 len: chunk.len,
-                vector: self.saved.vector(id),
             })
         } else {
             let chunk = self.added.get((id - saved) as usize)?.as_ref()?;
@@ -494,7 +535,6 @@ impl SearchIndex {
                 first: chunk.first,
                 last: chunk.last,
                 len: chunk.len,
-                vector: &chunk.vector,
             })
         }
     }
@@ -513,15 +553,26 @@ impl SearchIndex {
         }
     }
 
-    /// Chunk `id`'s term count and vector, unless its note changed or
-    /// went: what scoring needs, without decoding its note's path.
-    fn scored(&self, id: u32) -> Option<(u32, &[u8])> {
+    /// Chunk `id`'s term count, unless its note changed or went: what
+    /// keyword scoring needs, without decoding its note's path.
+    fn len_of(&self, id: u32) -> Option<u32> {
         let saved = self.saved.chunks();
         if id < saved {
-            (!self.gone[id as usize]).then(|| (self.saved.chunk(id).len, self.saved.vector(id)))
+            (!self.gone[id as usize]).then(|| self.saved.chunk(id).len)
         } else {
-            let chunk = self.added.get((id - saved) as usize)?.as_ref()?;
-            Some((chunk.len, &chunk.vector))
+            Some(self.added.get((id - saved) as usize)?.as_ref()?.len)
+        }
+    }
+
+    /// Chunk `id`'s vector (live or not; the saved ones read whole).
+    fn vector_of(&self, id: u32) -> Result<&[u8], FsError> {
+        let saved = self.saved.chunks();
+        if id < saved {
+            self.saved.vector(id)
+        } else {
+            Ok(self.added[(id - saved) as usize]
+                .as_ref()
+                .map_or(&[], |chunk| &chunk.vector))
         }
     }
 
@@ -588,24 +639,17 @@ impl SearchIndex {
                 .filter_map(|((_, postings), &i)| postings.get(i).map(|p| p.chunk))
                 .min()
                 .filter(|&chunk| chunk < all)?;
-            let len = self.scored(chunk).map_or(0, |(len, _)| len);
+            let norm = score::length_norm(self.len_of(chunk).unwrap_or(0), avg_len);
             let mut sum = 0.0;
-            let mut terms_on_line = [0u8; chunks::MAX_LINES];
+            let mut terms_on_line = LineCounts::default();
             for ((idf, postings), i) in terms.iter().zip(&mut at) {
                 while let Some(posting) = postings.get(*i).filter(|p| p.chunk == chunk) {
                     *i += 1;
-                    sum += idf * score::weight(posting.count, len, avg_len);
-                    let mut lines = posting.lines;
-                    while lines != 0 {
-                        if let Some(terms) = terms_on_line.get_mut(lines.trailing_zeros() as usize)
-                        {
-                            *terms = terms.saturating_add(1);
-                        }
-                        lines &= lines - 1;
-                    }
+                    sum += idf * score::weight_in(posting.count, norm);
+                    terms_on_line.add(posting.lines);
                 }
             }
-            let best_line = terms_on_line.iter().max().copied().unwrap_or(0);
+            let best_line = terms_on_line.max();
             let text = score::text(
                 score::scaled(sum, query_idf),
                 f32::from(best_line) / terms.len() as f32,
@@ -620,14 +664,26 @@ impl SearchIndex {
                 .collect(),
             Some(query_vector) => {
                 let mut ranked = Vec::with_capacity(self.live_chunks as usize);
-                ranked.extend((0..all).filter_map(|id| {
+                // Every live chunk in id order: the saved ones, then those
+                // added since.
+                let mut rank = |id: u32, vector: &[u8]| {
                     let text = matched
                         .next_if(|&(chunk, _)| chunk == id)
                         .map_or(0.0, |m| m.1);
-                    let (_, vector) = self.scored(id)?;
                     let cosine = embedder::cosine(query_vector, vector);
-                    Some((score::fused(text, cosine), id, text, cosine))
-                }));
+                    ranked.push((score::fused(text, cosine), id, text, cosine));
+                };
+                self.saved.each_vector(&mut |id, vector| {
+                    if !self.gone[id as usize] {
+                        rank(id, vector);
+                    }
+                })?;
+                let saved = self.saved.chunks();
+                for (id, chunk) in (saved..).zip(&self.added) {
+                    if let Some(chunk) = chunk {
+                        rank(id, &chunk.vector);
+                    }
+                }
                 ranked
             }
         };
@@ -735,9 +791,10 @@ impl SearchIndex {
     fn merged(&self) -> Result<Vec<u8>, FsError> {
         self.saved.read_postings()?;
         let saved = self.saved.chunks();
-        let dims = (0..saved + self.added.len() as u32)
-            .find_map(|id| self.chunk(id))
-            .map_or(0, |c| c.vector.len());
+        let dims = match (0..saved + self.added.len() as u32).find(|&id| self.chunk(id).is_some()) {
+            Some(id) => self.vector_of(id)?.len(),
+            None => 0,
+        };
         let mut writer = Writer::new(self.model.clone(), dims);
         writer.cut(self.cut.iter().cloned());
         let mut renumbered = vec![u32::MAX; (saved as usize) + self.added.len()];
@@ -751,7 +808,7 @@ impl SearchIndex {
                         last: chunk.last,
                         len: chunk.len,
                     };
-                    renumbered[id as usize] = writer.chunk(saved_chunk, chunk.vector);
+                    renumbered[id as usize] = writer.chunk(saved_chunk, self.vector_of(id)?);
                 }
             }
         }
@@ -966,6 +1023,41 @@ fn notes_of(saved: &Frozen) -> Notes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_counts_give_the_busiest_line_as_counting_each_line_would() {
+        // Line masks from a fixed generator: bits past the chunk's lines
+        // included, and one line given 300 terms (counted to 255).
+        let mut seed = 0x2545_f491_u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for terms in [0, 1, 2, 3, 7, 40, 300] {
+            let mut counts = LineCounts::default();
+            let mut each = [0u8; chunks::MAX_LINES];
+            for _ in 0..terms {
+                let lines = if terms == 300 {
+                    1 << 4
+                } else {
+                    next() & next()
+                };
+                counts.add(lines);
+                for (line, count) in each.iter_mut().enumerate() {
+                    if lines & (1 << line) != 0 {
+                        *count = count.saturating_add(1);
+                    }
+                }
+            }
+            assert_eq!(
+                counts.max(),
+                each.iter().copied().max().unwrap(),
+                "{terms} terms"
+            );
+        }
+    }
 
     /// A hit with its note's path (a saved note's index changes when the
     /// index is saved).

@@ -50,8 +50,26 @@ pub fn idf(n: u32, df: u32) -> f32 {
 
 /// A term's weight in a chunk: `tf` occurrences, `len` terms long.
 pub fn weight(tf: u32, len: u32, avg_len: f32) -> f32 {
+    weight_in(tf, length_norm(len, avg_len))
+}
+
+/// The part of [`weight`] that depends on the chunk alone (`len` terms
+/// long), worked out once for all of a query's terms.
+pub fn length_norm(len: u32, avg_len: f32) -> f32 {
+    K1 * (1.0 - B + B * len as f32 / at_least(avg_len, 1.0))
+}
+
+/// `x.max(floor)` for a `floor` that is a number, NaN and signed zeros
+/// included: WebAssembly has no instruction with `max`'s meaning, so the
+/// guest would call libm's `fmaxf` for every chunk a search scores.
+fn at_least(x: f32, floor: f32) -> f32 {
+    if x > floor { x } else { floor }
+}
+
+/// [`weight`] of `tf` occurrences in a chunk of [`length_norm`] `norm`.
+pub fn weight_in(tf: u32, norm: f32) -> f32 {
     let tf = tf as f32;
-    tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f32 / avg_len.max(1.0)))
+    tf * (K1 + 1.0) / (tf + norm)
 }
 
 /// The 0–1 score from the sum of `idf·weight` and the query's `Σ idf`.
@@ -77,7 +95,7 @@ pub fn text(bm25: f32, line_share: f32) -> f32 {
 
 /// The hybrid score of a chunk: its 0–1 text score and its cosine.
 pub fn fused(text: f32, cosine: f32) -> f32 {
-    (1.0 - VECTOR_WEIGHT) * text + VECTOR_WEIGHT * cosine.max(0.0)
+    (1.0 - VECTOR_WEIGHT) * text + VECTOR_WEIGHT * at_least(cosine, 0.0)
 }
 
 #[cfg(test)]
@@ -102,6 +120,29 @@ mod tests {
         assert!(scaled(2.0, 1.0) > scaled(1.5, 1.0) && scaled(2.0, 1.0) < 1.0);
         assert!(scaled(50.0, 1.0) <= 1.0);
         assert!((scaled(KNEE + 1e-4, 1.0) - (KNEE + 1e-4)).abs() < 1e-4);
+    }
+
+    #[test]
+    fn at_least_is_max_for_every_kind_of_value() {
+        for x in [
+            f32::NAN,
+            -0.0,
+            0.0,
+            -1.5,
+            0.5,
+            1.0,
+            2.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ] {
+            for floor in [0.0, 1.0] {
+                assert_eq!(
+                    at_least(x, floor).to_bits(),
+                    x.max(floor).to_bits(),
+                    "{x} {floor}"
+                );
+            }
+        }
     }
 
     #[test]
