@@ -105,6 +105,8 @@ pub struct Frozen {
 }
 
 /// Where a saved form's bytes are.
+// One per search index: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 enum Body {
     /// All of them, in memory.
     Whole(Vec<u8>),
