@@ -192,11 +192,23 @@ impl SavedPart {
 
     /// Its `len` bytes from `at`, one of many reads of a small block (no
     /// stat of the file first: [`FsError::Damaged`] when it reads short).
+    /// A host that gives the whole block in one read (wasmtime gives up to
+    /// 64 KiB) hands over the very buffer it filled, not a copy.
     pub fn block(&self, at: u64, len: u64) -> Result<Vec<u8>, FsError> {
         if at.checked_add(len).is_none_or(|end| end > self.len) {
             return Err(FsError::Damaged);
         }
-        let bytes = crate::files::read_to_end(&*self.file, self.offset + at, Some(len), Some(len))?;
+        let (mut bytes, _) = self.file.read_at(self.offset + at, len)?;
+        let got = bytes.len() as u64;
+        if got < len && got > 0 {
+            let rest = len - got;
+            bytes.extend(crate::files::read_to_end(
+                &*self.file,
+                self.offset + at + got,
+                Some(rest),
+                Some(rest),
+            )?);
+        }
         if bytes.len() as u64 == len {
             Ok(bytes)
         } else {
