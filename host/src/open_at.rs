@@ -24,7 +24,7 @@ use wasmtime_wasi::{OpenMode, WasiView};
 /// 0.2.12; guests of any 0.2 version are matched to it).
 const INTERFACE: &str = "wasi:filesystem/types@0.2.12";
 
-/// Links this `open-at` over the one `wasmtime_wasi::p2::add_to_linker_sync`
+/// Links this `open-at` over the one `wasi_link::add_host_filesystem`
 /// linked. Descriptors are made to block the calling thread, as
 /// `Memory` configures every context (`allow_blocking_current_thread`).
 pub(crate) fn shadow<T: WasiView + 'static>(linker: &mut Linker<T>) -> wasmtime::Result<()> {

@@ -19,6 +19,9 @@ use crate::error::OpenError;
 use crate::vfs::{Fs, FsView};
 
 /// How often the epoch advances; call deadlines are counted in these ticks.
+/// The thread that advances it starts when a call first outlasts its
+/// caller's polling ([`Runtime::tick`]): a process whose calls all end
+/// sooner (a one-shot CLI call, most of them) never starts it.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The epoch deadline for a call limited to `limit`: never sooner than the
@@ -111,9 +114,38 @@ pub(crate) struct Runtime {
     /// Linked to the file system in [`StoreData::fs`] instead; made on
     /// first use.
     served_fs: OnceLock<Result<MemcapPre<StoreData>, String>>,
+    /// Whether the epoch thread was started.
+    ticking: std::sync::Mutex<bool>,
 }
 
 impl Runtime {
+    /// Makes sure the epoch advances, starting its thread on first use. A
+    /// call's deadline is set before it runs, counted from the epoch then;
+    /// its caller calls this when its wait for the answer turns from
+    /// polling into sleeping, so the epoch moves for every call that lasts,
+    /// and a deadline counts from at most that polling after the call
+    /// began: the limit stays a floor. A guest already past its deadline
+    /// stops at its next check, tick or no tick. Where no thread can be
+    /// started the next lasting call tries again; meanwhile the caller's own
+    /// timed wait still bounds every call.
+    pub fn tick(&self) {
+        let mut started = self.ticking.lock().unwrap_or_else(|e| e.into_inner());
+        if *started {
+            return;
+        }
+        let ticker = self.engine.weak();
+        *started = std::thread::Builder::new()
+            .name("memcap-epoch".into())
+            .spawn(move || {
+                while let Some(engine) = ticker.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(EPOCH_TICK);
+                }
+            })
+            .is_ok();
+    }
+
     /// The component linked to the file system a backend serves itself.
     pub fn pre_served_fs(&self) -> wasmtime::Result<&MemcapPre<StoreData>> {
         self.served_fs
@@ -150,25 +182,16 @@ fn init() -> wasmtime::Result<Runtime> {
     let engine = Engine::new(&config)?;
     let component = load_component(&engine)?;
     let mut linker = Linker::new(&engine);
-    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    crate::wasi_link::add_all_but_filesystem(&mut linker)?;
+    crate::wasi_link::add_host_filesystem(&mut linker)?;
     crate::open_at::shadow(&mut linker)?;
     let pre = MemcapPre::new(linker.instantiate_pre(&component)?)?;
-
-    let ticker = engine.weak();
-    std::thread::Builder::new()
-        .name("memcap-epoch".into())
-        .spawn(move || {
-            while let Some(engine) = ticker.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
-            }
-        })?;
     Ok(Runtime {
         engine,
         pre,
         component,
         served_fs: OnceLock::new(),
+        ticking: std::sync::Mutex::new(false),
     })
 }
 

@@ -111,15 +111,17 @@ fn prepare(root: &Path) -> Result<Prepared, OpenError> {
             cause,
         }
     })?;
-    check_reserved(&dir, root)?;
+    let temp_made = check_reserved(&dir, root)?;
     let read_only = || Prepared {
         lock: dir.open(LOCK_FILE).ok().map(|f| f.into_std()),
         temp: None,
     };
-    match dir.create_dir_all(TEMP_DIR) {
-        Ok(()) => {}
-        Err(e) if denied(&e) => return Ok(read_only()),
-        Err(cause) => return Err(store_err(cause)),
+    if !temp_made {
+        match dir.create_dir_all(TEMP_DIR) {
+            Ok(()) => {}
+            Err(e) if denied(&e) => return Ok(read_only()),
+            Err(cause) => return Err(store_err(cause)),
+        }
     }
     let lock = match dir.open_with(
         LOCK_FILE,
@@ -160,11 +162,14 @@ fn denied(e: &std::io::Error) -> bool {
 
 /// memcap's own names must be what it made them: a link or a file in their
 /// place is somebody else's doing, and is named with the way to fix it.
-fn check_reserved(dir: &Dir, root: &Path) -> Result<(), OpenError> {
+/// Whether `.memcap/tmp` is there already (most opens: nothing to make).
+fn check_reserved(dir: &Dir, root: &Path) -> Result<bool, OpenError> {
+    let mut temp_made = false;
     for (name, want_dir) in [(RESERVED, true), (TEMP_DIR, true), (LOCK_FILE, false)] {
         let Ok(meta) = dir.symlink_metadata(name) else {
             continue;
         };
+        temp_made |= name == TEMP_DIR && meta.is_dir();
         let problem = if meta.file_type().is_symlink() {
             "is a symbolic link"
         } else if want_dir && !meta.is_dir() {
@@ -179,7 +184,7 @@ fn check_reserved(dir: &Dir, root: &Path) -> Result<(), OpenError> {
             problem,
         });
     }
-    Ok(())
+    Ok(temp_made)
 }
 
 /// Every write goes through `.memcap/tmp`; with the lock held no write is in

@@ -1,18 +1,22 @@
-//! Links every WASI 0.2 interface wasmtime-wasi serves except the file
-//! system (`wasi:filesystem/types` and `preopens`), for a store whose
-//! files the host serves itself. `LinkOptions` cannot leave an interface
-//! out, so this is `wasmtime_wasi::p2::add_to_linker_sync`'s list less
-//! those two: check it against that function on every wasmtime bump (a
-//! missing interface fails instantiation loudly; nothing falls back to
-//! the host's file system, since it is never linked).
+//! Links the WASI 0.2 interfaces the component imports, from
+//! wasmtime-wasi: every one but the file system ([`add_all_but_filesystem`],
+//! for a store whose files the host serves itself), and wasmtime-wasi's
+//! file system over host directories ([`add_host_filesystem`]).
+//! `LinkOptions` cannot leave an interface out, so this is
+//! `wasmtime_wasi::p2::add_to_linker_sync`'s list less the file system and
+//! `wasi:sockets`, which the component does not import (it is granted no
+//! network; linking them cost every process start ~30 µs). Check it against
+//! that function on every wasmtime bump: an interface missing here fails
+//! instantiation loudly, and nothing falls back to the host's file system
+//! where it is not linked.
 
 use wasmtime::component::{HasData, Linker, ResourceTable};
 use wasmtime_wasi::WasiView;
 use wasmtime_wasi::cli::{WasiCli, WasiCliView};
 use wasmtime_wasi::clocks::{WasiClocks, WasiClocksView};
-use wasmtime_wasi::p2::bindings::{self, cli, clocks, random, sockets};
+use wasmtime_wasi::filesystem::{WasiFilesystem, WasiFilesystemView};
+use wasmtime_wasi::p2::bindings::{self, cli, clocks, random};
 use wasmtime_wasi::random::WasiRandom;
-use wasmtime_wasi::sockets::{WasiSockets, WasiSocketsView};
 
 /// `HasData` for the io interfaces, which need only the resource table.
 struct HasIo;
@@ -44,15 +48,13 @@ pub(crate) fn add_all_but_filesystem<T: WasiView>(l: &mut Linker<T>) -> wasmtime
     cli::terminal_stdin::add_to_linker::<T, WasiCli>(l, T::cli)?;
     cli::terminal_stdout::add_to_linker::<T, WasiCli>(l, T::cli)?;
     cli::terminal_stderr::add_to_linker::<T, WasiCli>(l, T::cli)?;
-    // The guest is granted no network; linked so the component
-    // instantiates, and refused by the context.
-    let network = sockets::network::LinkOptions::default();
-    sockets::tcp_create_socket::add_to_linker::<T, WasiSockets>(l, T::sockets)?;
-    sockets::instance_network::add_to_linker::<T, WasiSockets>(l, T::sockets)?;
-    sockets::network::add_to_linker::<T, WasiSockets>(l, &network, T::sockets)?;
-    sockets::ip_name_lookup::add_to_linker::<T, WasiSockets>(l, T::sockets)?;
-    bindings::sync::sockets::tcp::add_to_linker::<T, WasiSockets>(l, T::sockets)?;
-    bindings::sync::sockets::udp::add_to_linker::<T, WasiSockets>(l, T::sockets)?;
-    bindings::sync::sockets::udp_create_socket::add_to_linker::<T, WasiSockets>(l, T::sockets)?;
+    Ok(())
+}
+
+/// wasmtime-wasi's file system over the directories granted in the
+/// context, as `add_to_linker_sync` links it.
+pub(crate) fn add_host_filesystem<T: WasiView>(l: &mut Linker<T>) -> wasmtime::Result<()> {
+    bindings::filesystem::preopens::add_to_linker::<T, WasiFilesystem>(l, T::filesystem)?;
+    bindings::sync::filesystem::types::add_to_linker::<T, WasiFilesystem>(l, T::filesystem)?;
     Ok(())
 }

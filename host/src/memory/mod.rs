@@ -371,10 +371,15 @@ impl Memory {
             warm.store
                 .set_epoch_deadline(runtime::deadline_ticks(self.limits.call_timeout));
             warm.store.data_mut().limiter.refused = false;
-            let ran = served.worker.run(self.wait_limit(), move || {
-                let r = f(&warm.bindings, &mut warm.store);
-                (warm, f, r)
-            });
+            let runtime = self.runtime;
+            let ran = served.worker.run(
+                self.wait_limit(),
+                || runtime.tick(),
+                move || {
+                    let r = f(&warm.bindings, &mut warm.store);
+                    (warm, f, r)
+                },
+            );
             let (warm, returned, r) = match ran {
                 Ran::Done(done) => done,
                 Ran::Late(stuck) => {

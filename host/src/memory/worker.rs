@@ -56,10 +56,12 @@ impl Stuck {
 }
 
 impl Worker {
-    /// Runs `job` on the worker thread and waits at most `wait` for it.
+    /// Runs `job` on the worker thread and waits at most `wait` for it;
+    /// `lasting` runs if the wait outlasts its polling, before it sleeps.
     pub fn run<T: Send + 'static>(
         &mut self,
         wait: Duration,
+        lasting: impl FnOnce(),
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Ran<T> {
         let (answer, answered) = mpsc::sync_channel(1);
@@ -69,7 +71,7 @@ impl Worker {
         if self.send(job).is_err() {
             return Ran::Lost;
         }
-        match receive(&answered, CALLER_POLLS.min(wait), wait) {
+        match receive(&answered, CALLER_POLLS.min(wait), wait, lasting) {
             Ok(done) => Ran::Done(done),
             Err(RecvTimeoutError::Timeout) => {
                 // The thread is busy for who knows how long: the next job
@@ -106,7 +108,7 @@ impl Worker {
                 // worker threads is started for them.
                 let runtime = tokio::runtime::Builder::new_current_thread().build();
                 let _entered = runtime.as_ref().ok().map(|r| r.enter());
-                while let Ok(job) = receive(&taken, WORKER_POLLS, Duration::MAX) {
+                while let Ok(job) = receive(&taken, WORKER_POLLS, Duration::MAX, || ()) {
                     job();
                 }
             })?;
@@ -117,8 +119,13 @@ impl Worker {
 }
 
 /// The next message, polled for during `polls` (yielding between polls),
-/// then slept for until `wait` has passed since the start.
-fn receive<T>(from: &Receiver<T>, polls: Duration, wait: Duration) -> Result<T, RecvTimeoutError> {
+/// then, after `lasting`, slept for until `wait` has passed since the start.
+fn receive<T>(
+    from: &Receiver<T>,
+    polls: Duration,
+    wait: Duration,
+    lasting: impl FnOnce(),
+) -> Result<T, RecvTimeoutError> {
     let start = Instant::now();
     loop {
         match from.try_recv() {
@@ -128,6 +135,7 @@ fn receive<T>(from: &Receiver<T>, polls: Duration, wait: Duration) -> Result<T, 
             Err(TryRecvError::Empty) => break,
         }
     }
+    lasting();
     // A wait too long for the clock to hold is a wait without end.
     from.recv_timeout(wait.saturating_sub(start.elapsed()))
 }
