@@ -422,3 +422,101 @@ fn a_walk_left_unfinished_goes_on_as_a_walk_not_behind_the_once_more_reads() {
         &all[..all.len().min(80)]
     );
 }
+
+#[test]
+fn a_search_leaves_memory_md_to_the_next_reader_and_every_reader_sees_it_fresh() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.ok(
+        json!({"command": "memory_write", "filename": "n/a", "name": "Ant",
+        "type": "reference", "content": "ants"}),
+    );
+    let index = "MEMORY.md";
+    let before = s.file(index).unwrap();
+    // Another program adds a note; a search finds it and does not rewrite
+    // MEMORY.md, which no answer shows.
+    s.fs.write_new(
+        "n/b.md",
+        b"---\nname: Bee\ndescription: buzz\n---\nbuzz\n",
+        false,
+    )
+    .unwrap();
+    assert!(s.search_finds("buzz", "n/b.md"));
+    assert_eq!(s.file(index).unwrap(), before);
+    // Each way of reading the index brings it up to date first.
+    let listed = "[Bee](n/b.md)";
+    let readers = [
+        json!({"command": "view", "path": "/memories/MEMORY.md"}),
+        json!({"command": "memory_get", "path": "/memories/MEMORY.md"}),
+        json!({"command": "memory_read"}),
+        json!({"command": "prompt"}),
+    ];
+    for reader in readers {
+        s.restarted();
+        s.fs.remove_file(index).unwrap();
+        s.fs.write_new(index, before.as_bytes(), false).unwrap();
+        assert!(s.ok(reader.clone()).contains(listed), "{reader}");
+        assert!(s.file(index).unwrap().contains(listed), "{reader}");
+    }
+}
+
+#[test]
+fn memory_md_found_matching_is_trusted_until_a_note_or_the_file_changes() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.ok(
+        json!({"command": "memory_write", "filename": "n/a", "name": "Ant",
+        "type": "reference", "content": "ants"}),
+    );
+    let first = s.ok(json!({"command": "prompt"}));
+    // The match is on record (the file is old enough to trust its stamp),
+    // once: a new instance answers the same from it.
+    let marks = |s: &Store| {
+        let journal = s.fs.files().get(".memcap/notes.jsonl").cloned().unwrap();
+        journal.windows(9).filter(|w| w == b"{\"index\":").count()
+    };
+    assert_eq!(marks(&s), 1);
+    s.restarted();
+    assert_eq!(s.ok(json!({"command": "prompt"})), first);
+    assert_eq!(marks(&s), 1);
+    // Another program adds a note: MEMORY.md is as it was, the notes are not.
+    s.fs.write_new(
+        "n/b.md",
+        b"---\nname: Bee\ndescription: buzz\n---\nbuzz\n",
+        false,
+    )
+    .unwrap();
+    let listed = |s: &Store, line: &str| {
+        s.ok(json!({"command": "view", "path": "/memories/MEMORY.md"}))
+            .contains(line)
+            && s.file("MEMORY.md").unwrap().contains(line)
+    };
+    assert!(listed(&s, "[Bee](n/b.md)"));
+    // And a new instance, from the journal.
+    s.restarted();
+    assert!(listed(&s, "[Bee](n/b.md)"));
+    // Another program edits MEMORY.md: its text is kept, the region renewed.
+    let text = s.file("MEMORY.md").unwrap();
+    s.fs.remove_file("MEMORY.md").unwrap();
+    let edited = format!(
+        "My own line\n{}",
+        text.replace("[Bee](n/b.md)", "[Wasp](n/b.md)")
+    );
+    s.fs.write_new("MEMORY.md", edited.as_bytes(), false)
+        .unwrap();
+    s.restarted();
+    let shown = s.ok(json!({"command": "view", "path": "/memories/MEMORY.md"}));
+    assert!(
+        shown.contains("My own line") && shown.contains("[Bee](n/b.md)"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Wasp"), "{shown}");
+    // A note another instance changes (its record in the journal) shows in
+    // a warm instance whose mark came before it.
+    let other = std::cell::RefCell::new(memcap_core::Indexes::default());
+    let io = memcap_core::Io::new(&s.fs, &s.env, &other);
+    let renamed = json!({"command": "memory_write", "filename": "n/a", "name": "Ant queen",
+        "type": "reference", "content": "ants"});
+    assert!(!memcap_core::call(&io, &renamed.to_string()).is_error);
+    assert!(listed(&s, "[Ant queen](n/a.md)"));
+}

@@ -207,6 +207,11 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
     );
     // Another program's note is counted as memcap's own, and so is the
     // count in a new process (the journal carries it).
+    // Read through memcap, which brings MEMORY.md up to date before it
+    // shows it (a graph answer does not show it, and leaves it), and so
+    // is the file then.
+    let shown = f.memory.view("/memories/MEMORY.md", None).unwrap();
+    assert!(shown.contains("\t- [Carol]"), "{shown}");
     let index = f.read("MEMORY.md");
     let carol = index.lines().find(|l| l.starts_with("- [Carol]")).unwrap();
     assert!(carol.ends_with(") (1 relation)"), "{index}");

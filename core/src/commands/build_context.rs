@@ -51,10 +51,10 @@ pub fn build_context(
 ) -> Result<Output> {
     let pattern = pattern_of(url);
     let since = timeframe.map(|(_, t)| t.since(io.now_seconds()));
-    maintain::fresh_graph(io, |catalog, _| {
+    maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {
         let graph = GraphIndex::of(catalog)
             .graph()
-            .expect("fresh_graph decoded it");
+            .expect("Needs::Graph decoded it");
         let mut primaries = graph.find(pattern);
         let named = primaries.len();
         // A pattern's notes are those changed in the timeframe; a note named

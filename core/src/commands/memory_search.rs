@@ -115,14 +115,14 @@ pub fn memory_search(
         .after
         .as_ref()
         .map(|(_, t)| t.since(io.now_seconds()));
-    maintain::fresh_with(io, needs, |catalog, _| {
+    maintain::fresh_catalog(io, needs, |catalog| {
         let index = SearchIndex::of(catalog);
         let (total_files, total_chunks) = index.counts();
         let graph = match needs {
             Needs::Graph => Some(
                 GraphIndex::of(catalog)
                     .graph()
-                    .expect("fresh_graph decoded it"),
+                    .expect("Needs::Graph decoded it"),
             ),
             _ => None,
         };

@@ -23,13 +23,13 @@ pub const MAX_CUT_NAMED: usize = 100;
 
 pub fn memory_stats(io: &Io) -> Result<Output> {
     let (total_files, total_chunks, held, graph, unreadable, cut) =
-        maintain::fresh_graph(io, |catalog, _| {
+        maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {
             let index = SearchIndex::of(catalog);
             let (files, chunks) = index.counts();
             let graph_index = GraphIndex::of(catalog);
             let graph = graph_index
                 .graph()
-                .expect("fresh_graph decoded it")
+                .expect("Needs::Graph decoded it")
                 .counts();
             let unreadable: Vec<String> = catalog
                 .unreadable()
@@ -43,7 +43,7 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
                 .map(|e| e.path.clone())
                 .collect();
             cut.extend(index.cut().map(str::to_owned));
-            cut.extend(graph_index.cut().expect("fresh_graph decoded it"));
+            cut.extend(graph_index.cut().expect("Needs::Graph decoded it"));
             let cut = cut
                 .into_iter()
                 .take(MAX_CUT_NAMED)

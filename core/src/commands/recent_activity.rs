@@ -57,10 +57,10 @@ pub fn recent_activity(
     page: Option<u32>,
 ) -> Result<Output> {
     let since = timeframe.1.since(io.now_seconds());
-    maintain::fresh_graph(io, |catalog, _| {
+    maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {
         let graph = GraphIndex::of(catalog)
             .graph()
-            .expect("fresh_graph decoded it");
+            .expect("Needs::Graph decoded it");
         // (note, how many items it gives), newest first: counted from the
         // index, so only the notes on the page are read.
         let mut changed = Vec::new();

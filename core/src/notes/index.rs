@@ -17,6 +17,11 @@ use crate::text::one_line;
 /// Characters of a description shown in the index.
 const DESCRIPTION_CHARS: usize = 150;
 
+/// How the region is written: a MEMORY.md found to match a render is
+/// trusted (not rendered again) while this is the same, so a change to
+/// what `render` writes for the same notes must bump it.
+pub const RENDER_VERSION: u32 = 1;
+
 /// The region for the notes in `catalog`, markers included, without a
 /// trailing newline, within `budget`. When not every note fits, the most
 /// recently changed ones are listed and a last line says how many are left

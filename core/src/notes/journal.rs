@@ -78,6 +78,20 @@ pub(super) enum Record {
     /// A file that is not a note, with its size (for the quota).
     Other(String, u64),
     Unother(String),
+    /// MEMORY.md was found to be what a render of the catalog as it then
+    /// was writes; any note changed after this record undoes it.
+    Index(IndexMark),
+}
+
+/// MEMORY.md as a render of the catalog left it ([`Record::Index`]): its
+/// stamp, old enough that an edit in the same clock tick cannot hide behind
+/// it, and what else the render depends on ([`IndexMark::key`]).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub(in crate::notes) struct IndexMark {
+    pub size: u64,
+    pub modified: (u64, u32),
+    pub identity: Option<(u64, u64)>,
+    pub key: u64,
 }
 
 impl Catalog {

@@ -38,7 +38,7 @@ const FIRST_BYTES: u64 = 4 * 1024;
 /// once its stamp is older, the first calls read each such note (and list
 /// each such directory whole) once more ([`Record::Verified`]), a slice a
 /// call as the sweep goes.
-const RACY_SECONDS: u64 = 2;
+pub(in crate::notes) const RACY_SECONDS: u64 = 2;
 /// How often a refresh reads every file's stamp, not only the directories'.
 pub const SWEEP_SECONDS: u64 = 30;
 /// What one call gives the sweep once it is due, and before it the notes

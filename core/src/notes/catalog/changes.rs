@@ -53,6 +53,7 @@ impl Catalog {
                 }
                 self.other_bytes += size;
             }
+            Record::Index(mark) => self.index_mark = Some(mark),
             Record::Unother(path) => {
                 if let Some(old) = self.others.remove(&path) {
                     self.other_bytes -= old;
@@ -130,6 +131,7 @@ impl Catalog {
 
     pub(in crate::notes) fn put(&mut self, entry: Rc<Entry>) -> Result<(), FsError> {
         self.remove(&entry.path)?;
+        self.index_mark = None;
         self.by_type[entry.meta.kind as usize] += 1;
         self.bytes += entry.stamp.size;
         self.notes += 1;
@@ -151,6 +153,7 @@ impl Catalog {
 
     pub(super) fn remove(&mut self, path: &str) -> Result<(), FsError> {
         self.read_under(path)?;
+        self.index_mark = None;
         let Some((key, old)) = self.entries.remove_entry(path) else {
             return Ok(());
         };

@@ -17,7 +17,7 @@ mod changes;
 
 use super::NoteType;
 use super::derived::{self, DerivedIndex, NoteFacts, Registry};
-use super::journal::Record;
+use super::journal::{IndexMark, Record};
 use super::memory_md::Parts;
 use super::snapshot::Blocks;
 use crate::error::FsError;
@@ -153,6 +153,9 @@ pub struct Catalog {
     /// MEMORY.md as this instance last read or wrote it: trusted only after
     /// a stamp check, which costs less than reading the file again.
     pub(in crate::notes) index_file: Option<KeptIndex>,
+    /// MEMORY.md as the last render left it, unless a note changed since
+    /// (from the journal: another process's render counts too).
+    pub(in crate::notes) index_mark: Option<IndexMark>,
 }
 
 /// MEMORY.md as an instance last read or wrote it.
@@ -238,7 +241,7 @@ impl Catalog {
     }
 
     /// The note at `path`, among the notes read so far (all of them after
-    /// [`Catalog::read_all`], as `maintain::fresh_all` and `fresh_graph` do).
+    /// [`Catalog::read_all`], as `maintain::fresh_all` and `Needs::Graph` do).
     pub fn get(&self, path: &str) -> Option<&Entry> {
         self.entries.get(path).map(|e| &**e)
     }
@@ -342,6 +345,7 @@ impl Catalog {
             incomplete: false,
             read_whole: None,
             index_file: None,
+            index_mark: None,
             unreadable: BTreeSet::new(),
             generation: 0,
             journal_seen: None,
