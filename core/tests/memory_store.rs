@@ -520,3 +520,30 @@ fn memory_md_found_matching_is_trusted_until_a_note_or_the_file_changes() {
     assert!(!memcap_core::call(&io, &renamed.to_string()).is_error);
     assert!(listed(&s, "[Ant queen](n/a.md)"));
 }
+
+#[test]
+fn the_first_search_after_a_few_notes_from_other_processes_saves_what_it_took() {
+    let s = Store::new();
+    s.plant("old", 40);
+    s.ok(json!({"command": "memory_search", "query": "old"}));
+    // Notes written one process each, as the CLI or a hook does: they wait
+    // in the journal for whichever process next asks the search index.
+    for i in 0..9 {
+        s.restarted();
+        s.ok(
+            json!({"command": "memory_write", "filename": format!("n/{i}"),
+            "name": format!("Note {i}"), "type": "reference", "content": "fresh"}),
+        );
+    }
+    let waiting = journal_records(&s);
+    assert!(waiting >= 9, "{waiting}");
+    // The first search takes them and rewrites the journal with the index's
+    // state, so a later process takes none of them again.
+    s.restarted();
+    let found = s.ok(json!({"command": "memory_search", "query": "fresh", "minScore": 0.0}));
+    assert!(found.contains("/memories/n/"), "{found}");
+    assert_eq!(journal_records(&s), 0);
+    s.restarted();
+    let again = s.ok(json!({"command": "memory_search", "query": "fresh", "minScore": 0.0}));
+    assert_eq!(again, found);
+}

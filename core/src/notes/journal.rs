@@ -22,10 +22,16 @@ use crate::storage::{File, Kind, Meta};
 
 const FORMAT: u32 = 10;
 /// Changes the derived indexes may take in one instance before it rewrites
-/// the journal with their state (taking one costs a read of the note and
-/// its indexing, ~50 µs; the rewrite costs about as much as 500 of them at
-/// 10,000 notes, and saves every later process from taking them again).
-const TAKEN_BEFORE_SAVE: usize = 256;
+/// the journal with their state: one per this many notes, within bounds.
+/// Taking one costs a read of the note and its indexing (~0.1 ms a note
+/// for a one-shot search at 10,000 notes), and every later process takes
+/// it again until the journal is rewritten, which costs about as much as
+/// taking ~500 of them (~50 ms at 10,000 notes, in proportion to the
+/// notes). So a process per call (the CLI, hooks) that wrote a few notes
+/// has the first search after them rewrite it once, and the searches after
+/// that take nothing, where up to 256 were taken again by every process.
+const NOTES_PER_TAKEN_BEFORE_SAVE: usize = 1_000;
+const TAKEN_BEFORE_SAVE: std::ops::RangeInclusive<usize> = 8..=256;
 /// The most records a new process replays before it rewrites the journal
 /// (once its own append went through): after a burst of writes by one warm
 /// host, the next process pays the rewrite once instead of every process
@@ -221,7 +227,9 @@ impl Catalog {
     pub(super) fn save(&mut self, io: &Io) -> Result<(), FsError> {
         // A call that had the derived indexes take many changes the journal
         // names saves them, so the next process does not take them again.
-        if self.derived.taken > TAKEN_BEFORE_SAVE {
+        let may_take = (self.len() / NOTES_PER_TAKEN_BEFORE_SAVE)
+            .clamp(*TAKEN_BEFORE_SAVE.start(), *TAKEN_BEFORE_SAVE.end());
+        if self.derived.taken > may_take {
             return self.compact(io);
         }
         let replayed = std::mem::take(&mut self.replayed);

@@ -206,11 +206,7 @@ fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
     if let Some(text) = unchanged_index(io, catalog, &path, &shown) {
         return Ok(text);
     }
-    let written = rewrite_index(io, catalog, &path, &shown)?;
-    if let Some(kept) = &catalog.index_file {
-        mark_index(io, catalog, kept.stamp);
-    }
-    Ok(written)
+    rewrite_index(io, catalog, &path, &shown)
 }
 
 /// What MEMORY.md's region depends on besides the notes and the file's
@@ -338,6 +334,11 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                 parts: new_parts,
                 ..kept
             });
+            // As a render writes it. (A file this call writes is too young
+            // to mark: a later call's render finds it so.)
+            if let Some(kept) = &catalog.index_file {
+                mark_index(io, catalog, kept.stamp);
+            }
             return Ok(new);
         }
         let written = match &existing {
