@@ -29,15 +29,9 @@ pub fn cosine(query: &[f32], kept: &[u8]) -> f32 {
     if query.len() != kept.len() {
         return 0.0;
     }
-    // Summed in eight lanes, which the compiler keeps in vector registers
-    // (one running sum waits on each add: a hybrid search takes a cosine
-    // of every chunk).
-    let mut lanes = [0f32; LANES];
     let (query_lanes, query_rest) = query.as_chunks::<LANES>();
     let (kept_lanes, kept_rest) = kept.as_chunks::<LANES>();
-    for (q, k) in query_lanes.iter().zip(kept_lanes) {
-        add_products(&mut lanes, q, k);
-    }
+    let lanes = lane_sums(query_lanes, kept_lanes);
     let rest: f32 = query_rest
         .iter()
         .zip(kept_rest)
@@ -46,40 +40,58 @@ pub fn cosine(query: &[f32], kept: &[u8]) -> f32 {
     (lanes.iter().sum::<f32>() + rest) / 127.0
 }
 
-/// `lanes[i] += q[i] * k[i]` (`k` as `i8`), lane by lane.
+/// The products summed in eight lanes, `lanes[i] += q[i] * k[i]` (`k` as
+/// `i8`): eight running sums the compiler keeps in vector registers (one
+/// running sum waits on each add: a hybrid search takes a cosine of every
+/// chunk).
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-fn add_products(lanes: &mut [f32; LANES], q: &[f32; LANES], k: &[u8; LANES]) {
-    for lane in 0..LANES {
-        lanes[lane] += q[lane] * f32::from(k[lane] as i8);
+fn lane_sums(query: &[[f32; LANES]], kept: &[[u8; LANES]]) -> [f32; LANES] {
+    let mut lanes = [0f32; LANES];
+    for (q, k) in query.iter().zip(kept) {
+        for lane in 0..LANES {
+            lanes[lane] += q[lane] * f32::from(k[lane] as i8);
+        }
     }
+    lanes
 }
 
-/// `lanes[i] += q[i] * k[i]` (`k` as `i8`), four lanes an instruction: the
-/// bytes widened and converted as vectors (LLVM's own lowering of the loop
-/// above converts them one at a time). The same multiply and add per lane
-/// as the loop, so the same bits.
+/// As the loop above, four lanes an instruction: the bytes widened and
+/// converted as vectors (LLVM's own lowering of the loop converts them one
+/// at a time), the sums held in two vector values rather than in an array
+/// in memory, which the compiled code loaded and stored again on every
+/// step. The same multiply and add per lane as the loop, so the same bits.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-fn add_products(lanes: &mut [f32; LANES], q: &[f32; LANES], k: &[u8; LANES]) {
+fn lane_sums(query: &[[f32; LANES]], kept: &[[u8; LANES]]) -> [f32; LANES] {
     use core::arch::wasm32::*;
-    // SAFETY: each load reads within its array (8 bytes of `k`, 16 of
-    // `q` twice, 16 of `lanes` twice), and wasm loads need no alignment.
-    unsafe {
-        let wide = i16x8_load_extend_i8x8(k.as_ptr().cast());
+    let (mut sum_low, mut sum_high) = (f32x4_splat(0.0), f32x4_splat(0.0));
+    for (q, k) in query.iter().zip(kept) {
+        // SAFETY: each load reads within its array (8 bytes of `k`, 16 of
+        // `q` twice), and wasm loads need no alignment.
+        let (wide, q_low, q_high) = unsafe {
+            (
+                i16x8_load_extend_i8x8(k.as_ptr().cast()),
+                v128_load(q.as_ptr().cast()),
+                v128_load(q.as_ptr().add(4).cast()),
+            )
+        };
         let low = f32x4_convert_i32x4(i32x4_extend_low_i16x8(wide));
         let high = f32x4_convert_i32x4(i32x4_extend_high_i16x8(wide));
-        let q_low = v128_load(q.as_ptr().cast());
-        let q_high = v128_load(q.as_ptr().add(4).cast());
-        let sum_low = v128_load(lanes.as_ptr().cast());
-        let sum_high = v128_load(lanes.as_ptr().add(4).cast());
-        v128_store(
-            lanes.as_mut_ptr().cast(),
-            f32x4_add(sum_low, f32x4_mul(q_low, low)),
-        );
-        v128_store(
-            lanes.as_mut_ptr().add(4).cast(),
-            f32x4_add(sum_high, f32x4_mul(q_high, high)),
-        );
+        sum_low = f32x4_add(sum_low, f32x4_mul(q_low, low));
+        sum_high = f32x4_add(sum_high, f32x4_mul(q_high, high));
     }
+    let lane = |sums: v128, i: usize| match i {
+        0 => f32x4_extract_lane::<0>(sums),
+        1 => f32x4_extract_lane::<1>(sums),
+        2 => f32x4_extract_lane::<2>(sums),
+        _ => f32x4_extract_lane::<3>(sums),
+    };
+    std::array::from_fn(|i| {
+        if i < 4 {
+            lane(sum_low, i)
+        } else {
+            lane(sum_high, i - 4)
+        }
+    })
 }
 
 /// The running sums of [`cosine`].

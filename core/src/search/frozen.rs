@@ -194,21 +194,25 @@ impl Frozen {
     }
 
     /// Chunks grouped by existing notes, lines in order, both offset tables
-    /// rising to their section's end, and the words in byte order.
+    /// rising to their section's end, and the words in byte order. Every
+    /// new process checks this before its first search, so each check is
+    /// one pass over its table's bytes.
     fn consistent(&self) -> bool {
+        let notes = self.layout.meta.notes;
+        let chunk_table = &self.chunk_table()[..self.layout.meta.chunks as usize * CHUNK_BYTES];
         let mut note = 0;
-        for id in 0..self.layout.meta.chunks {
-            let chunk = self.chunk(id);
-            if chunk.note < note || chunk.note >= self.layout.meta.notes || chunk.first > chunk.last
-            {
+        for chunk in chunk_table.chunks_exact(CHUNK_BYTES) {
+            let (this, first, last) = (u32_at(chunk, 0), u32_at(chunk, 4), u32_at(chunk, 8));
+            if this < note || this >= notes || first > last {
                 return false;
             }
-            note = chunk.note;
+            note = this;
         }
+        // The offsets, each at least the last, the last at `end`.
         let rising = |table: &[u8], count: u32, end: u64| {
             let mut offset = 0;
-            for term in 0..=count as usize {
-                let next = u32_at(table, 4 * term);
+            for next in table[..(count as usize + 1) * 4].chunks_exact(4) {
+                let next = u32_at(next, 0);
                 if next < offset {
                     return false;
                 }
@@ -217,18 +221,31 @@ impl Frozen {
             u64::from(offset) == end
         };
         let notes_len = (self.layout.note_offsets_at - self.layout.notes_at) as u64;
-        rising(self.note_offsets(), self.layout.meta.notes, notes_len)
-            && rising(
-                self.posting_offsets(),
-                self.layout.meta.terms,
-                self.layout.meta.postings_len,
-            )
-            && rising(
-                self.tail(),
-                self.layout.meta.terms,
-                self.layout.meta.words_len,
-            )
-            && (1..self.layout.meta.terms).all(|i| self.word(i - 1) < self.word(i))
+        let terms = self.layout.meta.terms;
+        if !(rising(self.note_offsets(), notes, notes_len)
+            && rising(self.posting_offsets(), terms, self.layout.meta.postings_len)
+            && rising(self.tail(), terms, self.layout.meta.words_len))
+        {
+            return false;
+        }
+        // The offsets rise within the words: each word is a slice of them.
+        let tail = self.tail();
+        let words = &tail[self.layout.words_at - self.layout.vocabulary_at..];
+        let mut ends = tail[..(terms as usize + 1) * 4]
+            .chunks_exact(4)
+            .map(|end| u32_at(end, 0) as usize);
+        let Some(mut start) = ends.next() else {
+            return true;
+        };
+        let mut previous: Option<&[u8]> = None;
+        for end in ends {
+            let word = &words[start..end];
+            if previous.is_some_and(|previous| previous >= word) {
+                return false;
+            }
+            (previous, start) = (Some(word), end);
+        }
+        true
     }
 
     /// The bytes, as they are saved (the postings read if need be).
@@ -278,17 +295,17 @@ impl Frozen {
         }
     }
 
-    /// Calls `each` with every chunk's id and quantized vector (empty
-    /// without a model), in id order. From a form left in the journal the
-    /// vectors are read a block at a time the first time, each into the
-    /// memory the last one left (a one-shot search needs each once, and
-    /// 10,000 chunks' take 160 fresh pages at once), then whole, for an
-    /// instance that searches again.
-    pub fn each_vector(&self, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
+    /// Calls `each` with the chunks' quantized vectors a block at a time,
+    /// in id order: the id of the block's first chunk, then [`Frozen::dims`]
+    /// bytes a chunk (nothing without a model). From a form left in the
+    /// journal the vectors are read a block at a time the first time, each
+    /// into the memory the last one left (a one-shot search needs each
+    /// once, and 10,000 chunks' take 160 fresh pages at once), then whole,
+    /// for an instance that searches again.
+    pub fn each_block(&self, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
         let dims = self.layout.meta.dims as usize;
         let chunks = self.layout.meta.chunks;
         if dims == 0 {
-            (0..chunks).for_each(|id| each(id, &[]));
             return Ok(());
         }
         let in_blocks = match &self.body {
@@ -301,10 +318,7 @@ impl Frozen {
             _ => None,
         };
         let Some(part) = in_blocks else {
-            let vectors = self.all_vectors()?;
-            (0..chunks)
-                .zip(vectors.chunks_exact(dims))
-                .for_each(|(id, v)| each(id, v));
+            each(0, self.all_vectors()?);
             return Ok(());
         };
         let per_block = (VECTOR_BLOCK / dims).max(1) as u32;
@@ -312,11 +326,8 @@ impl Frozen {
         while id < chunks {
             let count = per_block.min(chunks - id);
             let at = self.layout.vectors_at + id as usize * dims;
-            let block = part.block(at as u64, (count as usize * dims) as u64)?;
-            for vector in block.chunks_exact(dims) {
-                each(id, vector);
-                id += 1;
-            }
+            each(id, &part.block(at as u64, (count as usize * dims) as u64)?);
+            id += count;
         }
         Ok(())
     }
@@ -853,6 +864,16 @@ fn leb128(bytes: &[u8], at: &mut usize) -> Option<u32> {
 mod tests {
     use super::*;
 
+    /// Every chunk's vector in id order, from [`Frozen::each_block`]'s blocks.
+    fn each_vector(frozen: &Frozen, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
+        let dims = frozen.dims() as usize;
+        frozen.each_block(&mut |first, block| {
+            (first..)
+                .zip(block.chunks_exact(dims))
+                .for_each(|(id, vector)| each(id, vector))
+        })
+    }
+
     fn posting(chunk: u32, count: u32, lines: u32) -> Posting {
         Posting {
             chunk,
@@ -1014,9 +1035,7 @@ mod tests {
         // The vectors streamed: each once, in id order, as the whole form has them.
         let every = |frozen: &Frozen| {
             let mut seen = Vec::new();
-            frozen
-                .each_vector(&mut |id, vector| seen.push((id, vector.to_vec())))
-                .unwrap();
+            each_vector(frozen, &mut |id, vector| seen.push((id, vector.to_vec()))).unwrap();
             seen
         };
         let before = journal.read.get();
@@ -1073,18 +1092,17 @@ mod tests {
         let sparse = Frozen::read(part).unwrap();
         let before = journal.read.get();
         let mut next = 0;
-        sparse
-            .each_vector(&mut |id, vector| {
-                assert_eq!(id, next);
-                assert!(
-                    vector
-                        .iter()
-                        .enumerate()
-                        .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
-                );
-                next += 1;
-            })
-            .unwrap();
+        each_vector(&sparse, &mut |id, vector| {
+            assert_eq!(id, next);
+            assert!(
+                vector
+                    .iter()
+                    .enumerate()
+                    .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
+            );
+            next += 1;
+        })
+        .unwrap();
         assert_eq!(next, 2_500);
         assert_eq!(journal.read.get() - before, 2_500 * 64);
         // A host giving less than a block per read: the same vectors.
@@ -1096,23 +1114,22 @@ mod tests {
         let file: std::rc::Rc<dyn crate::storage::File> = capped.clone();
         let small_reads = Frozen::read(SavedPart::new(file, 0, form.len() as u64)).unwrap();
         let mut same = 0;
-        small_reads
-            .each_vector(&mut |id, vector| {
-                assert!(
-                    vector
-                        .iter()
-                        .enumerate()
-                        .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
-                );
-                same += 1;
-            })
-            .unwrap();
+        each_vector(&small_reads, &mut |id, vector| {
+            assert!(
+                vector
+                    .iter()
+                    .enumerate()
+                    .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
+            );
+            same += 1;
+        })
+        .unwrap();
         assert_eq!(same, 2_500);
         // Searched again: read whole once, then kept.
         for read in [2_500 * 64, 0] {
             let before = journal.read.get();
             let mut count = 0;
-            sparse.each_vector(&mut |_, _| count += 1).unwrap();
+            each_vector(&sparse, &mut |_, _| count += 1).unwrap();
             assert_eq!((count, journal.read.get() - before), (2_500, read));
         }
         // A journal cut short inside the vectors: the stream says so.
@@ -1129,7 +1146,7 @@ mod tests {
                 part.size(),
             );
             let mut seen = 0;
-            let damaged = Frozen::read(short).map(|f| f.each_vector(&mut |_, _| seen += 1));
+            let damaged = Frozen::read(short).map(|f| each_vector(&f, &mut |_, _| seen += 1));
             assert!(
                 matches!(damaged, None | Some(Err(FsError::Damaged))),
                 "{seen} read"
@@ -1206,6 +1223,50 @@ mod tests {
                 assert!(out.iter().all(|p| p.chunk < frozen.chunks()));
                 frozen.each_term(&mut |_, _| {});
             }
+        }
+    }
+
+    #[test]
+    fn a_form_breaking_any_rule_of_its_tables_is_refused() {
+        let good = sample();
+        let layout = Layout::of(&good).unwrap();
+        let set = |bytes: &mut Vec<u8>, at: usize, value: u32| {
+            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        };
+        let chunk = |id: usize, field: usize| layout.chunks_at + id * CHUNK_BYTES + 4 * field;
+        let broken: [(&str, Box<dyn Fn(&mut Vec<u8>)>); 6] = [
+            (
+                "a chunk's first line after its last",
+                Box::new(|b| set(b, chunk(0, 1), 10)),
+            ),
+            (
+                "a chunk of a note not listed",
+                Box::new(|b| set(b, chunk(2, 0), 2)),
+            ),
+            (
+                "chunks not grouped by note",
+                Box::new(|b| set(b, chunk(0, 0), 1)),
+            ),
+            // The second of four posting offsets above the third.
+            (
+                "posting offsets falling",
+                Box::new(|b| set(b, layout.offsets_at + 4, 1 << 20)),
+            ),
+            (
+                "note offsets falling",
+                Box::new(|b| set(b, layout.note_offsets_at + 4, 1 << 20)),
+            ),
+            // "alpha" made "zlpha": after "beta".
+            (
+                "words out of order",
+                Box::new(|b| b[layout.words_at] = b'z'),
+            ),
+        ];
+        assert!(Frozen::parse(good.clone()).is_some());
+        for (rule, breaks) in broken {
+            let mut bytes = good.clone();
+            breaks(&mut bytes);
+            assert!(Frozen::parse(bytes).is_none(), "{rule}");
         }
     }
 

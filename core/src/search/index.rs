@@ -657,37 +657,51 @@ impl SearchIndex {
             Some((chunk, text))
         })
         .peekable();
-        // (score, chunk, text score, cosine)
+        // (score, chunk, text score, cosine), of the chunks that may be shown.
+        let shown = |score: f32| score >= min_score && score > 0.0;
         let mut ranked: Vec<(f32, u32, f32, f32)> = match query_vector {
             None => matched
                 .map(|(chunk, text)| (text, chunk, text, 0.0))
+                .filter(|&(score, ..)| shown(score))
                 .collect(),
             Some(query_vector) => {
                 let mut ranked = Vec::with_capacity(self.live_chunks as usize);
                 // Every live chunk in id order: the saved ones, then those
                 // added since.
-                let mut rank = |id: u32, vector: &[u8]| {
+                let mut rank = |id: u32, cosine: f32| {
                     let text = matched
                         .next_if(|&(chunk, _)| chunk == id)
                         .map_or(0.0, |m| m.1);
-                    let cosine = embedder::cosine(query_vector, vector);
-                    ranked.push((score::fused(text, cosine), id, text, cosine));
+                    let score = score::fused(text, cosine);
+                    if shown(score) {
+                        ranked.push((score, id, text, cosine));
+                    }
                 };
-                self.saved.each_vector(&mut |id, vector| {
-                    if !self.gone[id as usize] {
-                        rank(id, vector);
+                let dims = self.saved.dims() as usize;
+                self.saved.each_block(&mut |first, block| {
+                    for (id, vector) in (first..).zip(block.chunks_exact(dims)) {
+                        if !self.gone[id as usize] {
+                            rank(id, embedder::cosine(query_vector, vector));
+                        }
                     }
                 })?;
+                if dims == 0 {
+                    // No saved vectors: each saved chunk is as far as none.
+                    for id in 0..self.saved.chunks() {
+                        if !self.gone[id as usize] {
+                            rank(id, embedder::cosine(query_vector, &[]));
+                        }
+                    }
+                }
                 let saved = self.saved.chunks();
                 for (id, chunk) in (saved..).zip(&self.added) {
                     if let Some(chunk) = chunk {
-                        rank(id, &chunk.vector);
+                        rank(id, embedder::cosine(query_vector, &chunk.vector));
                     }
                 }
                 ranked
             }
         };
-        ranked.retain(|(s, ..)| *s >= min_score && *s > 0.0);
         // Ties by chunk id, so equal scores come out in one order every time.
         let order = |a: &(f32, u32, f32, f32), b: &(f32, u32, f32, f32)| {
             b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
