@@ -1091,15 +1091,14 @@ mod tests {
         let (journal, part) = part_of(&form, 0);
         let sparse = Frozen::read(part).unwrap();
         let before = journal.read.get();
+        // Chunk `id`'s vector as written above.
+        let as_written = |id: u32, vector: &[u8]| {
+            (vector.iter().enumerate()).all(|(d, &v)| v == (id * 7 + d as u32) as u8)
+        };
         let mut next = 0;
         each_vector(&sparse, &mut |id, vector| {
             assert_eq!(id, next);
-            assert!(
-                vector
-                    .iter()
-                    .enumerate()
-                    .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
-            );
+            assert!(as_written(id, vector));
             next += 1;
         })
         .unwrap();
@@ -1115,12 +1114,7 @@ mod tests {
         let small_reads = Frozen::read(SavedPart::new(file, 0, form.len() as u64)).unwrap();
         let mut same = 0;
         each_vector(&small_reads, &mut |id, vector| {
-            assert!(
-                vector
-                    .iter()
-                    .enumerate()
-                    .all(|(d, &v)| v == (id * 7 + d as u32) as u8)
-            );
+            assert!(as_written(id, vector));
             same += 1;
         })
         .unwrap();
@@ -1230,42 +1224,31 @@ mod tests {
     fn a_form_breaking_any_rule_of_its_tables_is_refused() {
         let good = sample();
         let layout = Layout::of(&good).unwrap();
-        let set = |bytes: &mut Vec<u8>, at: usize, value: u32| {
-            bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
-        };
         let chunk = |id: usize, field: usize| layout.chunks_at + id * CHUNK_BYTES + 4 * field;
-        let broken: [(&str, Box<dyn Fn(&mut Vec<u8>)>); 6] = [
-            (
-                "a chunk's first line after its last",
-                Box::new(|b| set(b, chunk(0, 1), 10)),
-            ),
-            (
-                "a chunk of a note not listed",
-                Box::new(|b| set(b, chunk(2, 0), 2)),
-            ),
-            (
-                "chunks not grouped by note",
-                Box::new(|b| set(b, chunk(0, 0), 1)),
-            ),
+        let word = |value: u32| value.to_le_bytes().to_vec();
+        // Each rule, and bytes written at a place that break it.
+        let broken = [
+            ("a chunk's first line after its last", chunk(0, 1), word(10)),
+            ("a chunk of a note not listed", chunk(2, 0), word(2)),
+            ("chunks not grouped by note", chunk(0, 0), word(1)),
             // The second of four posting offsets above the third.
             (
                 "posting offsets falling",
-                Box::new(|b| set(b, layout.offsets_at + 4, 1 << 20)),
+                layout.offsets_at + 4,
+                word(1 << 20),
             ),
             (
                 "note offsets falling",
-                Box::new(|b| set(b, layout.note_offsets_at + 4, 1 << 20)),
+                layout.note_offsets_at + 4,
+                word(1 << 20),
             ),
             // "alpha" made "zlpha": after "beta".
-            (
-                "words out of order",
-                Box::new(|b| b[layout.words_at] = b'z'),
-            ),
+            ("words out of order", layout.words_at, b"z".to_vec()),
         ];
         assert!(Frozen::parse(good.clone()).is_some());
-        for (rule, breaks) in broken {
+        for (rule, at, written) in broken {
             let mut bytes = good.clone();
-            breaks(&mut bytes);
+            bytes[at..at + written.len()].copy_from_slice(&written);
             assert!(Frozen::parse(bytes).is_none(), "{rule}");
         }
     }
