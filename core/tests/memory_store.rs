@@ -423,14 +423,20 @@ fn a_walk_left_unfinished_goes_on_as_a_walk_not_behind_the_once_more_reads() {
     );
 }
 
-#[test]
-fn a_search_leaves_memory_md_to_the_next_reader_and_every_reader_sees_it_fresh() {
-    use memcap_core::storage::Storage;
+/// A store holding one note, `n/a.md` ("Ant"), and the MEMORY.md it made.
+fn store_with_ant() -> Store {
     let s = Store::new();
     s.ok(
         json!({"command": "memory_write", "filename": "n/a", "name": "Ant",
         "type": "reference", "content": "ants"}),
     );
+    s
+}
+
+#[test]
+fn a_search_leaves_memory_md_to_the_next_reader_and_every_reader_sees_it_fresh() {
+    use memcap_core::storage::Storage;
+    let s = store_with_ant();
     let index = "MEMORY.md";
     let before = s.file(index).unwrap();
     // Another program adds a note; a search finds it and does not rewrite
@@ -463,11 +469,7 @@ fn a_search_leaves_memory_md_to_the_next_reader_and_every_reader_sees_it_fresh()
 #[test]
 fn memory_md_found_matching_is_trusted_until_a_note_or_the_file_changes() {
     use memcap_core::storage::Storage;
-    let s = Store::new();
-    s.ok(
-        json!({"command": "memory_write", "filename": "n/a", "name": "Ant",
-        "type": "reference", "content": "ants"}),
-    );
+    let s = store_with_ant();
     let first = s.ok(json!({"command": "prompt"}));
     // The match is on record (the file is old enough to trust its stamp),
     // once: a new instance answers the same from it.
