@@ -295,17 +295,17 @@ impl Frozen {
         }
     }
 
-    /// Calls `each` with the chunks' quantized vectors a block at a time,
-    /// in id order: the id of the block's first chunk, then [`Frozen::dims`]
-    /// bytes a chunk (nothing without a model). From a form left in the
-    /// journal the vectors are read a block at a time the first time, each
-    /// into the memory the last one left (a one-shot search needs each
-    /// once, and 10,000 chunks' take 160 fresh pages at once), then whole,
-    /// for an instance that searches again.
-    pub fn each_block(&self, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
+    /// Calls `each` with every chunk's id and quantized vector (empty
+    /// without a model), in id order. From a form left in the journal the
+    /// vectors are read a block at a time the first time, each into the
+    /// memory the last one left (a one-shot search needs each once, and
+    /// 10,000 chunks' take 160 fresh pages at once), then whole, for an
+    /// instance that searches again.
+    pub fn each_vector(&self, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
         let dims = self.layout.meta.dims as usize;
         let chunks = self.layout.meta.chunks;
         if dims == 0 {
+            (0..chunks).for_each(|id| each(id, &[]));
             return Ok(());
         }
         let in_blocks = match &self.body {
@@ -318,7 +318,10 @@ impl Frozen {
             _ => None,
         };
         let Some(part) = in_blocks else {
-            each(0, self.all_vectors()?);
+            let vectors = self.all_vectors()?;
+            (0..chunks)
+                .zip(vectors.chunks_exact(dims))
+                .for_each(|(id, v)| each(id, v));
             return Ok(());
         };
         let per_block = (VECTOR_BLOCK / dims).max(1) as u32;
@@ -326,8 +329,11 @@ impl Frozen {
         while id < chunks {
             let count = per_block.min(chunks - id);
             let at = self.layout.vectors_at + id as usize * dims;
-            each(id, &part.block(at as u64, (count as usize * dims) as u64)?);
-            id += count;
+            let block = part.block(at as u64, (count as usize * dims) as u64)?;
+            for vector in block.chunks_exact(dims) {
+                each(id, vector);
+                id += 1;
+            }
         }
         Ok(())
     }
@@ -864,16 +870,6 @@ fn leb128(bytes: &[u8], at: &mut usize) -> Option<u32> {
 mod tests {
     use super::*;
 
-    /// Every chunk's vector in id order, from [`Frozen::each_block`]'s blocks.
-    fn each_vector(frozen: &Frozen, each: &mut dyn FnMut(u32, &[u8])) -> Result<(), FsError> {
-        let dims = frozen.dims() as usize;
-        frozen.each_block(&mut |first, block| {
-            (first..)
-                .zip(block.chunks_exact(dims))
-                .for_each(|(id, vector)| each(id, vector))
-        })
-    }
-
     fn posting(chunk: u32, count: u32, lines: u32) -> Posting {
         Posting {
             chunk,
@@ -1035,7 +1031,9 @@ mod tests {
         // The vectors streamed: each once, in id order, as the whole form has them.
         let every = |frozen: &Frozen| {
             let mut seen = Vec::new();
-            each_vector(frozen, &mut |id, vector| seen.push((id, vector.to_vec()))).unwrap();
+            frozen
+                .each_vector(&mut |id, vector| seen.push((id, vector.to_vec())))
+                .unwrap();
             seen
         };
         let before = journal.read.get();
@@ -1096,12 +1094,13 @@ mod tests {
             (vector.iter().enumerate()).all(|(d, &v)| v == (id * 7 + d as u32) as u8)
         };
         let mut next = 0;
-        each_vector(&sparse, &mut |id, vector| {
-            assert_eq!(id, next);
-            assert!(as_written(id, vector));
-            next += 1;
-        })
-        .unwrap();
+        sparse
+            .each_vector(&mut |id, vector| {
+                assert_eq!(id, next);
+                assert!(as_written(id, vector));
+                next += 1;
+            })
+            .unwrap();
         assert_eq!(next, 2_500);
         assert_eq!(journal.read.get() - before, 2_500 * 64);
         // A host giving less than a block per read: the same vectors.
@@ -1113,17 +1112,18 @@ mod tests {
         let file: std::rc::Rc<dyn crate::storage::File> = capped.clone();
         let small_reads = Frozen::read(SavedPart::new(file, 0, form.len() as u64)).unwrap();
         let mut same = 0;
-        each_vector(&small_reads, &mut |id, vector| {
-            assert!(as_written(id, vector));
-            same += 1;
-        })
-        .unwrap();
+        small_reads
+            .each_vector(&mut |id, vector| {
+                assert!(as_written(id, vector));
+                same += 1;
+            })
+            .unwrap();
         assert_eq!(same, 2_500);
         // Searched again: read whole once, then kept.
         for read in [2_500 * 64, 0] {
             let before = journal.read.get();
             let mut count = 0;
-            each_vector(&sparse, &mut |_, _| count += 1).unwrap();
+            sparse.each_vector(&mut |_, _| count += 1).unwrap();
             assert_eq!((count, journal.read.get() - before), (2_500, read));
         }
         // A journal cut short inside the vectors: the stream says so.
@@ -1140,7 +1140,7 @@ mod tests {
                 part.size(),
             );
             let mut seen = 0;
-            let damaged = Frozen::read(short).map(|f| each_vector(&f, &mut |_, _| seen += 1));
+            let damaged = Frozen::read(short).map(|f| f.each_vector(&mut |_, _| seen += 1));
             assert!(
                 matches!(damaged, None | Some(Err(FsError::Damaged))),
                 "{seen} read"

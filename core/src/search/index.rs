@@ -668,35 +668,25 @@ impl SearchIndex {
                 let mut ranked = Vec::with_capacity(self.live_chunks as usize);
                 // Every live chunk in id order: the saved ones, then those
                 // added since.
-                let mut rank = |id: u32, cosine: f32| {
+                let mut rank = |id: u32, vector: &[u8]| {
                     let text = matched
                         .next_if(|&(chunk, _)| chunk == id)
                         .map_or(0.0, |m| m.1);
+                    let cosine = embedder::cosine(query_vector, vector);
                     let score = score::fused(text, cosine);
                     if shown(score) {
                         ranked.push((score, id, text, cosine));
                     }
                 };
-                let dims = self.saved.dims() as usize;
-                self.saved.each_block(&mut |first, block| {
-                    for (id, vector) in (first..).zip(block.chunks_exact(dims)) {
-                        if !self.gone[id as usize] {
-                            rank(id, embedder::cosine(query_vector, vector));
-                        }
+                self.saved.each_vector(&mut |id, vector| {
+                    if !self.gone[id as usize] {
+                        rank(id, vector);
                     }
                 })?;
-                if dims == 0 {
-                    // No saved vectors: each saved chunk is as far as none.
-                    for id in 0..self.saved.chunks() {
-                        if !self.gone[id as usize] {
-                            rank(id, embedder::cosine(query_vector, &[]));
-                        }
-                    }
-                }
                 let saved = self.saved.chunks();
                 for (id, chunk) in (saved..).zip(&self.added) {
                     if let Some(chunk) = chunk {
-                        rank(id, embedder::cosine(query_vector, &chunk.vector));
+                        rank(id, &chunk.vector);
                     }
                 }
                 ranked
