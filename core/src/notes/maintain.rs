@@ -1,23 +1,16 @@
 //! Keeps `/memories/MEMORY.md` in step with the notes: after every change a
 //! command makes, and before every answer that shows the index.
 
-use super::catalog::{self, Catalog, KeptIndex};
+use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
-use super::journal::{IndexMark, Record};
-use super::walk::RACY_SECONDS;
+use super::index_file::write_index;
 use super::{INDEX_FILE, frontmatter, is_note_path};
-use crate::error::{ErrorKind, FsError, Result, ToolError};
+use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::graph::index::GraphIndex;
 use crate::io::Io;
-use crate::layout::{EXTRA, SHARED};
 use crate::output::IndexUpkeep;
-use crate::storage::{Kind, Stamp};
 use crate::vpath::{MemPath, ROOT};
-
-/// How often a rewrite of MEMORY.md is retried when an editor changed it
-/// between memcap's read and write.
-const ATTEMPTS: usize = 3;
 
 pub fn index_path() -> MemPath {
     MemPath::parse(&format!("/memories/{INDEX_FILE}")).expect("the index path is valid")
@@ -189,182 +182,4 @@ fn catalog_error(e: FsError) -> ToolError {
         FsError::NotFound => ToolError::NoteVanished,
         e => files::tool_error(e, ROOT, "index the notes in"),
     }
-}
-
-/// Renders the index for `catalog` into MEMORY.md, keeping the agent's text
-/// around the generated region. Returns MEMORY.md's text as it now is ("" when
-/// there is neither a note nor a MEMORY.md: an empty store stays empty).
-///
-/// MEMORY.md as this instance last left it is kept with its stamp, so a
-/// warm call does not read it again: the file's stamp is checked instead,
-/// before the rewrite is renamed into place (or, with nothing to rewrite,
-/// before the kept text is returned). A file changed behind memcap's back
-/// fails that check and is read again.
-fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
-    let path = index_path();
-    let shown = path.display();
-    if let Some(text) = unchanged_index(io, catalog, &path, &shown) {
-        return Ok(text);
-    }
-    rewrite_index(io, catalog, &path, &shown)
-}
-
-/// What MEMORY.md's region depends on besides the notes and the file's
-/// own text: memcap's version and how the index is written
-/// ([`index::RENDER_VERSION`]), and the mounts (which notes it lists), as
-/// the stamps of their directories show them.
-fn render_key(catalog: &Catalog) -> u64 {
-    let mounts = [SHARED, EXTRA].map(|dir| catalog.dirs.get(dir).copied());
-    let key = format!(
-        "{} {} {mounts:?}",
-        env!("CARGO_PKG_VERSION"),
-        index::RENDER_VERSION
-    );
-    crate::graph::names::fnv1a(key.as_bytes())
-}
-
-/// MEMORY.md's text when the catalog's mark says a render would leave it as
-/// it is (the file's stamp the marked one, no note changed since, the same
-/// [`render_key`]): the file is read, not rendered and compared again.
-fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Option<String> {
-    let mark = catalog.index_mark.as_ref()?;
-    if catalog.incomplete() || mark.key != render_key(catalog) {
-        return None;
-    }
-    let marked = |stamp: &Stamp| {
-        stamp.size == mark.size
-            && stamp.modified == Some(mark.modified)
-            && stamp.hash == mark.identity
-    };
-    // A warm instance holds the bytes: one stamp shows they are the file's.
-    if let Some(kept) = &catalog.index_file
-        && marked(&kept.stamp)
-        && files::stamp(io, path).ok() == Some(kept.stamp)
-    {
-        return String::from_utf8(kept.bytes.clone()).ok();
-    }
-    let (bytes, stamp) = files::read_bytes_for_edit(io, path, shown).ok()?;
-    if !marked(&stamp) {
-        return None;
-    }
-    let text = String::from_utf8(bytes).ok()?;
-    catalog.index_file = Some(KeptIndex {
-        bytes: text.clone().into_bytes(),
-        stamp,
-        parts: None,
-    });
-    Some(text)
-}
-
-/// Puts on record that MEMORY.md, at `stamp`, is what a render of the
-/// catalog writes, unless it is so on record already. Not for a stamp of the
-/// last seconds: an edit in the same clock tick could keep it (as for
-/// notes, [`RACY_SECONDS`]), so such a file is rendered and compared again
-/// until its stamp is old enough. Nor while the catalog is incomplete (the
-/// region says it is still reading).
-fn mark_index(io: &Io, catalog: &mut Catalog, stamp: Stamp) {
-    let Some(modified) = stamp.modified else {
-        return;
-    };
-    if catalog.incomplete() || modified.0.saturating_add(RACY_SECONDS) >= io.now_seconds() {
-        return;
-    }
-    let mark = IndexMark {
-        size: stamp.size,
-        modified,
-        identity: stamp.hash,
-        key: render_key(catalog),
-    };
-    if catalog.index_mark.as_ref() != Some(&mark) {
-        // Only saves work later: a mark not kept costs a render.
-        let _ = catalog.record(Record::Index(mark));
-    }
-}
-
-/// Renders the index and writes it into MEMORY.md where it differs.
-fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Result<String> {
-    let mut last_error = None;
-    // A kept copy that turns out stale does not use up an attempt.
-    let attempts = ATTEMPTS + usize::from(catalog.index_file.is_some());
-    for _ in 0..attempts {
-        let kept = catalog.index_file.take();
-        let from_kept = kept.is_some();
-        let existing = match kept {
-            Some(kept) => Some(kept),
-            None => match files::stat(io, path) {
-                Ok(st) if st.kind == Kind::File => {
-                    let (bytes, stamp) = files::read_bytes_for_edit(io, path, shown)?;
-                    Some(KeptIndex {
-                        bytes,
-                        stamp,
-                        parts: None,
-                    })
-                }
-                Ok(_) => {
-                    return Err(ToolError::IndexIsNotAFile { path: shown.into() });
-                }
-                Err(FsError::NotFound) => None,
-                Err(e) => return Err(files::tool_error(e, shown, "read")),
-            },
-        };
-        if existing.is_none() && catalog.is_empty() {
-            return Ok(String::new());
-        }
-        // Whatever another program left there (binary, control characters,
-        // broken markers), the result is clean text with one fresh region.
-        let parts = match &existing {
-            Some(KeptIndex {
-                parts: Some(parts), ..
-            }) => parts,
-            _ => &index::split(&index::clean(
-                existing.as_ref().map_or(&[][..], |kept| &kept.bytes),
-            )),
-        };
-        let around = format!("{}{}", parts.before, parts.after);
-        let region = index::render(io, catalog, PROMPT_BUDGET.after(&around));
-        let new = index::compose(parts, &region);
-        let new_parts = index::recomposed(parts, &region);
-        if let Some(kept) = existing.as_ref()
-            && new.as_bytes() == kept.bytes.as_slice()
-        {
-            if from_kept && files::stamp(io, path).ok() != Some(kept.stamp) {
-                continue;
-            }
-            catalog.index_file = existing.map(|kept| KeptIndex {
-                parts: new_parts,
-                ..kept
-            });
-            // As a render writes it. (A file this call writes is too young
-            // to mark: a later call's render finds it so.)
-            if let Some(kept) = &catalog.index_file {
-                mark_index(io, catalog, kept.stamp);
-            }
-            return Ok(new);
-        }
-        let written = match &existing {
-            Some(kept) => {
-                let agent_text = !around.trim().is_empty();
-                files::replace_derived(io, path, shown, new.as_bytes(), kept.stamp, agent_text)
-            }
-            None => files::create_file_stamped(io, path, shown, new.as_bytes()),
-        };
-        match written {
-            Ok(stamp) => {
-                catalog.index_file = Some(KeptIndex {
-                    bytes: new.clone().into_bytes(),
-                    stamp,
-                    parts: new_parts,
-                });
-                return Ok(new);
-            }
-            // A store memcap may only read: the index is shown as it would
-            // be written, with nothing to complain about.
-            Err(e) if e.kind() == ErrorKind::Denied => return Ok(new),
-            Err(e) if matches!(e.kind(), ErrorKind::Conflict | ErrorKind::AlreadyExists) => {
-                last_error = Some(e);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last_error.expect("at least one attempt failed"))
 }

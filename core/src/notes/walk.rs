@@ -132,7 +132,7 @@ impl Catalog {
         self.walk_from(io, top)
     }
 
-    /// Records MEMORY.md's size as [`write_index`](super::maintain) left it:
+    /// Records MEMORY.md's size as [`write_index`](super::index_file::write_index) left it:
     /// from the stamp it kept, or else from the file.
     pub(in crate::notes) fn update_index_file(&mut self, io: &Io) -> Result<(), FsError> {
         match &self.index_file {
