@@ -5,7 +5,7 @@
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
-use crate::notes::maintain;
+use crate::notes::{index_file, maintain};
 use crate::output::{GetAnswer, Output};
 use crate::storage::Kind;
 use crate::vpath::MemPath;
@@ -16,7 +16,7 @@ pub const MAX_GET_CHARS: usize = 12_000;
 
 pub fn memory_get(io: &Io, shown: &str, first: u32, last: Option<u32>) -> Result<Output> {
     let path = MemPath::parse(shown)?;
-    if maintain::is_index(&path) {
+    if index_file::is_index(&path) {
         // As `view`: the index is brought up to date before it is shown.
         maintain::fresh(io, |_, _| Ok(()))?;
     }

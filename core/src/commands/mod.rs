@@ -27,7 +27,7 @@ pub mod view;
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
-use crate::notes::maintain;
+use crate::notes::index_file;
 use crate::storage::Kind;
 use crate::vpath::{MemPath, ROOT};
 
@@ -79,7 +79,7 @@ fn note_path(filename: &str) -> Result<(MemPath, String)> {
     if !path.file_name().contains('.') {
         path = MemPath::parse(&format!("{}.md", path.display()))?;
     }
-    if maintain::is_index(&path) {
+    if index_file::is_index(&path) {
         return Err(ToolError::IndexIsNotANote);
     }
     let shown = path.display();

@@ -3,7 +3,7 @@
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
-use crate::notes::maintain;
+use crate::notes::{index_file, maintain};
 use crate::output::{ListedEntry, Output, Selection};
 use crate::storage::{Dir, DirEntry, Kind};
 use crate::vpath::MemPath;
@@ -16,7 +16,7 @@ pub const MAX_LISTED: usize = 1000;
 
 pub fn view(io: &Io, shown: &str, view_range: Option<(i64, i64)>) -> Result<Output> {
     let path = MemPath::parse(shown)?;
-    if maintain::is_index(&path) {
+    if index_file::is_index(&path) {
         // The index is the one file whose content memcap derives: bring it up
         // to date with the notes, edited behind memcap's back or not.
         maintain::fresh(io, |_, _| Ok(()))?;

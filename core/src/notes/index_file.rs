@@ -2,10 +2,10 @@
 //! rendered and rewritten (around the agent's own text) when it differs,
 //! and marked as current once its stamp is old enough to trust.
 
+use super::INDEX_FILE;
 use super::catalog::{Catalog, KeptIndex};
 use super::index::{self, PROMPT_BUDGET};
 use super::journal::{IndexMark, Record};
-use super::maintain::index_path;
 use super::walk::RACY_SECONDS;
 use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::files;
@@ -17,6 +17,16 @@ use crate::vpath::MemPath;
 /// How often a rewrite of MEMORY.md is retried when an editor changed it
 /// between memcap's read and write.
 const ATTEMPTS: usize = 3;
+
+/// `/memories/MEMORY.md`.
+pub fn index_path() -> MemPath {
+    MemPath::parse(&format!("/memories/{INDEX_FILE}")).expect("the index path is valid")
+}
+
+/// Whether `path` is the index file itself.
+pub fn is_index(path: &MemPath) -> bool {
+    *path == index_path()
+}
 
 /// Renders the index for `catalog` into MEMORY.md, keeping the agent's text
 /// around the generated region. Returns MEMORY.md's text as it now is ("" when

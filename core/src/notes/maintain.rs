@@ -3,7 +3,7 @@
 
 use super::catalog::{self, Catalog};
 use super::index::{self, PROMPT_BUDGET};
-use super::index_file::write_index;
+use super::index_file::{index_path, write_index};
 use super::{INDEX_FILE, frontmatter, is_note_path};
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
@@ -11,15 +11,6 @@ use crate::graph::index::GraphIndex;
 use crate::io::Io;
 use crate::output::IndexUpkeep;
 use crate::vpath::{MemPath, ROOT};
-
-pub fn index_path() -> MemPath {
-    MemPath::parse(&format!("/memories/{INDEX_FILE}")).expect("the index path is valid")
-}
-
-/// Whether `path` is the index file itself.
-pub fn is_index(path: &MemPath) -> bool {
-    *path == index_path()
-}
 
 /// After a command changed what is at `paths`: updates the catalog for them
 /// (and for nothing else, so the cost does not grow with the store) and

@@ -11,7 +11,7 @@ pub mod entry;
 pub mod fields;
 pub mod frontmatter;
 pub mod index;
-mod index_file;
+pub mod index_file;
 mod journal;
 pub mod maintain;
 pub mod memory_md;

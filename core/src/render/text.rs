@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::notes::maintain::index_path;
+use crate::notes::index_file::index_path;
 use crate::output::{
     ActivityAnswer, ContextAnswer, GraphNote, IndexUpkeep, NoteInfo, NoteText, ObservationItem,
     Output, Page, RelationItem,
