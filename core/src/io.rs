@@ -1,9 +1,9 @@
 //! One call's view of the world: the storage port and the environment the
 //! adapter hands in, and the time budget the call's walks share.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 
-use crate::notes::catalog::Indexes;
 use crate::storage::{Environment, Storage};
 
 /// How long one call may spend walking the store (hosts stop a call at 10 s
@@ -22,8 +22,11 @@ pub const DEFAULT_INDEX_BUDGET: u64 = 64 << 20;
 pub struct Io<'a> {
     pub fs: &'a dyn Storage,
     pub env: &'a dyn Environment,
-    /// The derived indexes the instance keeps warm between calls.
-    pub indexes: &'a RefCell<Indexes>,
+    /// What the instance keeps warm between calls: its
+    /// `notes::catalog::Indexes`, typed only where it is made
+    /// (`Io::new`, at the composition root) and read (`catalog::with`), so
+    /// the ports do not depend on the catalog.
+    warm: &'a RefCell<dyn Any>,
     /// When walking must stop (monotonic nanoseconds); `u64::MAX` until
     /// the first walk asks.
     deadline: Cell<u64>,
@@ -42,21 +45,26 @@ pub struct Io<'a> {
 }
 
 impl<'a> Io<'a> {
-    pub fn new(
+    pub(crate) fn with_warm(
         fs: &'a dyn Storage,
         env: &'a dyn Environment,
-        indexes: &'a RefCell<Indexes>,
+        warm: &'a RefCell<dyn Any>,
     ) -> Self {
         Self {
             fs,
             env,
-            indexes,
+            warm,
             deadline: Cell::new(u64::MAX),
             temp_names: Cell::new(None),
             now: Cell::new(None),
             written: RefCell::new(None),
             journal_read: Cell::new(false),
         }
+    }
+
+    /// What the instance keeps warm between calls.
+    pub(crate) fn warm(&self) -> &RefCell<dyn Any> {
+        self.warm
     }
 
     /// Remembers the bytes just written to the note at `key` (its
@@ -99,7 +107,7 @@ impl<'a> Io<'a> {
         if self.deadline.get() == u64::MAX {
             let budget = self
                 .env
-                .var("MEMCAP_CALL_TIMEOUT_MS")
+                .var(crate::vocab::settings::CALL_TIMEOUT_MS)
                 .and_then(|ms| ms.trim().parse::<u64>().ok())
                 .map_or(WALK_BUDGET_NANOS, |ms| {
                     (ms.saturating_mul(1_000_000) / 100 * WALK_SHARE_PERCENT).min(WALK_BUDGET_NANOS)
@@ -126,7 +134,7 @@ impl<'a> Io<'a> {
     /// of memcap's default 256 MiB) when the host does not say.
     pub fn index_budget(&self) -> u64 {
         self.env
-            .var("MEMCAP_MEMORY_MIB")
+            .var(crate::vocab::settings::MEMORY_MIB)
             .and_then(|mib| mib.trim().parse::<u64>().ok())
             .map_or(DEFAULT_INDEX_BUDGET, |mib| mib.saturating_mul(1 << 20) / 4)
     }

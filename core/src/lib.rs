@@ -19,6 +19,7 @@ pub mod error;
 pub mod execute;
 pub mod files;
 pub mod graph;
+pub mod indexes;
 pub mod io;
 pub mod layout;
 pub mod lines;
@@ -30,6 +31,7 @@ pub mod search;
 pub mod storage;
 pub mod text;
 pub mod tools;
+pub mod vocab;
 pub mod vpath;
 
 pub use execute::{call, call_json, call_with_data, execute};

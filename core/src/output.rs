@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::error::ToolError;
-use crate::notes::NoteType;
+use crate::vocab::{NoteType, Source};
 
 /// One command's result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -289,7 +289,7 @@ pub struct SearchResult {
     pub lines: String,
     pub text: String,
     pub score: f32,
-    pub source: crate::tools::Source,
+    pub source: Source,
     /// The observations and relations written on the passage's lines.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub observations: Vec<ObservationItem>,
@@ -339,7 +339,7 @@ pub struct StatsAnswer {
     pub total_chunks: u32,
     /// When the index last changed (UTC, RFC 3339), if it exists.
     pub indexed_at: Option<String>,
-    pub sources: Vec<crate::tools::Source>,
+    pub sources: Vec<Source>,
     /// Bytes of memcap's index files on disk.
     pub index_bytes: u64,
     /// `bm25`, or `hybrid` when vectors take part.

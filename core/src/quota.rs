@@ -7,6 +7,7 @@
 use crate::error::{Result, ToolError};
 use crate::io::Io;
 use crate::notes::maintain;
+use crate::vocab::settings;
 use crate::vpath::MemPath;
 
 /// Files a store may hold unless the host says otherwise.
@@ -29,8 +30,8 @@ fn limit(io: &Io, name: &str, default: u64) -> u64 {
 /// file itself when it is not there yet.
 pub fn check(io: &Io, path: &MemPath, shown: &str, new_text: &str) -> Result<()> {
     let (files, bytes) = maintain::usage_after(io, path, new_text)?;
-    let max_files = limit(io, "MEMCAP_MAX_FILES", DEFAULT_MAX_FILES);
-    let max_bytes = limit(io, "MEMCAP_MAX_BYTES", DEFAULT_MAX_BYTES);
+    let max_files = limit(io, settings::MAX_FILES, DEFAULT_MAX_FILES);
+    let max_bytes = limit(io, settings::MAX_BYTES, DEFAULT_MAX_BYTES);
     let (unit, count, limit) = if files > max_files {
         ("files", files, max_files)
     } else if bytes > max_bytes {

@@ -11,8 +11,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::commands::build_context::{MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT};
-use crate::notes::NoteType;
+use crate::vocab::{
+    MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT, MAX_RESULTS_DEFAULT, MAX_RESULTS_LIMIT,
+    MIN_SCORE_DEFAULT, NoteType, Source,
+};
 
 include!(concat!(env!("OUT_DIR"), "/wit_docs.rs"));
 
@@ -47,40 +49,6 @@ pub enum FieldKind {
     Timeframe,
     /// `recent_activity`'s `type`: entity, observation, relation or a note type.
     ActivityType,
-}
-
-/// Results `memory_search` gives when `maxResults` is not sent, and the most it gives.
-pub const MAX_RESULTS_DEFAULT: u32 = 6;
-pub const MAX_RESULTS_LIMIT: u32 = 20;
-/// The least score a result needs when `minScore` is not sent.
-pub const MIN_SCORE_DEFAULT: f32 = 0.35;
-
-/// Where `memory_search` looks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    /// Every source.
-    All,
-    /// The notes and files under `/memories`.
-    Memory,
-    /// Conversation history the host recorded.
-    Chat,
-    /// Extra directories the host granted read-only.
-    Custom,
-}
-
-impl Source {
-    pub const NAMES: [&'static str; 4] = ["all", "memory", "chat", "custom"];
-
-    pub fn parse(name: &str) -> Option<Source> {
-        match name {
-            "all" => Some(Source::All),
-            "memory" => Some(Source::Memory),
-            "chat" => Some(Source::Chat),
-            "custom" => Some(Source::Custom),
-            _ => None,
-        }
-    }
 }
 
 /// One field of a command's input.
@@ -424,118 +392,4 @@ fn wit_doc(name: &str) -> &'static str {
         .find(|(n, _)| *n == name)
         .map(|(_, doc)| *doc)
         .unwrap_or_else(|| panic!("wit/memory.wit documents {name}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::command::parse;
-    use crate::error::ErrorKind;
-
-    /// A value of `kind` that the parser takes.
-    fn sample(kind: FieldKind) -> Value {
-        match kind {
-            FieldKind::Text => json!("/memories/a.md"),
-            FieldKind::Integer => json!(0),
-            FieldKind::Boolean => json!(true),
-            FieldKind::TextList => json!(["a"]),
-            FieldKind::Page => json!(1),
-            FieldKind::Range => json!([1, 2]),
-            FieldKind::NoteType => json!("user"),
-            FieldKind::MaxResults => json!(5),
-            FieldKind::Score => json!(0.2),
-            FieldKind::Source => json!("memory"),
-            FieldKind::Line => json!(1),
-            FieldKind::Lines => json!("2"),
-            FieldKind::Depth => json!(2),
-            FieldKind::MaxRelated => json!(5),
-            FieldKind::Timeframe => json!("7d"),
-            FieldKind::ActivityType => json!("relation"),
-        }
-    }
-
-    fn input(spec: &CommandSpec, skip: Option<&str>) -> String {
-        let mut fields = Map::new();
-        fields.insert("command".into(), json!(spec.name));
-        for field in spec.fields.iter().filter(|f| Some(f.name) != skip) {
-            fields.insert(field.name.into(), sample(field.kind));
-        }
-        Value::Object(fields).to_string()
-    }
-
-    #[test]
-    fn the_parser_takes_exactly_the_commands_and_fields_listed() {
-        for spec in COMMANDS {
-            assert!(parse(&input(spec, None)).is_ok(), "{}", spec.name);
-            for field in spec.fields {
-                let without = parse(&input(spec, Some(field.name)));
-                assert_eq!(
-                    without.is_err(),
-                    field.required,
-                    "{}.{}",
-                    spec.name,
-                    field.name
-                );
-                if let Err(e) = without {
-                    assert_eq!(e.kind(), ErrorKind::InvalidInput);
-                    assert!(e.to_string().contains(field.name), "{e}");
-                }
-            }
-        }
-        let unknown = parse(r#"{"command": "memory_forget"}"#).unwrap_err();
-        for spec in COMMANDS {
-            assert!(unknown.to_string().contains(spec.name), "{unknown}");
-        }
-    }
-
-    #[test]
-    fn every_tool_has_a_description_and_an_object_schema() {
-        let tools = describe();
-        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(
-            names,
-            [
-                "memory",
-                "memory_read",
-                "memory_view",
-                "memory_write",
-                "memory_update",
-                "memory_delete",
-                "memory_search",
-                "memory_get",
-                "memory_stats",
-                "memory_guide",
-                "build_context",
-                "recent_activity"
-            ]
-        );
-        for tool in &tools {
-            assert!(tool.description.len() > 80, "{}", tool.name);
-            let schema = &tool.input_schema;
-            assert_eq!(schema["type"], "object");
-            for name in schema["required"].as_array().unwrap() {
-                assert!(schema["properties"].get(name.as_str().unwrap()).is_some());
-            }
-        }
-        let memory = &tools[0].input_schema;
-        assert_eq!(
-            memory["properties"]["command"]["enum"],
-            json!([
-                "view",
-                "create",
-                "str_replace",
-                "insert",
-                "delete",
-                "rename"
-            ])
-        );
-        assert_eq!(memory["required"], json!(["command"]));
-        // The descriptions are the WIT's words.
-        assert!(
-            tools[0]
-                .description
-                .starts_with("A persistent memory directory")
-        );
-        assert!(tools[1].description.starts_with("Read what memory holds."));
-    }
 }

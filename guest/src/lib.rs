@@ -97,10 +97,10 @@ pub(crate) use to_wit_error;
 macro_rules! note_type {
     ($wit:ident, $value:expr) => {
         match $value {
-            $wit::User => memcap_core::notes::NoteType::User,
-            $wit::Feedback => memcap_core::notes::NoteType::Feedback,
-            $wit::Project => memcap_core::notes::NoteType::Project,
-            $wit::Reference => memcap_core::notes::NoteType::Reference,
+            $wit::User => memcap_core::vocab::NoteType::User,
+            $wit::Feedback => memcap_core::vocab::NoteType::Feedback,
+            $wit::Project => memcap_core::vocab::NoteType::Project,
+            $wit::Reference => memcap_core::vocab::NoteType::Reference,
         }
     };
 }
@@ -118,7 +118,7 @@ macro_rules! search_functions {
             source: Option<WitSource>,
             filters: Option<WitSearchFilters>,
         ) -> Result<WitSearchAnswer, WitError> {
-            use memcap_core::tools::{MAX_RESULTS_DEFAULT, MIN_SCORE_DEFAULT, Source};
+            use memcap_core::vocab::{MAX_RESULTS_DEFAULT, MIN_SCORE_DEFAULT, Source};
             let source = match source.unwrap_or(WitSource::All) {
                 WitSource::All => Source::All,
                 WitSource::Memory => Source::Memory,
@@ -240,8 +240,8 @@ macro_rules! search_functions {
             }
         }
 
-        fn wit_source(source: memcap_core::tools::Source) -> WitSource {
-            use memcap_core::tools::Source;
+        fn wit_source(source: memcap_core::vocab::Source) -> WitSource {
+            use memcap_core::vocab::Source;
             match source {
                 Source::All => WitSource::All,
                 Source::Memory => WitSource::Memory,

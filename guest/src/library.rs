@@ -24,7 +24,7 @@ use exports::memcap::memory::types::{
     WrittenRelation as WitWrittenRelation,
 };
 use exports::memcap::memory::{files, graph, notes as note_tools, search, tool, watch};
-use memcap_core::commands::record_turn::Role;
+use memcap_core::vocab::Role;
 
 struct Component;
 

@@ -28,14 +28,16 @@ mod vfs;
 mod wasi_link;
 pub mod watch;
 
-pub use backend::database::{CommitListener, OpenDbError};
+pub use backend::database::CommitListener;
 pub use backend::entries::{CopyError, Entry, HostEdit};
 pub use bindings::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
     Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,
     StatsAnswer,
 };
-pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
+pub use error::{
+    DataResult, OpenDbError, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult,
+};
 pub use limits::Limits;
 pub use memory::{DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 

@@ -6,10 +6,9 @@ use std::collections::{HashSet, VecDeque};
 
 use crate::error::{Result, ToolError};
 use crate::files;
-use crate::graph::index::GraphIndex;
 use crate::graph::links::{Graph, NoteId};
 use crate::graph::node::{Node, UNCATEGORIZED};
-use crate::graph::timeframe::Timeframe;
+use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::frontmatter::Meta;
@@ -19,6 +18,7 @@ use crate::output::{
     RelationItem, WrittenRelation,
 };
 use crate::text::rfc3339;
+use crate::vocab::Timeframe;
 
 use super::shown;
 
@@ -27,11 +27,6 @@ pub const PRIMARY_PER_PAGE: usize = 5;
 /// Observations and relations shown of one primary note; `memory_get` or
 /// `view` reads the rest.
 pub const ITEMS_SHOWN: usize = 50;
-/// The deepest `depth`, and `max_related`'s default and bound.
-pub const MAX_DEPTH: u32 = 3;
-pub const MAX_RELATED_DEFAULT: u32 = 10;
-pub const MAX_RELATED_LIMIT: u32 = 50;
-
 /// What a URL names, as the graph looks it up: `memory://` and a leading
 /// `/memories/` taken off.
 fn pattern_of(url: &str) -> &str {
@@ -52,7 +47,7 @@ pub fn build_context(
     let pattern = pattern_of(url);
     let since = timeframe.map(|(_, t)| t.since(io.now_seconds()));
     maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {
-        let graph = GraphIndex::of(catalog)
+        let graph = indexes::graph(catalog)
             .graph()
             .expect("Needs::Graph decoded it");
         let mut primaries = graph.find(pattern);

@@ -8,9 +8,8 @@ use std::collections::HashMap;
 use crate::commands::build_context::{note_type, written_items};
 use crate::error::Result;
 use crate::files;
-use crate::graph::index::GraphIndex;
 use crate::graph::links::Graph;
-use crate::graph::timeframe::Timeframe;
+use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::maintain::{self, Needs};
@@ -19,9 +18,9 @@ use crate::output::{
 };
 use crate::search::chunks;
 use crate::search::embedder::{self, Embedder};
-use crate::search::index::{Hit, Keep, SearchIndex};
+use crate::search::index::{Hit, Keep};
 use crate::search::source::source_of;
-use crate::tools::{MAX_RESULTS_LIMIT, Source};
+use crate::vocab::{MAX_RESULTS_LIMIT, SearchFilters, Source};
 
 /// The most characters of a passage a result shows; `memory_get` reads on.
 pub const RESULT_CHARS: usize = 1_200;
@@ -43,27 +42,7 @@ const NO_CHAT: &str = "No conversation history is recorded in this memory (/memo
 const NO_CUSTOM: &str = "No extra directories are granted to this memory, or they hold no \
                          files, so there was nothing to search: use source \"memory\" or \"all\".";
 
-/// What a search keeps besides its source (each given list must match, any
-/// of its items will do, case aside): passages whose lines hold an
-/// observation of one of `categories` and tagged with one of `tags`, in
-/// notes of one of `types` changed since `after`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SearchFilters {
-    pub categories: Vec<String>,
-    pub tags: Vec<String>,
-    pub types: Vec<String>,
-    /// With the words it was given in.
-    pub after: Option<(String, Timeframe)>,
-}
-
 impl SearchFilters {
-    pub fn is_empty(&self) -> bool {
-        self.categories.is_empty()
-            && self.tags.is_empty()
-            && self.types.is_empty()
-            && self.after.is_none()
-    }
-
     /// Whether lines `first..=last` of the note at `path` pass.
     fn keep(
         &self,
@@ -116,11 +95,11 @@ pub fn memory_search(
         .as_ref()
         .map(|(_, t)| t.since(io.now_seconds()));
     maintain::fresh_catalog(io, needs, |catalog| {
-        let index = SearchIndex::of(catalog);
+        let index = indexes::search(catalog);
         let (total_files, total_chunks) = index.counts();
         let graph = match needs {
             Needs::Graph => Some(
-                GraphIndex::of(catalog)
+                indexes::graph(catalog)
                     .graph()
                     .expect("Needs::Graph decoded it"),
             ),

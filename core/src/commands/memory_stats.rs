@@ -7,16 +7,15 @@ use std::collections::BTreeSet;
 
 use crate::error::Result;
 use crate::files;
-use crate::graph::index::GraphIndex;
+use crate::indexes;
 use crate::io::Io;
 use crate::layout::JOURNAL;
 use crate::notes::catalog::stamp_of;
 use crate::notes::maintain;
 use crate::output::{Output, StatsAnswer};
-use crate::search::index::SearchIndex;
 use crate::search::source::source_of;
 use crate::text::rfc3339;
-use crate::tools::Source;
+use crate::vocab::Source;
 
 /// The most notes taken in part that `memory_stats` names.
 pub const MAX_CUT_NAMED: usize = 100;
@@ -24,9 +23,9 @@ pub const MAX_CUT_NAMED: usize = 100;
 pub fn memory_stats(io: &Io) -> Result<Output> {
     let (total_files, total_chunks, held, graph, unreadable, cut) =
         maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {
-            let index = SearchIndex::of(catalog);
+            let index = indexes::search(catalog);
             let (files, chunks) = index.counts();
-            let graph_index = GraphIndex::of(catalog);
+            let graph_index = indexes::graph(catalog);
             let graph = graph_index
                 .graph()
                 .expect("Needs::Graph decoded it")

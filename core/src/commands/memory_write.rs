@@ -5,9 +5,10 @@ use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
 use crate::notes::frontmatter::MAX_NAME_CHARS;
-use crate::notes::{NoteType, frontmatter, maintain};
+use crate::notes::{frontmatter, maintain};
 use crate::output::Output;
 use crate::storage::Kind;
+use crate::vocab::NoteType;
 
 /// The longest description `memory_write` takes; the index shows less.
 const MAX_WRITTEN_DESCRIPTION_CHARS: usize = 1000;

@@ -3,52 +3,19 @@
 //! or their observations or relations, or the notes of one type.
 
 use crate::error::Result;
-use crate::graph::index::GraphIndex;
-use crate::graph::timeframe::Timeframe;
+use crate::indexes;
 use crate::io::Io;
 use crate::layout::CHAT;
 use crate::notes::maintain;
 use crate::output::{ActivityAnswer, ActivityItem, Output, Page};
 use crate::text::rfc3339;
+use crate::vocab::{ActivityType, Timeframe};
 
 use super::build_context::{graph_note, note_type, read_items, resolved};
 use super::shown;
 
 /// Items on one page.
 pub const PER_PAGE: usize = 10;
-
-/// What `recent_activity` lists.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ActivityType {
-    /// Notes (basic-memory's entities): the default.
-    Entity,
-    Observation,
-    Relation,
-    /// Notes of this type (`project`, or another vault's `person`).
-    NoteType(String),
-}
-
-impl ActivityType {
-    pub fn parse(name: &str) -> Option<ActivityType> {
-        let name = name.trim().to_lowercase();
-        Some(match name.as_str() {
-            "" => return None,
-            "entity" | "entities" | "note" | "notes" => ActivityType::Entity,
-            "observation" | "observations" => ActivityType::Observation,
-            "relation" | "relations" => ActivityType::Relation,
-            _ => ActivityType::NoteType(name),
-        })
-    }
-
-    fn name(&self) -> &str {
-        match self {
-            ActivityType::Entity => "entity",
-            ActivityType::Observation => "observation",
-            ActivityType::Relation => "relation",
-            ActivityType::NoteType(name) => name,
-        }
-    }
-}
 
 pub fn recent_activity(
     io: &Io,
@@ -58,7 +25,7 @@ pub fn recent_activity(
 ) -> Result<Output> {
     let since = timeframe.1.since(io.now_seconds());
     maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {
-        let graph = GraphIndex::of(catalog)
+        let graph = indexes::graph(catalog)
             .graph()
             .expect("Needs::Graph decoded it");
         // (note, how many items it gives), newest first: counted from the

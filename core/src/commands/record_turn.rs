@@ -4,8 +4,6 @@
 //! session file keeps its newest turns within [`MAX_SESSION_BYTES`], and
 //! the chat directory keeps the [`MAX_SESSIONS`] most recent sessions.
 
-use serde::Serialize;
-
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
@@ -14,6 +12,7 @@ use crate::notes::maintain;
 use crate::output::Output;
 use crate::storage::Kind;
 use crate::text::rfc3339;
+use crate::vocab::Role;
 use crate::vpath::MemPath;
 
 /// The most text one turn may hold.
@@ -24,32 +23,6 @@ pub const MAX_SESSION_BYTES: usize = 256 * 1024;
 pub const MAX_SESSIONS: usize = 100;
 /// The longest session name.
 const MAX_SESSION_NAME: usize = 64;
-
-/// Who spoke.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    User,
-    Assistant,
-    System,
-    Tool,
-}
-
-impl Role {
-    pub const NAMES: [&'static str; 4] = ["user", "assistant", "system", "tool"];
-    const ALL: [Role; 4] = [Role::User, Role::Assistant, Role::System, Role::Tool];
-
-    pub fn parse(name: &str) -> Option<Role> {
-        Self::NAMES
-            .iter()
-            .position(|n| *n == name)
-            .map(|i| Self::ALL[i])
-    }
-
-    pub fn as_str(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-}
 
 /// Appends a turn to session `session`'s file.
 pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Output> {

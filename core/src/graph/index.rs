@@ -20,7 +20,7 @@ use super::node::{MAX_NOTE_ITEMS, Node};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
-use crate::notes::catalog::{Catalog, Entry};
+use crate::notes::catalog::Entry;
 use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts, Saved, SavedPart};
 
 /// A saved state not decoded yet, and the changes taken since.
@@ -55,17 +55,9 @@ pub struct GraphIndex {
 }
 
 /// Its name among the derived indexes (and in the journal).
-const NAME: &str = "graph";
+pub const NAME: &str = "graph";
 
 impl GraphIndex {
-    /// The graph among the catalog's derived indexes.
-    pub fn of(catalog: &Catalog) -> &GraphIndex {
-        catalog
-            .derived(NAME)
-            .and_then(|d| d.as_any().downcast_ref::<GraphIndex>())
-            .expect("the graph index is registered")
-    }
-
     /// The graph, decoded first if need be. [`FsError::Damaged`] when the
     /// saved state does not decode: the catalog is then rebuilt from the
     /// files ([`crate::notes::catalog::with`]).

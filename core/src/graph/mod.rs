@@ -15,7 +15,6 @@ pub mod node;
 pub mod observation;
 pub mod parse;
 pub mod relation;
-pub mod timeframe;
 
 pub use observation::Observation;
 pub use parse::{Parsed, parse};

@@ -8,7 +8,7 @@
 //! part of the journal's snapshot; a part that is missing, of another
 //! version or that does not decode costs that index a rebuild from the
 //! catalog, never a wrong answer. Adding an index is one implementation of
-//! [`DerivedIndex`] and one line in [`registry`].
+//! [`DerivedIndex`] and one line in `crate::indexes::registry`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -108,15 +108,6 @@ pub trait DerivedIndex {
 
 /// Makes the derived indexes an instance keeps.
 pub type Registry = fn() -> Vec<Box<dyn DerivedIndex>>;
-
-/// The derived indexes memcap keeps: full-text search (BM25 over chunks)
-/// and the graph of observations and relations.
-pub fn registry() -> Vec<Box<dyn DerivedIndex>> {
-    vec![
-        Box::new(crate::search::index::SearchIndex::default()),
-        Box::new(crate::graph::index::GraphIndex::default()),
-    ]
-}
 
 /// What [`verify`] did.
 #[derive(Debug, Default)]

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use yaml_rust2::yaml::Hash;
 use yaml_rust2::{Yaml, YamlEmitter};
 
-use super::NoteType;
 use super::fields::{self, Value};
 use crate::text::one_line;
+use crate::vocab::NoteType;
 
 /// Longest description kept in the catalog; the index shortens further.
 pub const MAX_DESCRIPTION_CHARS: usize = 300;

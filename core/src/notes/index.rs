@@ -2,13 +2,13 @@
 //! type, rendered from the catalog within a budget. Finding the region in
 //! the file and keeping the agent's text around it is `memory_md` in core.
 
-use super::NoteType;
 use super::catalog::{Catalog, Entry};
 use super::frontmatter::{MAX_NAME_CHARS, Meta};
 pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, recomposed, split,
 };
+use crate::vocab::NoteType;
 use std::fmt::Write as _;
 
 use crate::io::Io;

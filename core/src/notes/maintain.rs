@@ -7,7 +7,7 @@ use super::index_file::{index_path, write_index};
 use super::{INDEX_FILE, frontmatter, is_note_path};
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
-use crate::graph::index::GraphIndex;
+use crate::indexes;
 use crate::io::Io;
 use crate::output::IndexUpkeep;
 use crate::vpath::{MemPath, ROOT};
@@ -140,7 +140,7 @@ fn prepare(io: &Io, catalog: &mut Catalog, needs: Needs) -> std::result::Result<
         catalog.read_all()?;
     }
     if needs == Needs::Graph {
-        GraphIndex::of(catalog).graph()?;
+        indexes::graph(catalog).graph()?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! kept, and the line and byte budgets it must fit. Rendering the region
 //! from the catalog is `index.rs`.
 
-use crate::notes::NoteType;
+use crate::vocab::NoteType;
 
 pub const BEGIN: &str = "<!-- memcap:index:begin -->";
 pub const END: &str = "<!-- memcap:index:end -->";

@@ -15,12 +15,9 @@ pub mod index_file;
 mod journal;
 pub mod maintain;
 pub mod memory_md;
-mod note_type;
 mod snapshot;
 pub mod topics;
 mod walk;
-
-pub use note_type::NoteType;
 
 pub use crate::layout::INDEX_FILE;
 
@@ -28,7 +25,7 @@ pub use crate::layout::INDEX_FILE;
 /// notes (source `memory`); conversation history and extra directories are
 /// searched, not listed, so they never crowd out the agent's notes.
 pub fn listed_in_index(io: &crate::io::Io, relative: &str) -> bool {
-    crate::search::source::source_of(io, relative) == crate::tools::Source::Memory
+    crate::search::source::source_of(io, relative) == crate::vocab::Source::Memory
 }
 
 /// Whether a root-relative file path is a note: every file except the index,

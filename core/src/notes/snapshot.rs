@@ -8,11 +8,11 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::NoteType;
 use super::catalog::{Entry, FileStamp};
 use crate::error::FsError;
 use crate::files::read_exact;
 use crate::storage::File;
+use crate::vocab::NoteType;
 
 /// Notes a block holds (about 7 KB of typical notes).
 const BLOCK_NOTES: usize = 64;

@@ -2,8 +2,8 @@
 //! matched against the catalog's notes only, so nothing outside the root
 //! can match.
 
-use super::NoteType;
 use super::entry::Entry;
+use crate::vocab::NoteType;
 use crate::vpath::ROOT;
 
 /// Notes for `topics`, in the order asked, each once; and the topics that

@@ -5,7 +5,7 @@
 use crate::io::Io;
 use crate::layout::CHAT;
 use crate::storage::Grant;
-use crate::tools::Source;
+use crate::vocab::Source;
 
 /// The source of the note at root-relative `path`.
 pub fn source_of(io: &Io, path: &str) -> Source {

@@ -42,7 +42,9 @@ pub fn with_io<T>(f: impl FnOnce(&Io) -> Result<T>) -> Result<T> {
             let instance = Instance {
                 storage: WasiStorage::new(root),
                 environment: WasiEnvironment {
-                    model: CompiledModel::unless_off(std::env::var("MEMCAP_VECTORS").ok()),
+                    model: CompiledModel::unless_off(
+                        std::env::var(memcap_core::vocab::settings::VECTORS).ok(),
+                    ),
                 },
                 shared,
                 indexes: RefCell::default(),

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use memcap_core::vocab::settings;
 use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
@@ -505,18 +506,18 @@ impl Memory {
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false)
-            .env("MEMCAP_MAX_FILES", self.limits.max_store_files.to_string())
-            .env("MEMCAP_MAX_BYTES", self.limits.max_store_bytes.to_string())
+            .env(settings::MAX_FILES, self.limits.max_store_files.to_string())
+            .env(settings::MAX_BYTES, self.limits.max_store_bytes.to_string())
             .env(
-                "MEMCAP_CALL_TIMEOUT_MS",
+                settings::CALL_TIMEOUT_MS,
                 self.limits.call_timeout.as_millis().to_string(),
             )
             .env(
-                "MEMCAP_MEMORY_MIB",
+                settings::MEMORY_MIB,
                 (self.limits.memory_bytes >> 20).to_string(),
             );
         if !self.vectors {
-            wasi.env("MEMCAP_VECTORS", "off");
+            wasi.env(settings::VECTORS, "off");
         }
         let fs = backend.grant(&mut wasi)?;
         let pre = match fs {

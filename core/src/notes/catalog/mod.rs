@@ -15,7 +15,6 @@ use std::rc::Rc;
 mod blocks;
 mod changes;
 
-use super::NoteType;
 use super::derived::{self, DerivedIndex, NoteFacts, Registry};
 use super::journal::{IndexMark, Record};
 use super::memory_md::Parts;
@@ -23,6 +22,7 @@ use super::snapshot::Blocks;
 use crate::error::FsError;
 use crate::io::Io;
 use crate::storage::{Meta, Stamp};
+use crate::vocab::NoteType;
 
 pub use super::entry::{Entry, FileStamp};
 
@@ -44,13 +44,6 @@ pub(crate) fn stamp_of(st: &Meta) -> FileStamp {
 pub struct Indexes {
     catalog: Option<Catalog>,
     registry: Registry,
-}
-
-impl Default for Indexes {
-    /// The derived indexes memcap keeps ([`derived::registry`]).
-    fn default() -> Self {
-        Self::with_registry(derived::registry)
-    }
 }
 
 impl Indexes {
@@ -187,7 +180,10 @@ pub fn with<T>(
     io: &Io,
     mut f: impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>,
 ) -> Result<T, FsError> {
-    let mut indexes = io.indexes.borrow_mut();
+    let mut warm = io.warm().borrow_mut();
+    let indexes = warm
+        .downcast_mut::<Indexes>()
+        .expect("Io::new takes the instance's Indexes");
     let registry = indexes.registry;
     let mut outcome =
         current(io, indexes.catalog.take(), registry).and_then(|c| run(io, c, &mut f));

@@ -32,11 +32,11 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 use super::entries::{CopyError, Entry, HostEdit, is_reserved};
 use super::{Backend, Grant, Instance, MAX_NEWS, Outcome, guest_path};
+pub use crate::error::OpenDbError;
 use crate::error::ToolError;
 use crate::vfs::tree::{ROOT_INO, Tree};
 use crate::vfs::{Fs, FsState, Mount};
 use conn::{Conn, Pending};
-pub use error::OpenDbError;
 use error::{log, unreachable_error, unsaved_error};
 pub use listen::CommitListener;
 use rows::Versions;

@@ -74,7 +74,10 @@ pub(crate) fn ensure(client: &mut Conn) -> Result<(), OpenDbError> {
         .and_then(|row| row.get(0));
     match found {
         Some(VERSION) => client.batch_execute("COMMIT").map_err(OpenDbError::query),
-        Some(found) if found > VERSION => Err(OpenDbError::NewerSchema { found }),
+        Some(found) if found > VERSION => Err(OpenDbError::NewerSchema {
+            found,
+            known: VERSION,
+        }),
         _ => Err(OpenDbError::UnknownSchema),
     }
 }

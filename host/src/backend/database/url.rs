@@ -11,8 +11,8 @@ use tokio_postgres::Config;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::conn::Conn;
-use super::error::OpenDbError;
 use super::tls::Tls;
+use crate::error::OpenDbError;
 
 /// How to reach the database, parsed once.
 #[derive(Clone)]

@@ -1,7 +1,10 @@
 //! Errors: a failed tool call (always safe to show the model) and a store that
 //! could not be opened (for the embedding program).
 
+pub(crate) mod open_db;
+
 use crate::bindings::WitError;
+pub use open_db::OpenDbError;
 
 /// What kind of failure a call hit: the WIT `tool-error` cases, and the
 /// host's own (`TimedOut`, `OutOfMemory`, `GuestFailure`). `Denied` never
@@ -114,5 +117,5 @@ pub enum OpenError {
     #[error("the extra directory {} does not exist: check the path given with --extra", path.display())]
     ExtraMissing { path: std::path::PathBuf },
     #[error(transparent)]
-    Database(#[from] crate::backend::database::OpenDbError),
+    Database(#[from] OpenDbError),
 }

@@ -7,14 +7,13 @@
 
 use serde_json::{Map, Value};
 
-use crate::commands::build_context::{MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT};
-use crate::commands::memory_search::SearchFilters;
-use crate::commands::recent_activity::ActivityType;
-use crate::commands::record_turn::Role;
 use crate::error::{Result, ToolError};
-use crate::graph::timeframe::{self, Timeframe};
-use crate::notes::NoteType;
-use crate::tools::{self, MAX_RESULTS_DEFAULT, MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, Source};
+use crate::tools;
+use crate::vocab::timeframe::{self, Timeframe};
+use crate::vocab::{
+    ActivityType, MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT, MAX_RESULTS_DEFAULT,
+    MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, NoteType, Role, SearchFilters, Source,
+};
 
 /// The commands `call` takes, with their fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -769,3 +768,6 @@ impl Args<'_> {
 fn clamp_u32(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
+
+#[cfg(test)]
+mod tools_agree;

@@ -1,0 +1,25 @@
+//! What a search keeps besides its source.
+
+use super::timeframe::Timeframe;
+
+/// What a search keeps besides its source (each given list must match, any
+/// of its items will do, case aside): passages whose lines hold an
+/// observation of one of `categories` and tagged with one of `tags`, in
+/// notes of one of `types` changed since `after`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchFilters {
+    pub categories: Vec<String>,
+    pub tags: Vec<String>,
+    pub types: Vec<String>,
+    /// With the words it was given in.
+    pub after: Option<(String, Timeframe)>,
+}
+
+impl SearchFilters {
+    pub fn is_empty(&self) -> bool {
+        self.categories.is_empty()
+            && self.tags.is_empty()
+            && self.types.is_empty()
+            && self.after.is_none()
+    }
+}

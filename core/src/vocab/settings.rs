@@ -1,0 +1,17 @@
+//! The host's environment contract: the only variables a host hands the
+//! component (as WASI environment variables), read by the core through
+//! [`Environment::var`](crate::storage::Environment::var). A host that
+//! sets none gets memcap's defaults; the guest sees nothing else of the
+//! host's environment.
+
+/// The most files the store may hold (the quota; default 10,000).
+pub const MAX_FILES: &str = "MEMCAP_MAX_FILES";
+/// The most bytes the store's files may hold (the quota; default 100 MiB).
+pub const MAX_BYTES: &str = "MEMCAP_MAX_BYTES";
+/// The host's limit on one call, in milliseconds: the core's walks take a
+/// share of it so what they found is saved before the host stops the call.
+pub const CALL_TIMEOUT_MS: &str = "MEMCAP_CALL_TIMEOUT_MS";
+/// The memory one call may use, in MiB: the search index keeps a quarter.
+pub const MEMORY_MIB: &str = "MEMCAP_MEMORY_MIB";
+/// `off` turns the embedder off: search is keyword-only (BM25).
+pub const VECTORS: &str = "MEMCAP_VECTORS";
