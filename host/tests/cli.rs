@@ -1,6 +1,7 @@
 //! The `memcap` CLI: one subcommand per command, and the `memcap call`
 //! JSON-lines contract that agent loops in any language depend on.
 
+#[macro_use]
 mod common;
 
 use std::io::Write;
@@ -30,7 +31,7 @@ fn text(bytes: &[u8]) -> &str {
     std::str::from_utf8(bytes).unwrap()
 }
 
-#[test]
+both_backends! {
 fn subcommands_print_results_and_fail_with_status_one() {
     let f = Fixture::new();
     let out = memcap(&f, &["create", "/memories/n.md"], b"from stdin\n");
@@ -62,8 +63,9 @@ fn subcommands_print_results_and_fail_with_status_one() {
     );
     assert!(out.stdout.is_empty());
 }
+}
 
-#[test]
+both_backends! {
 fn call_answers_every_line_in_order_and_skips_blank_ones() {
     let f = Fixture::new();
     let input = b"{\"command\": \"create\", \"path\": \"/memories/a.md\", \"file_text\": \"x\"}\n\n   \n\xff\xfe\n{\"command\": \"view\", \"path\": \"/memories/a.md\"}";
@@ -79,8 +81,9 @@ fn call_answers_every_line_in_order_and_skips_blank_ones() {
         ]
     );
 }
+}
 
-#[test]
+both_backends! {
 fn call_refuses_a_line_over_the_input_limit_and_carries_on() {
     let f = Fixture::new();
     let mut input = b"{\"command\": \"view\", \"path\": \"/memories\"}\n".to_vec();
@@ -104,9 +107,11 @@ fn call_refuses_a_line_over_the_input_limit_and_carries_on() {
         "The path /memories/x does not exist. Please provide a valid path."
     );
 }
+}
 
 #[test]
 fn the_root_is_created_private() {
+    // One backend: a root directory's creation and mode.
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("a/b/mem");
@@ -120,7 +125,7 @@ fn the_root_is_created_private() {
     );
 }
 
-#[test]
+both_backends! {
 fn call_json_gives_programs_the_same_results_as_data() {
     let f = Fixture::new();
     let lines = [
@@ -171,4 +176,5 @@ fn call_json_gives_programs_the_same_results_as_data() {
     // The effects are those of the text calls.
     assert_eq!(f.read("a.md"), "one\ntwo\n");
     assert!(f.read("MEMORY.md").contains("[Tea](prefs/tea.md)"));
+}
 }

@@ -1,6 +1,7 @@
 //! Every command's success and error paths, through the real component in the
 //! real host, with the SDK's exact strings (`shared/reference/memory-tool.md`).
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -13,7 +14,7 @@ fn err(result: Result<String, memcap::ToolError>) -> (K, String) {
 
 const LISTING: &str = "Here're the files and directories up to 2 levels deep in";
 
-#[test]
+both_backends! {
 fn view_lists_two_levels_sorted_with_sizes_and_hides_dot_names() {
     let f = Fixture::new();
     f.plant("B.txt", "0123456789");
@@ -42,8 +43,9 @@ fn view_lists_two_levels_sorted_with_sizes_and_hides_dot_names() {
         )
     );
 }
+}
 
-#[test]
+both_backends! {
 fn view_of_an_empty_root_shows_only_the_root() {
     let f = Fixture::new();
     assert_eq!(
@@ -54,8 +56,9 @@ fn view_of_an_empty_root_shows_only_the_root() {
         )
     );
 }
+}
 
-#[test]
+both_backends! {
 fn view_sorts_names_by_code_point() {
     let f = Fixture::new();
     for name in [
@@ -94,8 +97,9 @@ fn view_sorts_names_by_code_point() {
         ]
     );
 }
+}
 
-#[test]
+both_backends! {
 fn view_numbers_lines_and_keeps_cr_and_bom() {
     let f = Fixture::new();
     let cases: [(&str, &str); 6] = [
@@ -119,8 +123,9 @@ fn view_numbers_lines_and_keeps_cr_and_bom() {
         );
     }
 }
+}
 
-#[test]
+both_backends! {
 fn view_range_follows_the_sdk_slice_rules() {
     let f = Fixture::new();
     f.plant("n.txt", "Line 1\nLine 2\nLine 3\n");
@@ -149,8 +154,9 @@ fn view_range_follows_the_sdk_slice_rules() {
         assert_eq!(show(empty), header, "{empty:?}");
     }
 }
+}
 
-#[test]
+both_backends! {
 fn view_errors() {
     let f = Fixture::new();
     f.plant("f.txt", "x");
@@ -167,10 +173,12 @@ fn view_errors() {
     f.plant("nul.txt", "a\0b");
     assert_eq!(err(f.memory.view("/memories/nul.txt", None)).0, K::NotText);
 }
+}
 
 /// Only a directory can hold a FIFO.
 #[test]
 fn view_refuses_a_fifo() {
+    // One backend: a FIFO exists only in a directory.
     let f = Fixture::directory();
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
@@ -187,7 +195,7 @@ fn view_refuses_a_fifo() {
     );
 }
 
-#[test]
+both_backends! {
 fn view_refuses_more_than_999999_lines() {
     let f = Fixture::new();
     f.plant("big.txt", "\n".repeat(999_999));
@@ -199,8 +207,9 @@ fn view_refuses_more_than_999999_lines() {
         )
     );
 }
+}
 
-#[test]
+both_backends! {
 fn create_writes_exact_text_and_makes_parents() {
     let f = Fixture::new();
     assert_eq!(
@@ -224,10 +233,12 @@ fn create_writes_exact_text_and_makes_parents() {
         Some(&common::Node::File(Vec::new()))
     );
 }
+}
 
 /// Modes are a directory's: files 0600, directories 0700.
 #[test]
 fn created_files_and_directories_are_private() {
+    // One backend: file modes are a directory's.
     use std::os::unix::fs::PermissionsExt;
     let f = Fixture::directory();
     f.memory.create("/memories/a/b/c/deep.md", "x").unwrap();
@@ -244,7 +255,7 @@ fn created_files_and_directories_are_private() {
     }
 }
 
-#[test]
+both_backends! {
 fn create_never_overwrites() {
     let f = Fixture::new();
     f.memory.create("/memories/n.txt", "first").unwrap();
@@ -270,8 +281,9 @@ fn create_never_overwrites() {
         K::AlreadyExists
     );
 }
+}
 
-#[test]
+both_backends! {
 fn create_below_a_file_is_refused_and_leaves_nothing() {
     let f = Fixture::new();
     f.plant("f.txt", "x");
@@ -290,8 +302,9 @@ fn create_below_a_file_is_refused_and_leaves_nothing() {
     );
     assert_eq!(f.snapshot(true), before);
 }
+}
 
-#[test]
+both_backends! {
 fn create_refuses_nul_in_text() {
     let f = Fixture::new();
     assert_eq!(
@@ -300,8 +313,9 @@ fn create_refuses_nul_in_text() {
     );
     assert!(!f.exists("n.txt"));
 }
+}
 
-#[test]
+both_backends! {
 fn str_replace_edits_and_shows_a_snippet() {
     let f = Fixture::new();
     f.plant("n.txt", "Line 1\nLine 2\nLine 3\n");
@@ -342,8 +356,9 @@ fn str_replace_edits_and_shows_a_snippet() {
     snippet("cost", "cost", "$& \\1");
     assert_eq!(f.read("t.txt"), "$& \\1");
 }
+}
 
-#[test]
+both_backends! {
 fn str_replace_errors_list_every_occurrence() {
     let f = Fixture::new();
     f.plant("n.txt", "Line 1\nLine 2\nLine 3\n");
@@ -375,8 +390,9 @@ fn str_replace_errors_list_every_occurrence() {
         K::NotAFile
     );
 }
+}
 
-#[test]
+both_backends! {
 fn insert_follows_the_sdk_line_model() {
     let f = Fixture::new();
     let cases: [(&str, i64, &str, &str); 16] = [
@@ -421,8 +437,9 @@ fn insert_follows_the_sdk_line_model() {
         assert_eq!(f.read("i.txt"), after, "{before:?} {line} {text:?}");
     }
 }
+}
 
-#[test]
+both_backends! {
 fn insert_errors() {
     let f = Fixture::new();
     for (before, line, range) in [
@@ -453,8 +470,9 @@ fn insert_errors() {
         (K::NotAFile, "The path /memories is not a file.".into())
     );
 }
+}
 
-#[test]
+both_backends! {
 fn delete_removes_files_and_trees() {
     let f = Fixture::new();
     f.plant("a/b/c.txt", "x");
@@ -478,8 +496,9 @@ fn delete_removes_files_and_trees() {
         )
     );
 }
+}
 
-#[test]
+both_backends! {
 fn delete_refuses_the_root_in_every_spelling() {
     let f = Fixture::new();
     f.plant("x.txt", "x");
@@ -502,8 +521,9 @@ fn delete_refuses_the_root_in_every_spelling() {
     }
     assert!(f.exists("x.txt"));
 }
+}
 
-#[test]
+both_backends! {
 fn rename_moves_and_makes_parents_but_never_overwrites() {
     let f = Fixture::new();
     f.plant("a.txt", "A");
@@ -535,8 +555,9 @@ fn rename_moves_and_makes_parents_but_never_overwrites() {
     );
     assert_eq!(f.read("b.txt"), "B");
 }
+}
 
-#[test]
+both_backends! {
 fn rename_errors_leave_the_tree_unchanged() {
     let f = Fixture::new();
     f.plant("d/x.txt", "x");
@@ -579,8 +600,9 @@ fn rename_errors_leave_the_tree_unchanged() {
     );
     assert_eq!(f.snapshot(false), before);
 }
+}
 
-#[test]
+both_backends! {
 fn reserved_directory_is_hidden_and_refused() {
     let f = Fixture::new();
     f.memory.create("/memories/first.md", "x").unwrap();
@@ -610,8 +632,9 @@ fn reserved_directory_is_hidden_and_refused() {
     );
     assert!(f.exists("n.txt") && !f.exists(".memcap/n.txt"));
 }
+}
 
-#[test]
+both_backends! {
 fn sdk_deviations_are_refused_clearly() {
     let f = Fixture::new();
     assert_eq!(
@@ -630,8 +653,9 @@ fn sdk_deviations_are_refused_clearly() {
     assert_eq!(err(f.memory.create(&long, "x")).0, K::InvalidPath);
     assert!(f.snapshot(false).is_empty());
 }
+}
 
-#[test]
+both_backends! {
 fn call_dispatches_json_and_explains_bad_input() {
     let f = Fixture::new();
     let call = |json: &str| f.memory.call(json);
@@ -714,8 +738,9 @@ fn call_dispatches_json_and_explains_bad_input() {
     }
     assert_eq!(f.read("n.txt"), "hi\n");
 }
+}
 
-#[test]
+both_backends! {
 fn call_json_line_format() {
     let f = Fixture::new();
     let line = f
@@ -727,9 +752,11 @@ fn call_json_line_format() {
         r#"{"content":"The path /memories/x does not exist","is_error":true}"#
     );
 }
+}
 
 #[test]
 fn names_that_are_not_utf8_are_left_out_of_listings() {
+    // One backend: only a directory can hold a name that is not UTF-8.
     use std::os::unix::ffi::OsStrExt;
     let f = Fixture::directory();
     f.plant("good.txt", "g");
@@ -744,7 +771,7 @@ fn names_that_are_not_utf8_are_left_out_of_listings() {
     );
 }
 
-#[test]
+both_backends! {
 fn view_range_must_hold_integers() {
     let f = Fixture::new();
     f.plant("n.txt", "a\nb\n");
@@ -760,9 +787,11 @@ fn view_range_must_hold_integers() {
         );
     }
 }
+}
 
 #[test]
 fn links_inside_the_root_are_read_through_but_changed_as_names() {
+    // One backend: symbolic links exist only in a directory.
     use std::os::unix::fs::symlink;
     let f = Fixture::directory();
     f.plant("real.txt", "one\n");

@@ -2,6 +2,7 @@
 //! different lines of one file are serialised by the store's lock (a
 //! directory's `flock`, a database namespace's advisory lock).
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -34,7 +35,7 @@ fn shared_file() -> Fixture {
     f
 }
 
-#[test]
+both_backends! {
 fn eight_processes_two_hundred_edits_each_lose_nothing() {
     let f = shared_file();
 
@@ -56,8 +57,9 @@ fn eight_processes_two_hundred_edits_each_lose_nothing() {
     }
     assert_eq!(f.read("shared.txt"), expected());
 }
+}
 
-#[test]
+both_backends! {
 fn threads_with_separate_handles_lose_nothing() {
     let f = shared_file();
     std::thread::scope(|scope| {
@@ -78,8 +80,9 @@ fn threads_with_separate_handles_lose_nothing() {
         .collect();
     assert_eq!(f.read("shared.txt"), expected);
 }
+}
 
-#[test]
+both_backends! {
 fn racing_creates_have_exactly_one_winner() {
     let f = common::Fixture::new();
     let outcomes: Vec<Result<String, memcap::ToolError>> = std::thread::scope(|scope| {
@@ -94,4 +97,5 @@ fn racing_creates_have_exactly_one_winner() {
     let winners: Vec<usize> = (0..16).filter(|&i| outcomes[i].is_ok()).collect();
     assert_eq!(winners.len(), 1, "{outcomes:?}");
     assert_eq!(f.read("race.txt"), format!("writer {}", winners[0]));
+}
 }

@@ -109,6 +109,7 @@ fn blank_times(text: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_session_answers_as_on_a_directory() {
     let dir = tempfile::tempdir().unwrap();
     let on_disk = Memory::open(dir.path().join("memories")).unwrap();
@@ -129,6 +130,7 @@ fn a_session_answers_as_on_a_directory() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn namespaces_reach_only_themselves_and_their_grants() {
     let (alice, bob, team) = (namespace("alice"), namespace("bob"), namespace("team"));
     open(&alice)
@@ -196,6 +198,7 @@ fn spawn_call(ns: &str, input: String, piped: bool) -> std::process::Child {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn no_spelling_reaches_another_namespace() {
     use common::escape::{attempts, traversal_spellings};
     let (alice, bob) = (namespace("alice"), namespace("bob"));
@@ -268,6 +271,7 @@ fn open_sharing(ns: &str, grants: &[(&str, &str, bool)]) -> Memory {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_shared_namespace_is_written_in_place_and_seen_by_every_user() {
     let (alice_ns, bob_ns, team) = (namespace("alice"), namespace("bob"), namespace("team"));
     open(&team)
@@ -335,6 +339,7 @@ fn a_shared_namespace_is_written_in_place_and_seen_by_every_user() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn crossed_grants_never_deadlock_and_lose_nothing() {
     const EDITS: usize = 40;
     let (a, b) = (namespace("cross-a"), namespace("cross-b"));
@@ -365,6 +370,7 @@ fn crossed_grants_never_deadlock_and_lose_nothing() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn an_extra_namespace_is_searched_as_custom_and_never_changed() {
     let (ns, docs) = (namespace("reader"), namespace("docs"));
     let dir = tempfile::tempdir().unwrap();
@@ -397,6 +403,7 @@ fn an_extra_namespace_is_searched_as_custom_and_never_changed() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn an_mcp_server_on_the_database_serves_and_exits_cleanly() {
     use std::io::{BufRead, BufReader};
     let ns = namespace("mcp");
@@ -442,6 +449,7 @@ fn run_call(ns: &str, input: String) -> std::process::Output {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn writers_on_two_hosts_lose_nothing_and_see_each_other() {
     const WRITERS: usize = 16;
     const EACH: usize = 10;
@@ -509,6 +517,7 @@ fn writers_on_two_hosts_lose_nothing_and_see_each_other() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_killed_host_leaves_old_or_new_text_and_nothing_staged() {
     let kills: usize = std::env::var("MEMCAP_DB_KILLS")
         .ok()
@@ -599,6 +608,7 @@ fn cli(args: &[&str]) -> (i32, String) {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_bad_setup_gets_a_clear_message_and_a_failing_exit() {
     let url = store();
     let (host_part, _) = url.rsplit_once('/').unwrap();
@@ -667,6 +677,7 @@ impl Drop for OwnCluster {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn tls_is_taken_as_libpq_spells_it() {
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path().join("tls");
@@ -720,6 +731,7 @@ fn tls_is_taken_as_libpq_spells_it() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_newer_schema_is_refused() {
     // A database of its own, so the other tests keep theirs.
     let db = format!("newer_{}", std::process::id());
@@ -747,6 +759,7 @@ fn open_url(url: &str) {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn copy_to_the_database_and_back_gives_the_same_tree() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("src");
@@ -790,6 +803,7 @@ fn copy_to_the_database_and_back_gives_the_same_tree() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     use std::time::{Duration, Instant};
     let ns = namespace("follow");
@@ -838,6 +852,7 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_warm_read_never_answers_from_before_another_hosts_commit() {
     // A warm host's read runs while its freshness check is in flight; each
     // read here follows a commit by the other host, so every one of them

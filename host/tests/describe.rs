@@ -2,6 +2,7 @@
 //! Every tool it lists runs through `call` with the input its schema
 //! describes, and its description is the WIT's text.
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -24,7 +25,7 @@ fn sample(property: &Value) -> Value {
     }
 }
 
-#[test]
+both_backends! {
 fn every_tool_listed_runs_through_call_with_its_schema() {
     let f = Fixture::new();
     let tools = f.memory.describe().unwrap();
@@ -84,13 +85,14 @@ fn every_tool_listed_runs_through_call_with_its_schema() {
         }
     }
 }
+}
 
 /// `text` with every run of whitespace one space.
 fn collapsed(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-#[test]
+both_backends! {
 fn descriptions_are_the_wit_docs() {
     let f = Fixture::new();
     let tools = f.memory.describe().unwrap();
@@ -117,9 +119,11 @@ fn descriptions_are_the_wit_docs() {
         "{memory}"
     );
 }
+}
 
 #[test]
 fn the_cli_prints_the_tools_as_json() {
+    // One backend: `describe` opens no store.
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
         .arg("--root")

@@ -3,6 +3,7 @@
 //! a reader that closes the pipe, and inputs at the edges of what the note
 //! commands take. Each gets an answer that says what to do.
 
+#[macro_use]
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
@@ -72,6 +73,7 @@ fn give_to_unprivileged(path: &Path) {
 
 #[test]
 fn reads_on_a_missing_root_create_nothing_and_the_first_write_creates_it() {
+    // One backend: a root directory's creation.
     let tmp = tempfile::tempdir().unwrap();
     let top = tmp.path().join("typo");
     let root = top.join("a/b/memories");
@@ -134,6 +136,7 @@ fn reads_on_a_missing_root_create_nothing_and_the_first_write_creates_it() {
 
 #[test]
 fn a_root_that_is_not_a_directory_is_named_once_with_the_fix() {
+    // One backend: a root that is a file is a directory's problem.
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("file");
     std::fs::write(&file, "x").unwrap();
@@ -156,6 +159,7 @@ fn a_root_that_is_not_a_directory_is_named_once_with_the_fix() {
 
 #[test]
 fn memcaps_own_files_replaced_by_links_are_named_or_rebuilt() {
+    // One backend: links in place of memcap's files exist only in a directory.
     let f = Fixture::directory();
     f.memory.create("/memories/a.md", "note a\n").unwrap();
     let outside = f.dir.path().join("outside.txt");
@@ -215,6 +219,7 @@ fn memcaps_own_files_replaced_by_links_are_named_or_rebuilt() {
 
 #[test]
 fn a_store_memcap_may_only_read_still_answers_reads() {
+    // One backend: file permissions are a directory's (`read_only.rs` covers the database's read-only mode).
     let f = Fixture::directory();
     f.memory
         .memory_write("pref", "Pref", "likes tea", NoteType::User, "tea")
@@ -276,6 +281,7 @@ fn a_store_memcap_may_only_read_still_answers_reads() {
 
 #[test]
 fn an_unreadable_note_is_listed_with_its_problem_and_the_rest_still_answer() {
+    // One backend: an unreadable file is a directory's.
     let f = Fixture::directory();
     f.memory.create("/memories/good.md", "good note\n").unwrap();
     f.memory.create("/memories/locked.md", "secret\n").unwrap();
@@ -320,7 +326,7 @@ fn an_unreadable_note_is_listed_with_its_problem_and_the_rest_still_answer() {
     chmod(&f.root().join("shut"), 0o700);
 }
 
-#[test]
+both_backends! {
 fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
     let f = Fixture::new();
     f.plant("big.txt", "line\n".repeat(100_000));
@@ -339,8 +345,9 @@ fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
         assert_eq!(text(&out.stderr), "", "{args:?}");
     }
 }
+}
 
-#[test]
+both_backends! {
 fn a_limit_hit_by_a_read_does_not_talk_about_changed_files() {
     let f = Fixture::new();
     // A read with no walk in it (walks stop at their share of the limit):
@@ -359,8 +366,9 @@ fn a_limit_hit_by_a_read_does_not_talk_about_changed_files() {
     assert_eq!(e.kind, K::TimedOut, "{e:?}");
     assert!(!e.message.contains("changing"), "{}", e.message);
 }
+}
 
-#[test]
+both_backends! {
 fn inputs_at_the_edges_of_the_note_commands() {
     let f = Fixture::new();
     let call = |input: serde_json::Value| f.memory.call(&input.to_string());
@@ -435,4 +443,5 @@ fn inputs_at_the_edges_of_the_note_commands() {
         "{}",
         bad.content
     );
+}
 }

@@ -5,6 +5,7 @@
 //! bounds: cycles, self-links, a note 10,000 others link to and one linking
 //! to all of them.
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -41,7 +42,7 @@ fn context(f: &Fixture, url: &str, depth: u32) -> ContextAnswer {
         .unwrap()
 }
 
-#[test]
+both_backends! {
 fn an_agents_session_writes_links_renames_and_reads_context() {
     let f = Fixture::new();
     write(
@@ -272,8 +273,9 @@ fn an_agents_session_writes_links_renames_and_reads_context() {
     let stats = f.memory.memory_stats().unwrap();
     assert_eq!(stats.unresolved, 1, "{stats:?}");
 }
+}
 
-#[test]
+both_backends! {
 fn a_frontmatter_permalink_keeps_links_across_a_rename() {
     let f = Fixture::new();
     f.memory
@@ -320,8 +322,9 @@ fn a_frontmatter_permalink_keeps_links_across_a_rename() {
         Some("/memories/archive/2026/d-v1.md")
     );
 }
+}
 
-#[test]
+both_backends! {
 fn bad_urls_and_parameters_say_what_to_send() {
     let f = Fixture::new();
     f.memory.create("/memories/a.md", "x\n").unwrap();
@@ -386,8 +389,9 @@ fn bad_urls_and_parameters_say_what_to_send() {
         empty.content
     );
 }
+}
 
-#[test]
+both_backends! {
 fn cycles_self_links_and_crowds_of_links_are_bounded() {
     let f = Fixture::new();
     // Planted on the host: 10,000 notes each linking to the hub, one
@@ -437,8 +441,9 @@ fn cycles_self_links_and_crowds_of_links_are_bounded() {
     );
     assert_eq!(stats.cut, ["/memories/all.md"]);
 }
+}
 
-#[test]
+both_backends! {
 fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
     let f = Fixture::new();
     write(
@@ -580,8 +585,9 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
     assert_eq!(e.kind, K::InvalidPath);
     assert!(e.message.contains("after_date"), "{}", e.message);
 }
+}
 
-#[test]
+both_backends! {
 fn graph_answers_stay_small_whatever_the_notes_hold() {
     let f = Fixture::new();
     let big = "x".repeat(100_000);
@@ -642,4 +648,5 @@ fn graph_answers_stay_small_whatever_the_notes_hold() {
         println!("{input}: {} bytes", text.len());
         assert!(text.len() < most, "{input}: {} bytes", text.len());
     }
+}
 }

@@ -3,6 +3,7 @@
 //! the index and the prompt. Each class is tried in many shapes; the store
 //! must keep answering, and every index line must stay one clean line.
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -71,6 +72,7 @@ fn frontmatter_bombs() -> Vec<(&'static str, String)> {
 
 #[test]
 fn frontmatter_bombs_are_that_notes_problem_never_the_stores() {
+    // One backend: writes the bombs as another program would, into a directory.
     let (dir, memory) = fixture_with(tight());
     for (what, yaml) in frontmatter_bombs() {
         let file = format!("/memories/bomb-{}.md", what.replace([' ', ','], "-"));
@@ -115,7 +117,7 @@ fn frontmatter_bombs_are_that_notes_problem_never_the_stores() {
     assert!(all.contains("levels deep"), "{all}");
 }
 
-#[test]
+both_backends! {
 fn a_note_with_an_alias_is_listed_as_other_with_its_problem() {
     let f = Fixture::new();
     f.memory
@@ -133,6 +135,7 @@ fn a_note_with_an_alias_is_listed_as_other_with_its_problem() {
         all.contains("problem: the frontmatter uses a YAML alias"),
         "{all}"
     );
+}
 }
 
 /// Control characters (and what else can disguise or break a line) in every
@@ -184,7 +187,7 @@ fn assert_clean_index(text: &str, context: &str) {
     }
 }
 
-#[test]
+both_backends! {
 fn control_characters_in_a_note_never_reach_the_index() {
     let f = Fixture::new();
     for (i, nasty) in NASTY.iter().enumerate() {
@@ -224,8 +227,9 @@ fn control_characters_in_a_note_never_reach_the_index() {
     assert!(index.contains("- [after](after.md) - after"), "{index}");
     assert!(!index.contains("first-line"), "{index}");
 }
+}
 
-#[test]
+both_backends! {
 fn a_memory_md_holding_binary_or_control_bytes_is_rebuilt_as_clean_text() {
     let f = Fixture::new();
     f.memory.create("/memories/a.md", "first\n").unwrap();
@@ -248,8 +252,9 @@ fn a_memory_md_holding_binary_or_control_bytes_is_rebuilt_as_clean_text() {
     // The agent's words survive the cleaning.
     assert!(f.read("MEMORY.md").contains("My text with NUL"));
 }
+}
 
-#[test]
+both_backends! {
 fn broken_or_moved_markers_leave_no_stale_block_behind() {
     let f = Fixture::new();
     f.memory.create("/memories/keep.md", "kept note\n").unwrap();
@@ -309,8 +314,9 @@ fn broken_or_moved_markers_leave_no_stale_block_behind() {
         f.plant("gone.md", "deleted note\n");
     }
 }
+}
 
-#[test]
+both_backends! {
 fn names_and_descriptions_cannot_forge_index_or_prompt_lines() {
     let f = Fixture::new();
     let forged = [
@@ -392,8 +398,9 @@ fn names_and_descriptions_cannot_forge_index_or_prompt_lines() {
         );
     }
 }
+}
 
-#[test]
+both_backends! {
 fn new_names_with_control_or_invisible_characters_are_refused() {
     let f = Fixture::new();
     f.memory.create("/memories/ok.md", "ok\n").unwrap();
@@ -449,4 +456,5 @@ fn new_names_with_control_or_invisible_characters_are_refused() {
             .unwrap()
             .contains("(fixed.md) - planted")
     );
+}
 }

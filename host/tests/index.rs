@@ -2,6 +2,7 @@
 //! memcap's back, the agent's own text kept, the prompt budget, and two
 //! processes writing notes at once.
 
+#[macro_use]
 mod common;
 
 use std::io::Write;
@@ -25,7 +26,7 @@ fn listed(index: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
+both_backends! {
 fn edits_made_behind_memcaps_back_show_in_the_next_index() {
     let f = Fixture::new();
     for (file, name) in [
@@ -105,9 +106,11 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
         ]
     );
 }
+}
 
 #[test]
 fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
+    // One backend: file times are a directory's (a database row changes with its version).
     // File times tick every few milliseconds, so memcap's write and another
     // program's can share a stamp: once a stamp is old enough to trust
     // (two seconds, whole seconds so up to three), the note is read once more.
@@ -130,7 +133,7 @@ fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
     );
 }
 
-#[test]
+both_backends! {
 fn the_agents_text_outside_the_markers_survives_every_rebuild() {
     let f = Fixture::new();
     // The agent starts MEMORY.md itself, before any note exists.
@@ -189,8 +192,9 @@ fn the_agents_text_outside_the_markers_survives_every_rebuild() {
     assert!(f.memory.prompt().unwrap().contains(mine_before));
     check(&f, &["- [C](c.md) - outside"]);
 }
+}
 
-#[test]
+both_backends! {
 fn an_empty_store_gets_no_index() {
     let f = Fixture::new();
     assert!(
@@ -207,8 +211,9 @@ fn an_empty_store_gets_no_index() {
     );
     assert!(!f.exists("MEMORY.md"));
 }
+}
 
-#[test]
+both_backends! {
 fn five_hundred_notes_keep_the_prompt_within_budget_and_say_what_is_left_out() {
     let f = Fixture::new();
     for i in 0..500 {
@@ -251,8 +256,9 @@ fn five_hundred_notes_keep_the_prompt_within_budget_and_say_what_is_left_out() {
             .starts_with("500 notes in /memories:")
     );
 }
+}
 
-#[test]
+both_backends! {
 fn two_processes_writing_different_notes_both_land_in_the_index() {
     const EACH: usize = 40;
     let f = Fixture::new();
@@ -285,12 +291,14 @@ fn two_processes_writing_different_notes_both_land_in_the_index() {
     let fresh = f.reopen().memory_view(false).unwrap();
     assert_eq!(fresh, on_disk);
 }
+}
 
 /// Puts something memcap cannot rewrite at the index path.
 type MakeIndex<'a> = dyn Fn(&std::path::Path) + 'a;
 
 #[test]
 fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
+    // One backend: file permissions are a directory's.
     let f = Fixture::directory();
     f.plant("a.md", note("A", "first", "user"));
     let outside = f.dir.path().join("outside.md");
@@ -331,6 +339,7 @@ fn a_memory_md_memcap_cannot_rewrite_does_not_hide_the_notes() {
 
 #[test]
 fn a_damaged_or_missing_journal_costs_a_rebuild_never_a_wrong_index() {
+    // One backend: damages the journal file as another program would.
     let f = Fixture::directory();
     for name in ["a", "b", "c"] {
         f.memory
@@ -394,6 +403,7 @@ fn a_damaged_or_missing_journal_costs_a_rebuild_never_a_wrong_index() {
 
 #[test]
 fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
+    // One backend: edits in place behind memcap's back are a directory's (the database tells every change).
     // Rewritten in place (no directory changes), with an old modification
     // time: only the periodic walk of every file can see it. The bound is
     // stated in the WIT docs; this waits it out once.
@@ -422,6 +432,7 @@ fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
 
 #[test]
 fn a_walk_one_process_left_unfinished_goes_on_in_the_next() {
+    // One backend: the walk of a directory's files.
     // One-shot processes (the CLI, Wassette) each make one call. A walk
     // the time budget stopped had recorded a directory's stamp before
     // listing its subdirectories; the next process trusted the stamp and

@@ -4,6 +4,7 @@
 //! memcap's back, must leave exactly the index, listing and totals a rebuild
 //! from the files gives.
 
+#[macro_use]
 mod common;
 
 use std::time::{Duration, SystemTime};
@@ -122,7 +123,7 @@ fn note(name: &str) -> String {
     format!("---\nname: {name}\ndescription: {name} described\ntype: project\n---\n\nBody.\n")
 }
 
-#[test]
+both_backends! {
 fn changes_from_new_hosts_leave_what_a_rebuild_shows() {
     let (f, notes) = store();
     let fresh = || f.reopen();
@@ -171,8 +172,9 @@ fn changes_from_new_hosts_leave_what_a_rebuild_shows() {
     drop(memory);
     check(&f, "230 most recent deleted", true);
 }
+}
 
-#[test]
+both_backends! {
 fn changes_behind_memcaps_back_leave_what_a_rebuild_shows() {
     let (f, notes) = store();
     // Another program deletes the 250 most recent notes, rewrites an old one
@@ -190,8 +192,9 @@ fn changes_behind_memcaps_back_leave_what_a_rebuild_shows() {
     f.plant("elsewhere/added.md", note("Added"));
     check(&f, "changed by another program", false);
 }
+}
 
-#[test]
+both_backends! {
 fn a_damaged_snapshot_costs_a_rebuild_never_a_failed_call() {
     let (f, _) = store();
     // Every block garbled, then 16 bytes in the middle of one; the head (read
@@ -227,6 +230,7 @@ fn a_damaged_snapshot_costs_a_rebuild_never_a_failed_call() {
         check(&f, case, true);
     }
 }
+}
 
 /// The number after `key` in the journal's JSON header line.
 fn number_after(header: &str, key: &str) -> usize {
@@ -252,7 +256,7 @@ fn walk(f: &Fixture) -> Vec<String> {
     out
 }
 
-#[test]
+both_backends! {
 fn a_burst_of_young_notes_is_read_from_the_journal_not_rebuilt() {
     // Past the 400 most recent notes, the snapshot's head holds every note
     // changed since the last once-more read of young stamps: a new host must
@@ -291,4 +295,5 @@ fn a_burst_of_young_notes_is_read_from_the_journal_not_rebuilt() {
     memory.changed(&["/memories/old.md".to_owned()]).unwrap();
     let listing = every_note(&memory);
     assert!(listing.contains("Behind described"), "{listing}");
+}
 }

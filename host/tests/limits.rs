@@ -1,5 +1,6 @@
 //! A runaway or greedy guest becomes an error result and the host lives on.
 
+#[macro_use]
 mod common;
 
 use std::time::{Duration, Instant};
@@ -8,6 +9,7 @@ use memcap::{Limits, ToolErrorKind};
 
 #[test]
 fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
+    // One backend: the deadline is the runtime's, the same whatever the store.
     let (dir, memory) = common::open_with(Limits {
         call_timeout: Duration::from_millis(10),
         ..Limits::default()
@@ -35,6 +37,7 @@ fn a_call_past_its_deadline_is_stopped_and_the_next_call_works() {
 
 #[test]
 fn a_guest_out_of_memory_is_reported_and_replaced() {
+    // One backend: the memory limit is the runtime's, the same whatever the store.
     let (dir, memory) = common::open_with(Limits {
         memory_bytes: 4 << 20,
         ..Limits::default()
@@ -51,6 +54,7 @@ fn a_guest_out_of_memory_is_reported_and_replaced() {
 
 #[test]
 fn oversized_input_is_refused_before_the_guest_sees_it() {
+    // One backend: the input is refused before any store is touched.
     let (dir, memory) = common::open_with(Limits {
         max_input_bytes: 1000,
         ..Limits::default()
@@ -70,7 +74,7 @@ fn oversized_input_is_refused_before_the_guest_sees_it() {
     assert!(!dir.path().join("memories/a.txt").exists());
 }
 
-#[test]
+both_backends! {
 fn files_over_eight_mib_are_refused_by_the_guest() {
     let f = common::Fixture::new();
     f.plant("huge.txt", "h".repeat((8 << 20) + 1));
@@ -85,4 +89,5 @@ fn files_over_eight_mib_are_refused_by_the_guest() {
         .unwrap_err();
     assert_eq!(e.kind, ToolErrorKind::TooLarge, "{}", e.message);
     assert!(!f.exists("new.txt"));
+}
 }

@@ -2,6 +2,7 @@
 //! transport's limit (which the MCP library drops without a word) gets a
 //! JSON-RPC error with its id, and the server goes on serving.
 
+#[macro_use]
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
@@ -9,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-#[test]
+both_backends! {
 fn a_message_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
     let f = common::Fixture::new();
     let mut server = Command::new(env!("CARGO_BIN_EXE_memcap"))
@@ -77,4 +78,5 @@ fn a_message_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
     assert!(!f.exists("n2.md") && !f.exists("n3.md") && f.exists("n4.md"));
     server.kill().unwrap();
     server.wait().unwrap();
+}
 }

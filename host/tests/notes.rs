@@ -1,6 +1,7 @@
 //! Typed notes through the real component: the agent scenario of issue 3,
 //! the note commands' errors, and frontmatter as other tools write it.
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -32,7 +33,7 @@ fn index_lines(index: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
+both_backends! {
 fn agent_scenario_save_read_update_delete_list() {
     let f = Fixture::new();
 
@@ -158,8 +159,9 @@ fn agent_scenario_save_read_update_delete_list() {
         )
     );
 }
+}
 
-#[test]
+both_backends! {
 fn note_commands_refuse_with_errors_that_say_what_to_do() {
     let f = Fixture::new();
     let bad_type = call_err(
@@ -239,8 +241,9 @@ fn note_commands_refuse_with_errors_that_say_what_to_do() {
         "{again}"
     );
 }
+}
 
-#[test]
+both_backends! {
 fn frontmatter_edge_cases_still_give_notes() {
     let f = Fixture::new();
     f.plant("plain.md", "# Shopping\n\nMilk and eggs.\n");
@@ -333,4 +336,5 @@ fn frontmatter_edge_cases_still_give_notes() {
     );
     let team = f.memory.memory_read(&["people".to_owned()]).unwrap();
     assert!(team.starts_with("=== /memories/people/team/alice.md (reference: Alice) ==="));
+}
 }

@@ -2,6 +2,7 @@
 //! refused with what to send: no filter or bound is silently dropped, no
 //! number wraps, and a host's report of many paths stays bounded.
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -27,7 +28,7 @@ fn with_alpha() -> Fixture {
     f
 }
 
-#[test]
+both_backends! {
 fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
     let f = with_alpha();
     for (input, says) in [
@@ -87,8 +88,9 @@ fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
     );
     assert!(!error, "{content}");
 }
+}
 
-#[test]
+both_backends! {
 fn a_report_of_many_paths_is_bounded() {
     let f = Fixture::new();
     f.memory.create("/memories/a.md", "a\n").unwrap();
@@ -103,8 +105,9 @@ fn a_report_of_many_paths_is_bounded() {
         start.elapsed()
     );
 }
+}
 
-#[test]
+both_backends! {
 fn echoed_input_is_cut() {
     let f = with_alpha();
     let query = format!("alpha {}", "word ".repeat(200_000));
@@ -128,4 +131,5 @@ fn echoed_input_is_cut() {
     assert!(error);
     assert!(content.len() < 5_000, "{} bytes", content.len());
     assert!(content.contains("cut:"), "{content}");
+}
 }

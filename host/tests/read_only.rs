@@ -3,11 +3,12 @@
 //! `denied` before it runs, however the input is spelled; reads, views and
 //! searches answer as usual.
 
+#[macro_use]
 mod common;
 
 use memcap::{NoteType, Role, ToolErrorKind};
 
-#[test]
+both_backends! {
 fn every_change_is_refused_and_every_read_answers() {
     let f = common::Fixture::new();
     f.memory.create("/memories/a.md", "alpha line\n").unwrap();
@@ -66,8 +67,9 @@ fn every_change_is_refused_and_every_read_answers() {
     f.memory.create("/memories/b.md", "bravo\n").unwrap();
     assert!(ro.view("/memories", None).unwrap().contains("b.md"));
 }
+}
 
-#[test]
+both_backends! {
 fn the_cli_read_only_flag_refuses_changes() {
     let f = common::Fixture::new();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
@@ -78,4 +80,5 @@ fn the_cli_read_only_flag_refuses_changes() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("read-only"));
     assert!(!f.exists("x.md"));
+}
 }

@@ -2,6 +2,7 @@
 //! store, and a 100,000-note store with no journal (and, where the machine
 //! allows it, a cold page cache) that answers every call.
 
+#[macro_use]
 mod common;
 
 use common::{Fixture, snapshot};
@@ -9,6 +10,7 @@ use memcap::{Limits, Memory, NoteType, ToolErrorKind as K};
 
 #[test]
 fn a_change_past_the_quota_is_refused_and_writes_nothing() {
+    // One backend: counts files another program put in the directory.
     let (dir, memory) = common::open_with(Limits {
         max_store_files: 4,
         max_store_bytes: 2_000,
@@ -69,7 +71,7 @@ fn a_change_past_the_quota_is_refused_and_writes_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("over its limit of 3"));
 }
 
-#[test]
+both_backends! {
 fn long_answers_page_with_a_line_saying_how_to_get_the_rest() {
     let f = Fixture::new();
     for i in 0..120 {
@@ -149,8 +151,9 @@ fn long_answers_page_with_a_line_saying_how_to_get_the_rest() {
         &three[three.len() - 300..]
     );
 }
+}
 
-#[test]
+both_backends! {
 fn a_directory_listing_stops_at_a_thousand_entries_and_says_so() {
     let f = Fixture::new();
     for i in 0..1_500 {
@@ -161,6 +164,7 @@ fn a_directory_listing_stops_at_a_thousand_entries_and_says_so() {
     assert!(listing.ends_with(
         "… the listing stops here: memcap lists at most 1000 entries. View a subdirectory to see what it holds."
     ));
+}
 }
 
 /// Drops the page cache when the machine lets this process (root, not in a
@@ -175,6 +179,7 @@ fn drop_page_cache() {
 
 #[test]
 fn a_hundred_thousand_notes_with_no_journal_answer_every_call() {
+    // One backend: drops a directory's page cache; the database's 100,000-note figures are in `just bench`.
     // The page cache dropped is a directory's; the database's 100,000-note
     // namespace is `search.rs`'s.
     let f = Fixture::directory();
@@ -233,6 +238,7 @@ fn a_hundred_thousand_notes_with_no_journal_answer_every_call() {
 
 #[test]
 fn memory_md_growth_never_takes_the_store_past_its_quota() {
+    // One backend: fills a directory to the byte by writing its files directly.
     let limit = 20_000;
     let (dir, memory) = common::open_with(Limits {
         max_store_bytes: limit,
@@ -305,7 +311,7 @@ fn memory_md_growth_never_takes_the_store_past_its_quota() {
     assert!(snapshot(&dir.path().join("memories"), false).is_empty());
 }
 
-#[test]
+both_backends! {
 fn a_store_too_large_to_index_in_one_call_is_indexed_across_calls_that_answer() {
     // 24 notes of 1 MiB of words: taking them all in at once runs past the
     // 10 s limit, call after call, and nothing is ever saved. Taken in
@@ -348,6 +354,7 @@ fn a_store_too_large_to_index_in_one_call_is_indexed_across_calls_that_answer() 
         "{hits:?}"
     );
 }
+}
 
 /// A note of `bytes` bytes, every line a relation: `- r [[B123]]`.
 fn relation_note(bytes: usize, tag: &str) -> String {
@@ -360,7 +367,7 @@ fn relation_note(bytes: usize, tag: &str) -> String {
     text
 }
 
-#[test]
+both_backends! {
 fn one_huge_note_is_indexed_in_part_and_never_takes_the_others_down() {
     // 4.4 MB of 280,000 relation lines: the create was reported as stopped
     // for memory, yet landed, and every index call after it failed.
@@ -407,8 +414,9 @@ fn one_huge_note_is_indexed_in_part_and_never_takes_the_others_down() {
     memory.delete("/memories/huge.md").unwrap();
     assert_eq!(memory.memory_stats().unwrap().cut.len(), 5);
 }
+}
 
-#[test]
+both_backends! {
 fn a_long_lived_host_takes_large_notes_one_by_one_within_its_memory() {
     // Notes of 6 MB each, one a call, in one warm instance: the indexes
     // kept all of every note, and the 6th create was stopped for memory,
@@ -447,4 +455,5 @@ fn a_long_lived_host_takes_large_notes_one_by_one_within_its_memory() {
     assert_eq!(hits.results[0].path, "/memories/big0.md", "{hits:?}");
     let stats = memory.memory_stats().unwrap();
     assert_eq!(stats.cut.len(), 10, "{stats:?}");
+}
 }

@@ -2,6 +2,7 @@
 //! component: ranking basics, bounds and aliases, the typed functions, the
 //! freshness rules, and the path rules `memory_get` shares with `view`.
 
+#[macro_use]
 mod common;
 
 use common::Fixture;
@@ -39,7 +40,7 @@ fn write(f: &Fixture, path: &str, text: &str) {
     assert!(!result.is_error, "{}", result.content);
 }
 
-#[test]
+both_backends! {
 fn a_long_note_is_indexed_to_its_end() {
     // WASI hosts cut one read short (at 64 KiB here): the index reads on.
     let f = Fixture::new();
@@ -47,8 +48,9 @@ fn a_long_note_is_indexed_to_its_end() {
     write(&f, "long.md", &format!("{filler}the quokka lives here\n"));
     assert_eq!(found(&f, "quokka"), ["/memories/long.md"]);
 }
+}
 
-#[test]
+both_backends! {
 fn ranking_finds_terms_stems_case_accents_and_cjk() {
     let f = Fixture::new();
     write(
@@ -80,8 +82,9 @@ fn ranking_finds_terms_stems_case_accents_and_cjk() {
     assert_eq!(found(&f, "東京"), ["/memories/tokyo.md"]);
     assert!(found(&f, "kubernetes").is_empty());
 }
+}
 
-#[test]
+both_backends! {
 fn a_passage_with_every_word_ranks_above_one_with_some() {
     // Keywords only: the scores are BM25's, scaled by the fixed formula.
     let f = Fixture::with_vectors(false);
@@ -123,8 +126,9 @@ fn a_passage_with_every_word_ranks_above_one_with_some() {
         assert!(r["score"].as_f64().unwrap() >= 0.5, "{r}");
     }
 }
+}
 
-#[test]
+both_backends! {
 fn a_phrase_like_query_prefers_its_words_on_one_line() {
     // Both notes hold "release" and "freeze" once, in as many words: only
     // one says them together, as the question does.
@@ -148,8 +152,9 @@ fn a_phrase_like_query_prefers_its_words_on_one_line() {
     assert_eq!(results[1]["path"], "/memories/scattered.md", "{answer}");
     assert!(results[0]["score"].as_f64() > results[1]["score"].as_f64());
 }
+}
 
-#[test]
+both_backends! {
 fn results_name_lines_and_text_as_the_file_holds_them() {
     let f = Fixture::new();
     let mut text = String::from("# Notes\n");
@@ -175,8 +180,9 @@ fn results_name_lines_and_text_as_the_file_holds_them() {
     assert_eq!(got["text"], hit["text"]);
     assert_eq!(got["totalLines"], 44);
 }
+}
 
-#[test]
+both_backends! {
 fn bounds_aliases_and_bad_values() {
     let f = Fixture::new();
     for i in 0..25 {
@@ -238,8 +244,9 @@ fn bounds_aliases_and_bad_values() {
         assert!(message.contains(names), "{input}: {message}");
     }
 }
+}
 
-#[test]
+both_backends! {
 fn sources_filter_what_is_searched() {
     let f = Fixture::new();
     write(&f, "a.md", "apple\n");
@@ -264,8 +271,9 @@ fn sources_filter_what_is_searched() {
         );
     }
 }
+}
 
-#[test]
+both_backends! {
 fn the_typed_functions_answer_records() {
     let f = Fixture::new();
     write(&f, "db.md", "We chose Postgres.\nIt has JSON.\n");
@@ -317,8 +325,9 @@ fn the_typed_functions_answer_records() {
     assert!(stats.index_bytes > 0);
     assert!(stats.indexed_at.unwrap().ends_with('Z'));
 }
+}
 
-#[test]
+both_backends! {
 fn memory_get_ranges_counts_and_the_cap() {
     let f = Fixture::new();
     let text: String = (1..=10).map(|i| format!("line {i}\n")).collect();
@@ -385,9 +394,11 @@ fn memory_get_ranges_counts_and_the_cap() {
     assert_eq!(next["lines"], "241-401");
     assert!(next.get("more").is_none());
 }
+}
 
 #[test]
 fn memory_get_keeps_views_path_rules() {
+    // One backend: the rules on links are a directory's.
     // A link to outside is a directory's.
     let f = Fixture::directory();
     write(&f, "a.md", "a\n");
@@ -409,7 +420,7 @@ fn memory_get_keeps_views_path_rules() {
     }
 }
 
-#[test]
+both_backends! {
 fn changes_through_memcap_and_other_programs_show_on_the_next_call() {
     let f = Fixture::new();
     write(&f, "a.md", "the zebra crossing\n");
@@ -434,8 +445,9 @@ fn changes_through_memcap_and_other_programs_show_on_the_next_call() {
     f.remove("d.md");
     assert!(found(&f, "walrus").is_empty());
 }
+}
 
-#[test]
+both_backends! {
 fn a_result_never_names_lines_a_file_no_longer_holds() {
     let f = Fixture::new();
     let text: String = (1..=30)
@@ -467,6 +479,7 @@ fn a_result_never_names_lines_a_file_no_longer_holds() {
     let stats = call(&f, json!({"command": "memory_stats"}));
     assert_eq!(stats["changedSinceIndexed"], 0, "{stats}");
 }
+}
 
 /// A note that says "car commute" in other words, and one about nothing
 /// like it.
@@ -495,7 +508,7 @@ fn generation(f: &Fixture) -> u64 {
     header["generation"].as_u64().unwrap()
 }
 
-#[test]
+both_backends! {
 fn vectors_find_a_passage_that_says_it_in_other_words() {
     let f = Fixture::new();
     let query = json!({"command": "memory_search", "query": PARAPHRASE, "minScore": 0});
@@ -555,8 +568,9 @@ fn vectors_find_a_passage_that_says_it_in_other_words() {
     assert_eq!(answer.method, "hybrid");
     assert_eq!(answer.results[0].path, "/memories/commute.md");
 }
+}
 
-#[test]
+both_backends! {
 fn a_passage_found_by_its_vector_is_read_back_too() {
     let f = Fixture::new();
     commute_and_cake(&f);
@@ -581,8 +595,9 @@ fn a_passage_found_by_its_vector_is_read_back_too() {
     );
     assert!(!search().contains(&"/memories/commute.md".to_owned()));
 }
+}
 
-#[test]
+both_backends! {
 fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
     let f = Fixture::new();
     write(&f, "a.md", "the heron\n");
@@ -614,8 +629,9 @@ fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
         "/memories/b.md"
     );
 }
+}
 
-#[test]
+both_backends! {
 fn two_processes_write_while_a_third_searches() {
     let f = Fixture::new();
     const NOTES: usize = 40;
@@ -674,8 +690,9 @@ fn two_processes_write_while_a_third_searches() {
         }
     }
 }
+}
 
-#[test]
+both_backends! {
 fn a_hundred_thousand_note_store_answers_searches() {
     let f = Fixture::new();
     f.plant_many(
@@ -717,8 +734,9 @@ fn a_hundred_thousand_note_store_answers_searches() {
     assert_eq!(answer.results.len(), 20);
     assert_eq!(fresh.memory_stats().unwrap().total_files, 100_000);
 }
+}
 
-#[test]
+both_backends! {
 fn a_file_memcap_cannot_read_back_is_not_searched() {
     let f = Fixture::new();
     write(&f, "small.md", "the okapi lives here\n");
@@ -735,4 +753,5 @@ fn a_file_memcap_cannot_read_back_is_not_searched() {
         e.contains("too large") || e.contains("8 MiB") || e.contains("over"),
         "{e}"
     );
+}
 }

@@ -108,6 +108,7 @@ fn other_process_view(root: &Path) -> (std::process::Output, Duration) {
 }
 
 #[test]
+#[ignore = "needs FUSE (root, /dev/fuse, libfuse3) and ./dev setup's mfusepy: cargo test -p memcap-host --test stalled_fs -- --ignored"]
 fn a_file_system_that_stops_answering_holds_no_caller_past_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let Some(stalled) = Stalled::mount(dir.path()) else {

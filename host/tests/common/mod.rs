@@ -10,9 +10,9 @@ use std::path::Path;
 use memcap::{Entry, HostEdit, Limits, Memory};
 
 /// A fresh store and a handle on it: a memory directory (inside its own
-/// tempdir), or with `MEMCAP_TEST_BACKEND=database` a namespace of its own
-/// in the database `MEMCAP_TEST_STORE` names, so one suite runs on both
-/// backends. The helpers reach the files as another program would.
+/// tempdir), or in a test's database variant (made by [`both_backends!`]) a
+/// namespace of its own in the database `MEMCAP_TEST_STORE` names. The
+/// helpers reach the files as another program would.
 pub struct Fixture {
     pub dir: tempfile::TempDir,
     pub memory: Memory,
@@ -20,9 +20,49 @@ pub struct Fixture {
     namespace: Option<String>,
 }
 
-/// Whether the suites run on the database backend.
+thread_local! {
+    /// Whether this test thread runs a test's database variant.
+    static ON_DATABASE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this test runs on the database backend (its fixtures are
+/// database namespaces).
 pub fn on_database() -> bool {
-    std::env::var("MEMCAP_TEST_BACKEND").is_ok_and(|b| b == "database")
+    ON_DATABASE.with(std::cell::Cell::get)
+}
+
+/// Runs a test body with its fixtures on the database backend.
+pub fn on_database_backend(body: impl FnOnce()) {
+    ON_DATABASE.with(|on| on.set(true));
+    body();
+}
+
+/// A test of the store, run on both backends by construction: `NAME` becomes
+/// `NAME::directory` and `NAME::database`, whose [`Fixture`]s are
+/// directories and database namespaces. The database variant is ignored in
+/// a plain `cargo test`, since it needs PostgreSQL; `./dev test` runs it on
+/// a throwaway cluster (`tests/postgres/with-cluster cargo test -p
+/// memcap-host -- --include-ignored`). A test of what only a directory has
+/// stays a plain `#[test]` on [`Fixture::directory`] and says why.
+#[macro_export]
+macro_rules! both_backends {
+    ($(#[$meta:meta])* fn $name:ident() $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            $(#[$meta])*
+            #[test]
+            fn directory() $body
+
+            $(#[$meta])*
+            #[test]
+            #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
+            fn database() {
+                $crate::common::on_database_backend(|| $body)
+            }
+        }
+    };
 }
 
 /// The database the database backend's tests use.
