@@ -50,6 +50,19 @@ impl NoteFacts {
     }
 }
 
+/// Where a record the derived indexes follow comes from, and so when they
+/// take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// This call's change, taken at once (unless others wait before it).
+    Now,
+    /// This call's change, left until the indexes are asked.
+    Deferred,
+    /// Replayed from the journal another process appended to: queued, the
+    /// note's facts being those its writer found.
+    Replayed,
+}
+
 /// An index derived from the notes.
 pub trait DerivedIndex {
     /// Its name in the journal: unique among the registered indexes.
@@ -294,28 +307,28 @@ impl Derived {
     }
 
     /// Hands one of the catalog's records to every index, or queues it
-    /// (when `deferred`, `replayed`, or others wait); returns what they
-    /// learned of a note put (for a queued one, what they would: nothing for
-    /// a `replayed` record, whose writer's facts the catalog keeps).
-    /// `known`: the note's bytes, when the walk that found it read it whole.
+    /// (unless it arrives [`Arrival::Now`], or while others wait); returns
+    /// what they learned of a note put (for a queued one, what they would:
+    /// nothing for a replayed record, whose writer's facts the catalog
+    /// keeps). `known`: the note's bytes, when the walk that found it read
+    /// it whole.
     pub fn follow(
         &mut self,
         io: &Io,
         record: &Record,
         known: Option<Vec<u8>>,
-        replayed: bool,
-        deferred: bool,
+        arrival: Arrival,
     ) -> Result<NoteFacts, FsError> {
         if self.indexes.is_empty() || !matches!(record, Record::Put(_) | Record::Del(_)) {
             return Ok(NoteFacts::default());
         }
-        if self.live && self.behind.is_empty() && !replayed && !deferred {
+        if self.live && self.behind.is_empty() && arrival == Arrival::Now {
             self.taken += 1;
             return self.apply(io, record, known);
         }
         self.behind.push(record.clone());
         Ok(match record {
-            Record::Put(entry) if !replayed => {
+            Record::Put(entry) if arrival != Arrival::Replayed => {
                 let text = match known {
                     Some(bytes) => crate::files::indexed_text(bytes),
                     None => crate::files::read_indexed(io, &entry.path),

@@ -51,7 +51,7 @@ pub(super) fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
 /// ([`index::RENDER_VERSION`]), and the mounts (which notes it lists), as
 /// the stamps of their directories show them.
 fn render_key(catalog: &Catalog) -> u64 {
-    let mounts = [SHARED, EXTRA].map(|dir| catalog.dirs.get(dir).copied());
+    let mounts = [SHARED, EXTRA].map(|dir| catalog.walk.dirs.get(dir).copied());
     let key = format!(
         "{} {} {mounts:?}",
         env!("CARGO_PKG_VERSION"),
@@ -64,7 +64,7 @@ fn render_key(catalog: &Catalog) -> u64 {
 /// it is (the file's stamp the marked one, no note changed since, the same
 /// [`render_key`]): the file is read, not rendered and compared again.
 fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Option<String> {
-    let mark = catalog.index_mark.as_ref()?;
+    let mark = catalog.memory_md.index_mark.as_ref()?;
     if catalog.incomplete() || mark.key != render_key(catalog) {
         return None;
     }
@@ -74,7 +74,7 @@ fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) 
             && stamp.hash == mark.identity
     };
     // A warm instance holds the bytes: one stamp shows they are the file's.
-    if let Some(kept) = &catalog.index_file
+    if let Some(kept) = &catalog.memory_md.index_file
         && marked(&kept.stamp)
         && files::stamp(io, path).ok() == Some(kept.stamp)
     {
@@ -85,7 +85,7 @@ fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) 
         return None;
     }
     let text = String::from_utf8(bytes).ok()?;
-    catalog.index_file = Some(KeptIndex {
+    catalog.memory_md.index_file = Some(KeptIndex {
         bytes: text.clone().into_bytes(),
         stamp,
         parts: None,
@@ -112,7 +112,7 @@ fn mark_index(io: &Io, catalog: &mut Catalog, stamp: Stamp) {
         identity: stamp.hash,
         key: render_key(catalog),
     };
-    if catalog.index_mark.as_ref() != Some(&mark) {
+    if catalog.memory_md.index_mark.as_ref() != Some(&mark) {
         // Only saves work later: a mark not kept costs a render.
         let _ = catalog.record(Record::Index(mark));
     }
@@ -122,9 +122,9 @@ fn mark_index(io: &Io, catalog: &mut Catalog, stamp: Stamp) {
 fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Result<String> {
     let mut last_error = None;
     // A kept copy that turns out stale does not use up an attempt.
-    let attempts = ATTEMPTS + usize::from(catalog.index_file.is_some());
+    let attempts = ATTEMPTS + usize::from(catalog.memory_md.index_file.is_some());
     for _ in 0..attempts {
-        let kept = catalog.index_file.take();
+        let kept = catalog.memory_md.index_file.take();
         let from_kept = kept.is_some();
         let existing = match kept {
             Some(kept) => Some(kept),
@@ -167,13 +167,13 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
             if from_kept && files::stamp(io, path).ok() != Some(kept.stamp) {
                 continue;
             }
-            catalog.index_file = existing.map(|kept| KeptIndex {
+            catalog.memory_md.index_file = existing.map(|kept| KeptIndex {
                 parts: new_parts,
                 ..kept
             });
             // As a render writes it. (A file this call writes is too young
             // to mark: a later call's render finds it so.)
-            if let Some(kept) = &catalog.index_file {
+            if let Some(kept) = &catalog.memory_md.index_file {
                 mark_index(io, catalog, kept.stamp);
             }
             return Ok(new);
@@ -187,7 +187,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
         };
         match written {
             Ok(stamp) => {
-                catalog.index_file = Some(KeptIndex {
+                catalog.memory_md.index_file = Some(KeptIndex {
                     bytes: new.clone().into_bytes(),
                     stamp,
                     parts: new_parts,

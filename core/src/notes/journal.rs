@@ -7,6 +7,7 @@
 //! fresh snapshot under a new generation. Not synced: it is a cache, and a
 //! lost or torn record only means a note is read again.
 
+use crate::notes::derived::Arrival;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
@@ -146,13 +147,14 @@ impl Catalog {
         }
         let blocks = head.take_blocks(Rc::clone(&file), head_end as u64, header.blocks)?;
         let mut catalog = Self::from_snapshot(head, blocks, registry)?;
-        catalog.generation = header.generation;
+        catalog.journal.generation = header.generation;
         // Each index reads its part when it wants it (most calls never do).
         let restored = catalog
+            .feed
             .derived
             .restore(io, &header.derived, &file, blocks_end);
         catalog.apply(io, &tail[1..], end + 1).ok()?;
-        catalog.replayed = catalog.records;
+        catalog.journal.replayed = catalog.journal.records;
         if !restored {
             // A part of another version, or damaged, or of another model:
             // that index (cleared) is built again from every note, and saved,
@@ -169,10 +171,10 @@ impl Catalog {
     /// removed), so it must be read again from the start.
     pub(super) fn catch_up(&mut self, io: &Io) -> Result<bool, FsError> {
         // As this instance last left it: nothing to apply, for one stat.
-        if let Some(seen) = self.journal_seen.take()
+        if let Some(seen) = self.journal.journal_seen.take()
             && io.fs.stat(JOURNAL, false) == Ok(seen)
         {
-            self.journal_seen = Some(seen);
+            self.journal.journal_seen = Some(seen);
             return Ok(true);
         }
         // One handle for both reads, so a rewrite between them cannot mix
@@ -185,13 +187,13 @@ impl Catalog {
         let Ok(head) = files::read_to_end(&*file, 0, Some(512), None) else {
             return Ok(false);
         };
-        if header(&head).map(|(h, _)| h.generation) != Some(self.generation) {
+        if header(&head).map(|(h, _)| h.generation) != Some(self.journal.generation) {
             return Ok(false);
         }
-        let tail = files::read_to_end(&*file, self.applied, None, None)?;
-        self.apply(io, &tail, self.applied)?;
+        let tail = files::read_to_end(&*file, self.journal.applied, None, None)?;
+        self.apply(io, &tail, self.journal.applied)?;
         // Not when it ends in a torn line: the next save must see its end.
-        self.journal_seen = seen.filter(|st| st.size == self.applied);
+        self.journal.journal_seen = seen.filter(|st| st.size == self.journal.applied);
         Ok(true)
     }
 
@@ -200,24 +202,27 @@ impl Catalog {
     /// walk rereads those notes. The derived indexes take each record too.
     fn apply(&mut self, io: &Io, bytes: &[u8], base: u64) -> Result<(), FsError> {
         let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') else {
-            self.applied = base;
+            self.journal.applied = base;
             return Ok(());
         };
         for line in bytes[..last_newline].split(|&b| b == b'\n') {
             if let Ok(mut record) = serde_json::from_slice::<Record>(line) {
                 // The writer's entry holds the facts its indexes found; an
                 // index of another version here may count otherwise.
-                let facts = self.derived.follow(io, &record, None, true, false)?;
+                let facts = self
+                    .feed
+                    .derived
+                    .follow(io, &record, None, Arrival::Replayed)?;
                 if let Record::Put(entry) = &record
                     && let Some(updated) = entry.with_facts(facts)
                 {
                     record = Record::Put(std::rc::Rc::new(updated));
                 }
                 self.apply_record(record)?;
-                self.records += 1;
+                self.journal.records += 1;
             }
         }
-        self.applied = base + last_newline as u64 + 1;
+        self.journal.applied = base + last_newline as u64 + 1;
         Ok(())
     }
 
@@ -229,11 +234,11 @@ impl Catalog {
         // names saves them, so the next process does not take them again.
         let may_take = (self.len() / NOTES_PER_TAKEN_BEFORE_SAVE)
             .clamp(*TAKEN_BEFORE_SAVE.start(), *TAKEN_BEFORE_SAVE.end());
-        if self.derived.taken > may_take {
+        if self.feed.derived.taken > may_take {
             return self.compact(io);
         }
-        let replayed = std::mem::take(&mut self.replayed);
-        if self.pending.is_empty() {
+        let replayed = std::mem::take(&mut self.journal.replayed);
+        if self.journal.pending.is_empty() {
             // Nothing to append: opening the journal to write (and writing
             // nothing) shows whether the store takes the rewrite.
             if replayed > REPLAYED_BEFORE_SAVE && io.fs.write_at(JOURNAL, 0, &[]).is_ok() {
@@ -241,36 +246,37 @@ impl Catalog {
             }
             return Ok(());
         }
-        if self.records + self.pending.len() > self.len() / 8 + 128 {
+        if self.journal.records + self.journal.pending.len() > self.len() / 8 + 128 {
             return self.compact(io);
         }
         let mut bytes = Vec::new();
-        for record in &self.pending {
+        for record in &self.journal.pending {
             serde_json::to_writer(&mut bytes, record).map_err(|_| FsError::Other)?;
             bytes.push(b'\n');
         }
         // Its end is known when this call found it as this instance left it
         // (the host's lock keeps other writers out meanwhile).
-        let known = self.journal_seen.take().map(|st| st.size);
+        let known = self.journal.journal_seen.take().map(|st| st.size);
         let mut end = match known {
-            Some(end) if end == self.applied => end,
+            Some(end) if end == self.journal.applied => end,
             _ => match io.fs.stat(JOURNAL, false) {
                 Ok(st) if st.kind == Kind::File => st.size,
                 // Gone, or something else in its place: write a fresh one there.
                 _ => return self.compact(io),
             },
         };
-        if end != self.applied {
+        if end != self.journal.applied {
             // Bytes of a torn write: end them so our first line stands alone.
             bytes.insert(0, b'\n');
         }
         let written = io.fs.write_at_stat(JOURNAL, end, &bytes)?;
         end += bytes.len() as u64;
-        self.records += self.pending.len();
+        self.journal.records += self.journal.pending.len();
         self.clear_pending();
-        self.applied = end;
+        self.journal.applied = end;
         // As the next call will find it, unless another process wrote since.
-        self.journal_seen = Some(written).filter(|st| st.kind == Kind::File && st.size == end);
+        self.journal.journal_seen =
+            Some(written).filter(|st| st.kind == Kind::File && st.size == end);
         if replayed > REPLAYED_BEFORE_SAVE {
             // The append went through, so the store takes writes.
             return self.compact(io);
@@ -285,18 +291,18 @@ impl Catalog {
         self.clear_pending();
         // The indexes take what waited before the catalog is written, so it
         // is written with what they found.
-        for (entry, facts) in self.derived.settle(io)? {
+        for (entry, facts) in self.feed.derived.settle(io)? {
             if let Some(updated) = self.corrected(&entry, facts) {
                 self.put(Rc::new(updated))?;
             }
         }
         // Saved now, or never from this instance (a store it may only read).
-        self.derived.taken = 0;
+        self.feed.derived.taken = 0;
         let (head, entries) = self.snapshot_parts()?;
         let (head, blocks) =
             snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| FsError::Other)?;
         let generation = io.env.random_u64();
-        let (parts, derived) = self.derived.persist();
+        let (parts, derived) = self.feed.derived.persist();
         let header = Header {
             memcap_notes: FORMAT,
             generation,
@@ -321,10 +327,10 @@ impl Catalog {
         }
         bytes.push(b'\n');
         files::put_private(io, JOURNAL, &bytes)?;
-        self.generation = generation;
-        self.applied = bytes.len() as u64;
-        self.records = 0;
-        self.journal_seen = journal_as_written(io, self.applied);
+        self.journal.generation = generation;
+        self.journal.applied = bytes.len() as u64;
+        self.journal.records = 0;
+        self.journal.journal_seen = journal_as_written(io, self.journal.applied);
         Ok(())
     }
 }

@@ -135,10 +135,10 @@ impl Catalog {
     /// Records MEMORY.md's size as [`write_index`](super::index_file::write_index) left it:
     /// from the stamp it kept, or else from the file.
     pub(in crate::notes) fn update_index_file(&mut self, io: &Io) -> Result<(), FsError> {
-        match &self.index_file {
+        match &self.memory_md.index_file {
             Some(kept) => {
                 let size = kept.stamp.size;
-                if self.others.get(INDEX_FILE) != Some(&size) {
+                if self.notes.others.get(INDEX_FILE) != Some(&size) {
                     self.record(Record::Other(INDEX_FILE.to_owned(), size))?;
                 }
                 Ok(())
@@ -158,7 +158,7 @@ impl Catalog {
         let mut dir = top;
         while !dir.is_empty() {
             dir = parent(dir);
-            let known = self.dirs.contains_key(dir);
+            let known = self.walk.dirs.contains_key(dir);
             if !done.iter().any(|d| d == dir) {
                 done.push(dir.to_owned());
                 if let Ok(st) = io.fs.stat(dir, false)
@@ -182,8 +182,8 @@ impl Catalog {
     /// The derived indexes take what changed.
     pub fn refresh(&mut self, io: &Io) -> Result<(), FsError> {
         loop {
-            self.batch_notes = 0;
-            self.batch_bytes = 0;
+            self.feed.batch_notes = 0;
+            self.feed.batch_bytes = 0;
             self.refresh_files(io)?;
             self.follow(io)?;
             // A walk its batch stopped goes on while the call has time; each
@@ -196,18 +196,23 @@ impl Catalog {
 
     fn refresh_files(&mut self, io: &Io) -> Result<(), FsError> {
         let walk = Walk::new(io);
-        let due = walk.now() >= self.swept.saturating_add(SWEEP_SECONDS) || walk.now() < self.swept;
+        let due = walk.now() >= self.walk.swept.saturating_add(SWEEP_SECONDS)
+            || walk.now() < self.walk.swept;
         // Nothing known yet, or a walk this instance left unfinished.
-        if self.dirs.is_empty() || self.incomplete {
+        if self.walk.dirs.is_empty() || self.walk.incomplete {
             return self.sweep(io, &walk);
         }
-        let known: Vec<(String, FileStamp)> =
-            self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect();
+        let known: Vec<(String, FileStamp)> = self
+            .walk
+            .dirs
+            .iter()
+            .map(|(d, s)| (d.clone(), *s))
+            .collect();
         for (dir, old) in known {
             if self.must_stop(io) {
                 return self.stop_unfinished();
             }
-            if !self.dirs.contains_key(&dir) {
+            if !self.walk.dirs.contains_key(&dir) {
                 continue; // forgotten with a parent that went
             }
             match io.fs.stat(&dir, false) {
@@ -221,7 +226,7 @@ impl Catalog {
                     if stamp != old || young {
                         let names_only = stamp == old;
                         for sub in self.list_dir(io, &dir, names_only)? {
-                            if !self.dirs.contains_key(&sub) {
+                            if !self.walk.dirs.contains_key(&sub) {
                                 self.walk_from(io, &sub)?;
                             }
                         }
@@ -232,7 +237,7 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
-        if self.swept == 0 {
+        if self.walk.swept == 0 {
             // A walk another process left unfinished goes on from where it
             // stopped with the call's budget, not a slice behind the
             // once-more reads: until it ends the index says it is reading.
@@ -243,12 +248,12 @@ impl Catalog {
         // miss, at a pace set by the clock, so calls in quick succession
         // (an agent's turn) pay it once.
         let now = walk.now();
-        if self.sliced == now {
+        if self.walk.sliced == now {
             return Ok(());
         }
         let slice = io.env.monotonic_nanos();
         let mut sliced = self.verify_aged(io, &walk, slice)?;
-        if due || self.sweep_from.is_some() {
+        if due || self.walk.sweep_from.is_some() {
             self.sweep_slice(io, &walk, Some(slice))?;
             sliced = true;
         }
@@ -275,14 +280,16 @@ impl Catalog {
         walk: &Walk<'_>,
         started: Option<u64>,
     ) -> Result<(), FsError> {
-        let files = self.files_listed;
-        let from = self.sweep_from.clone().unwrap_or_default();
+        let files = self.walk.files_listed;
+        let from = self.walk.sweep_from.clone().unwrap_or_default();
         let dirs: Vec<String> = self
+            .walk
             .dirs
             .range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded))
             .map(|(dir, _)| dir.clone())
             .collect();
         let mut past = self
+            .walk
             .sweep_past
             .clone()
             .filter(|_| dirs.first() == Some(&from));
@@ -290,24 +297,24 @@ impl Catalog {
             let slice_done = |catalog: &Self| {
                 started.is_some_and(|started| {
                     io.env.monotonic_nanos().saturating_sub(started) >= SWEEP_SLICE_NANOS
-                        || catalog.files_listed - files >= SWEEP_SLICE_FILES
+                        || catalog.walk.files_listed - files >= SWEEP_SLICE_FILES
                 }) || catalog.must_stop(io)
             };
             if past.is_none() {
                 if slice_done(self) {
                     return self.sweep_goes_on_from(dir);
                 }
-                if !self.dirs.contains_key(&dir) {
+                if !self.walk.dirs.contains_key(&dir) {
                     continue; // forgotten with a parent that went
                 }
             }
             if past.is_none() && started.is_none() {
                 for sub in self.list_dir(io, &dir, true)? {
-                    if !self.dirs.contains_key(&sub) {
+                    if !self.walk.dirs.contains_key(&sub) {
                         self.walk_from(io, &sub)?;
                     }
                 }
-                if self.incomplete {
+                if self.walk.incomplete {
                     // A new subdirectory's walk stopped: the next call lists
                     // this directory again, so the sweep does not pass it.
                     return self.sweep_goes_on_from(dir);
@@ -320,7 +327,7 @@ impl Catalog {
                     return self.record(Record::SweepPast(dir, last));
                 }
                 self.check_file(io, At::Path, &path, false)?;
-                self.files_listed += 1;
+                self.walk.files_listed += 1;
                 last = path;
             }
         }
@@ -330,7 +337,7 @@ impl Catalog {
     /// Records that the sweep goes on at `dir`, from its first file (unless
     /// it is so on record already).
     fn sweep_goes_on_from(&mut self, dir: String) -> Result<(), FsError> {
-        if self.sweep_from.as_deref() == Some(dir.as_str()) && self.sweep_past.is_none() {
+        if self.walk.sweep_from.as_deref() == Some(dir.as_str()) && self.walk.sweep_past.is_none() {
             return Ok(());
         }
         self.record(Record::SweepFrom(dir))
@@ -341,7 +348,7 @@ impl Catalog {
     fn files_in(&mut self, dir: &str, after: &str) -> Result<Vec<String>, FsError> {
         let mut files = self.notes_in(dir)?;
         files.extend(
-            Self::under(&self.others, dir)
+            Self::under(&self.notes.others, dir)
                 .filter(|path| parent(path) == dir && *path != dir)
                 .map(str::to_owned),
         );
@@ -358,7 +365,7 @@ impl Catalog {
     /// the next call goes on after the last one read, even within one
     /// second ([`Record::VerifiedPast`]).
     fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<bool, FsError> {
-        let (from, upto) = (self.verified, walk.trust_before());
+        let (from, upto) = (self.walk.verified, walk.trust_before());
         if from >= upto {
             return Ok(false);
         }
@@ -367,6 +374,7 @@ impl Catalog {
         }
         let aged = |time: u64| (from..upto).contains(&time);
         let mut due: Vec<(u64, Aged)> = self
+            .walk
             .dirs
             .iter()
             .filter_map(|(dir, stamp)| {
@@ -381,13 +389,13 @@ impl Catalog {
                 .map(|e| (e.recency(), (false, e.path.clone()))),
         );
         // Those of the mark's second a slice already read stay read.
-        if let Some(past) = &self.verified_past {
+        if let Some(past) = &self.walk.verified_past {
             due.retain(|(time, key)| *time > from || key > past);
         }
         if due.is_empty() {
             // Nothing to read: the mark moves on without a record (a call
             // that found nothing writes nothing; the next snapshot keeps it).
-            self.verified = upto;
+            self.walk.verified = upto;
             return Ok(false);
         }
         due.sort_unstable();
@@ -408,9 +416,9 @@ impl Catalog {
             }
             if !is_dir {
                 self.check_file(io, At::Path, &path, true)?;
-            } else if self.dirs.contains_key(&path) {
+            } else if self.walk.dirs.contains_key(&path) {
                 for sub in self.list_dir(io, &path, false)? {
-                    if !self.dirs.contains_key(&sub) {
+                    if !self.walk.dirs.contains_key(&sub) {
                         self.walk_from(io, &sub)?;
                     }
                 }
@@ -424,14 +432,14 @@ impl Catalog {
     /// Walks everything; only a walk that reached every file counts as a
     /// sweep (one stopped by the budget is taken up by the next call).
     fn sweep(&mut self, io: &Io, walk: &Walk<'_>) -> Result<(), FsError> {
-        if self.dirs.is_empty() && self.verified < walk.trust_before() {
+        if self.walk.dirs.is_empty() && self.walk.verified < walk.trust_before() {
             // Nothing known: the walk reads every file, so what changed
             // before the stamps can be trusted is read as it is.
             self.record(Record::Verified(walk.trust_before()))?;
         }
-        self.incomplete = false;
+        self.walk.incomplete = false;
         self.walk_from(io, "")?;
-        if !self.incomplete {
+        if !self.walk.incomplete {
             self.record(Record::Swept(walk.now()))?;
         }
         Ok(())
@@ -445,8 +453,8 @@ impl Catalog {
     /// left off) with its call's budget, saying it is still reading until
     /// the sweep ends.
     fn stop_unfinished(&mut self) -> Result<(), FsError> {
-        self.incomplete = true;
-        if self.swept != 0 {
+        self.walk.incomplete = true;
+        if self.walk.swept != 0 {
             self.record(Record::Swept(0))?;
         }
         Ok(())
@@ -455,7 +463,9 @@ impl Catalog {
     /// Whether this walk stops here: the call's time is up, or it found a
     /// batch (see [`BATCH_NOTES`]).
     fn must_stop(&self, io: &Io) -> bool {
-        io.out_of_time() || self.batch_notes >= BATCH_NOTES || self.batch_bytes >= BATCH_BYTES
+        io.out_of_time()
+            || self.feed.batch_notes >= BATCH_NOTES
+            || self.feed.batch_bytes >= BATCH_BYTES
     }
 
     /// Lists every directory at and below `top`, or checks the file there.
@@ -483,7 +493,7 @@ impl Catalog {
                 if self.note(top)?.is_some() {
                     self.record(Record::Del(top.to_owned()))?;
                 }
-                if self.others.contains_key(top) {
+                if self.notes.others.contains_key(top) {
                     self.record(Record::Unother(top.to_owned()))?;
                 }
                 let mut stack = vec![top.to_owned()];
@@ -495,7 +505,9 @@ impl Catalog {
                 }
             }
             Some(Kind::File) if !is_reserved(top) => {
-                let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
+                let dirs: Vec<String> = Self::under(&self.walk.dirs, top)
+                    .map(str::to_owned)
+                    .collect();
                 for dir in dirs {
                     self.record(Record::Undir(dir))?;
                 }
@@ -560,7 +572,7 @@ impl Catalog {
                         return Ok(Vec::new());
                     }
                     self.check_file(io, At::In(&*handle, &entry.name), &path, false)?;
-                    self.files_listed += 1;
+                    self.walk.files_listed += 1;
                     files.push(path);
                 }
                 _ => {}
@@ -573,10 +585,10 @@ impl Catalog {
                 self.record(Record::Del(path))?;
             }
         }
-        for path in gone_from(&self.others, dir, &files) {
+        for path in gone_from(&self.notes.others, dir, &files) {
             self.record(Record::Unother(path))?;
         }
-        for path in gone_from(&self.dirs, dir, &subdirs) {
+        for path in gone_from(&self.walk.dirs, dir, &subdirs) {
             self.forget(&path)?;
         }
         self.stamp_dir(dir, stamp_of(&st))?;
@@ -585,11 +597,11 @@ impl Catalog {
 
     /// Whether `path` is a note or another file the catalog has.
     fn knows(&mut self, path: &str) -> Result<bool, FsError> {
-        Ok(self.others.contains_key(path) || self.note(path)?.is_some())
+        Ok(self.notes.others.contains_key(path) || self.note(path)?.is_some())
     }
 
     fn stamp_dir(&mut self, dir: &str, stamp: FileStamp) -> Result<(), FsError> {
-        if self.dirs.get(dir) != Some(&stamp) {
+        if self.walk.dirs.get(dir) != Some(&stamp) {
             self.record(Record::Dir(dir.to_owned(), stamp))?;
         }
         Ok(())
@@ -607,7 +619,7 @@ impl Catalog {
                 if self.note(path)?.is_some() {
                     self.record(Record::Del(path.to_owned()))?;
                 }
-                if self.others.contains_key(path) {
+                if self.notes.others.contains_key(path) {
                     self.record(Record::Unother(path.to_owned()))?;
                 }
                 return Ok(());
@@ -623,7 +635,7 @@ impl Catalog {
         self.mark_readable(path, true);
         if !is_note_path(path) {
             // Not a note: only its size is kept, for the quota.
-            if self.others.get(path) != Some(&st.size) {
+            if self.notes.others.get(path) != Some(&st.size) {
                 self.record(Record::Other(path.to_owned(), st.size))?;
             }
             return Ok(());
@@ -696,7 +708,7 @@ impl Catalog {
             return Ok(());
         }
         // Read whole: the derived indexes take its text from here.
-        self.read_whole = whole.map(|bytes| (entry.path.clone(), entry.stamp, bytes));
+        self.feed.read_whole = whole.map(|bytes| (entry.path.clone(), entry.stamp, bytes));
         self.record(Record::Put(Rc::new(entry)))
     }
 }

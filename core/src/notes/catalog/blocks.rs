@@ -20,21 +20,21 @@ impl Catalog {
         registry: Registry,
     ) -> Option<Self> {
         let mut catalog = Self::empty(registry);
-        catalog.by_type = head.counts()?;
-        catalog.notes = usize::try_from(head.notes).ok()?;
-        catalog.bytes = head.bytes;
+        catalog.notes.by_type = head.counts()?;
+        catalog.notes.count = usize::try_from(head.notes).ok()?;
+        catalog.notes.bytes = head.bytes;
         for (path, size) in std::mem::take(&mut head.others) {
-            catalog.other_bytes += size;
-            catalog.others.insert(path, size);
+            catalog.notes.other_bytes += size;
+            catalog.notes.others.insert(path, size);
         }
-        catalog.dirs = std::mem::take(&mut head.dirs).into_iter().collect();
-        catalog.swept = head.swept;
-        catalog.verified = head.verified;
+        catalog.walk.dirs = std::mem::take(&mut head.dirs).into_iter().collect();
+        catalog.walk.swept = head.swept;
+        catalog.walk.verified = head.verified;
         let recent = std::mem::take(&mut head.recent);
         // Past the first few, the recent notes stop at the first note older
         // than the verified mark, unless their bound stops them first.
-        catalog.young_all_recent = (recent.len() < MAX_RECENT_NOTES).then_some(head.verified);
-        catalog.horizon = recent
+        catalog.notes.young_all_recent = (recent.len() < MAX_RECENT_NOTES).then_some(head.verified);
+        catalog.notes.horizon = recent
             .last()
             .map(|e| (Reverse(e.recency()), Rc::from(e.path.as_str())));
         // Built whole rather than an insert at a time: the head's notes come
@@ -43,21 +43,21 @@ impl Catalog {
             .into_iter()
             .map(|entry| (Rc::from(entry.path.as_str()), Rc::new(entry)))
             .collect();
-        catalog.by_recency = keyed
+        catalog.notes.by_recency = keyed
             .iter()
             .map(|(key, entry)| ((Reverse(entry.recency()), Rc::clone(key)), Rc::clone(entry)))
             .collect();
-        catalog.before_horizon = match &catalog.horizon {
-            Some(horizon) => catalog.by_recency.range(..=horizon).count(),
+        catalog.notes.before_horizon = match &catalog.notes.horizon {
+            Some(horizon) => catalog.notes.by_recency.range(..=horizon).count(),
             None => 0,
         };
-        catalog.entries = keyed.into_iter().collect();
-        catalog.blocks = Some(blocks);
-        if catalog.before_horizon >= catalog.notes {
+        catalog.notes.entries = keyed.into_iter().collect();
+        catalog.notes.blocks = Some(blocks);
+        if catalog.notes.before_horizon >= catalog.notes.count {
             // The recent notes are all of them.
-            catalog.blocks = None;
-            catalog.horizon = None;
-        } else if catalog.before_horizon < HORIZON_NOTES {
+            catalog.notes.blocks = None;
+            catalog.notes.horizon = None;
+        } else if catalog.notes.before_horizon < HORIZON_NOTES {
             catalog.read_all().ok()?;
         }
         Some(catalog)
@@ -70,7 +70,7 @@ impl Catalog {
 
     /// Reads the unread blocks that may hold `top` or notes below it.
     pub(in crate::notes) fn read_under(&mut self, top: &str) -> Result<(), FsError> {
-        let wanted = match &self.blocks {
+        let wanted = match &self.notes.blocks {
             Some(blocks) => blocks.unread_under(top),
             None => return Ok(()),
         };
@@ -78,7 +78,7 @@ impl Catalog {
     }
 
     pub(super) fn read_blocks(&mut self, wanted: Vec<usize>) -> Result<(), FsError> {
-        let Some(blocks) = &mut self.blocks else {
+        let Some(blocks) = &mut self.notes.blocks else {
             return Ok(());
         };
         let mut read = Vec::new();
@@ -89,13 +89,13 @@ impl Catalog {
         let done = !blocks.unread();
         for entry in read {
             // A note read already (a recent one) may have changed since.
-            if !self.entries.contains_key(entry.path.as_str()) {
+            if !self.notes.entries.contains_key(entry.path.as_str()) {
                 self.admit(Rc::new(entry));
             }
         }
         if done {
-            self.blocks = None;
-            self.horizon = None;
+            self.notes.blocks = None;
+            self.notes.horizon = None;
         }
         Ok(())
     }
@@ -104,23 +104,34 @@ impl Catalog {
     pub(in crate::notes) fn snapshot_parts(&mut self) -> Result<(Head, Vec<Rc<Entry>>), FsError> {
         self.read_all()?;
         let head = Head {
-            notes: self.notes as u64,
-            by_type: self.by_type.iter().map(|&n| n as u64).collect(),
-            bytes: self.bytes,
-            others: self.others.iter().map(|(p, s)| (p.clone(), *s)).collect(),
-            dirs: self.dirs.iter().map(|(d, s)| (d.clone(), *s)).collect(),
-            swept: self.swept,
-            verified: self.verified,
+            notes: self.notes.count as u64,
+            by_type: self.notes.by_type.iter().map(|&n| n as u64).collect(),
+            bytes: self.notes.bytes,
+            others: self
+                .notes
+                .others
+                .iter()
+                .map(|(p, s)| (p.clone(), *s))
+                .collect(),
+            dirs: self
+                .walk
+                .dirs
+                .iter()
+                .map(|(d, s)| (d.clone(), *s))
+                .collect(),
+            swept: self.walk.swept,
+            verified: self.walk.verified,
             recent: self
                 .most_recent()
                 .enumerate()
                 .take_while(|(i, e)| {
-                    *i < RECENT_NOTES || (*i < MAX_RECENT_NOTES && e.recency() >= self.verified)
+                    *i < RECENT_NOTES
+                        || (*i < MAX_RECENT_NOTES && e.recency() >= self.walk.verified)
                 })
                 .map(|(_, e)| e.clone())
                 .collect(),
             ..Head::default()
         };
-        Ok((head, self.entries.values().cloned().collect()))
+        Ok((head, self.notes.entries.values().cloned().collect()))
     }
 }

@@ -2,6 +2,7 @@
 //! from the journal), queued for the journal and handed to the derived
 //! indexes; notes put, admitted, removed and forgotten by path.
 
+use crate::notes::derived::Arrival;
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -20,43 +21,43 @@ impl Catalog {
             Record::Put(entry) => self.put(entry)?,
             Record::Del(path) => self.remove(&path)?,
             Record::Dir(path, stamp) => {
-                self.dirs.insert(path, stamp);
+                self.walk.dirs.insert(path, stamp);
             }
             Record::Undir(path) => {
-                self.dirs.remove(&path);
+                self.walk.dirs.remove(&path);
             }
             Record::Swept(seconds) => {
-                self.swept = seconds;
-                self.sweep_from = None;
-                self.sweep_past = None;
+                self.walk.swept = seconds;
+                self.walk.sweep_from = None;
+                self.walk.sweep_past = None;
             }
             Record::SweepFrom(dir) => {
-                self.sweep_from = Some(dir);
-                self.sweep_past = None;
+                self.walk.sweep_from = Some(dir);
+                self.walk.sweep_past = None;
             }
             Record::SweepPast(dir, file) => {
-                self.sweep_from = Some(dir);
-                self.sweep_past = Some(file);
+                self.walk.sweep_from = Some(dir);
+                self.walk.sweep_past = Some(file);
             }
-            Record::Sliced(second) => self.sliced = second,
+            Record::Sliced(second) => self.walk.sliced = second,
             Record::Verified(seconds) => {
-                self.verified = seconds;
-                self.verified_past = None;
+                self.walk.verified = seconds;
+                self.walk.verified_past = None;
             }
             Record::VerifiedPast(seconds, last) => {
-                self.verified = seconds;
-                self.verified_past = Some(last);
+                self.walk.verified = seconds;
+                self.walk.verified_past = Some(last);
             }
             Record::Other(path, size) => {
-                if let Some(old) = self.others.insert(path, size) {
-                    self.other_bytes -= old;
+                if let Some(old) = self.notes.others.insert(path, size) {
+                    self.notes.other_bytes -= old;
                 }
-                self.other_bytes += size;
+                self.notes.other_bytes += size;
             }
-            Record::Index(mark) => self.index_mark = Some(mark),
+            Record::Index(mark) => self.memory_md.index_mark = Some(mark),
             Record::Unother(path) => {
-                if let Some(old) = self.others.remove(&path) {
-                    self.other_bytes -= old;
+                if let Some(old) = self.notes.others.remove(&path) {
+                    self.notes.other_bytes -= old;
                 }
             }
         }
@@ -67,33 +68,38 @@ impl Catalog {
     /// indexes, and keeps what they learned of each note put with it (in
     /// the catalog and in the record the journal gets).
     pub(in crate::notes) fn follow(&mut self, io: &Io) -> Result<(), FsError> {
-        self.follow_changes(io, false)
+        self.follow_changes(io, Arrival::Now)
     }
 
     /// As [`Catalog::follow`] for the changes a write made: the indexes
     /// take them when next asked, so the write costs no indexing.
     pub(in crate::notes) fn follow_write(&mut self, io: &Io) -> Result<(), FsError> {
-        self.follow_changes(io, true)
+        self.follow_changes(io, Arrival::Deferred)
     }
 
-    fn follow_changes(&mut self, io: &Io, deferred: bool) -> Result<(), FsError> {
-        while self.fed < self.pending.len() {
-            let at = self.fed;
-            let known = match &self.pending[at] {
+    fn follow_changes(&mut self, io: &Io, arrival: Arrival) -> Result<(), FsError> {
+        while self.feed.fed < self.journal.pending.len() {
+            let at = self.feed.fed;
+            let known = match &self.journal.pending[at] {
                 Record::Put(entry)
-                    if self.read_whole.as_ref().is_some_and(|(path, stamp, _)| {
-                        *path == entry.path && *stamp == entry.stamp
-                    }) =>
+                    if self
+                        .feed
+                        .read_whole
+                        .as_ref()
+                        .is_some_and(|(path, stamp, _)| {
+                            *path == entry.path && *stamp == entry.stamp
+                        }) =>
                 {
-                    self.read_whole.take().map(|(_, _, bytes)| bytes)
+                    self.feed.read_whole.take().map(|(_, _, bytes)| bytes)
                 }
                 _ => None,
             };
             let facts = self
+                .feed
                 .derived
-                .follow(io, &self.pending[at], known, false, deferred)?;
-            self.fed += 1;
-            let Record::Put(entry) = &self.pending[at] else {
+                .follow(io, &self.journal.pending[at], known, arrival)?;
+            self.feed.fed += 1;
+            let Record::Put(entry) = &self.journal.pending[at] else {
                 continue;
             };
             let Some(updated) = entry.with_facts(facts) else {
@@ -101,40 +107,40 @@ impl Catalog {
             };
             let updated = Rc::new(updated);
             // Unless a later change in this call replaced or removed it.
-            let current = self.entries.get(entry.path.as_str());
+            let current = self.notes.entries.get(entry.path.as_str());
             if current.is_some_and(|e| Rc::ptr_eq(e, entry)) {
                 self.put(Rc::clone(&updated))?;
             }
-            self.pending[at] = Record::Put(updated);
+            self.journal.pending[at] = Record::Put(updated);
         }
         Ok(())
     }
 
     /// Drops the changes queued for the journal (written, or not to be).
     pub(in crate::notes) fn clear_pending(&mut self) {
-        self.pending.clear();
-        self.batch_notes = 0;
-        self.batch_bytes = 0;
-        self.fed = 0;
+        self.journal.pending.clear();
+        self.feed.batch_notes = 0;
+        self.feed.batch_bytes = 0;
+        self.feed.fed = 0;
     }
 
     /// Applies a change found here and queues it for the journal.
     pub(in crate::notes) fn record(&mut self, record: Record) -> Result<(), FsError> {
         if let Record::Put(entry) = &record {
-            self.batch_notes += 1;
-            self.batch_bytes += entry.stamp.size;
+            self.feed.batch_notes += 1;
+            self.feed.batch_bytes += entry.stamp.size;
         }
         self.apply_record(record.clone())?;
-        self.pending.push(record);
+        self.journal.pending.push(record);
         Ok(())
     }
 
     pub(in crate::notes) fn put(&mut self, entry: Rc<Entry>) -> Result<(), FsError> {
         self.remove(&entry.path)?;
-        self.index_mark = None;
-        self.by_type[entry.meta.kind as usize] += 1;
-        self.bytes += entry.stamp.size;
-        self.notes += 1;
+        self.memory_md.index_mark = None;
+        self.notes.by_type[entry.meta.kind as usize] += 1;
+        self.notes.bytes += entry.stamp.size;
+        self.notes.count += 1;
         self.admit(entry);
         Ok(())
     }
@@ -144,28 +150,28 @@ impl Catalog {
     pub(super) fn admit(&mut self, entry: Rc<Entry>) {
         let key: Rc<str> = Rc::from(entry.path.as_str());
         let recency = (Reverse(entry.recency()), Rc::clone(&key));
-        if self.horizon.as_ref().is_some_and(|h| recency <= *h) {
-            self.before_horizon += 1;
+        if self.notes.horizon.as_ref().is_some_and(|h| recency <= *h) {
+            self.notes.before_horizon += 1;
         }
-        self.by_recency.insert(recency, Rc::clone(&entry));
-        self.entries.insert(key, entry);
+        self.notes.by_recency.insert(recency, Rc::clone(&entry));
+        self.notes.entries.insert(key, entry);
     }
 
     pub(super) fn remove(&mut self, path: &str) -> Result<(), FsError> {
         self.read_under(path)?;
-        self.index_mark = None;
-        let Some((key, old)) = self.entries.remove_entry(path) else {
+        self.memory_md.index_mark = None;
+        let Some((key, old)) = self.notes.entries.remove_entry(path) else {
             return Ok(());
         };
         let recency = (Reverse(old.recency()), key);
-        self.by_recency.remove(&recency);
-        self.by_type[old.meta.kind as usize] -= 1;
-        self.bytes -= old.stamp.size;
-        self.notes -= 1;
-        if self.horizon.as_ref().is_some_and(|h| recency <= *h) {
-            self.before_horizon -= 1;
+        self.notes.by_recency.remove(&recency);
+        self.notes.by_type[old.meta.kind as usize] -= 1;
+        self.notes.bytes -= old.stamp.size;
+        self.notes.count -= 1;
+        if self.notes.horizon.as_ref().is_some_and(|h| recency <= *h) {
+            self.notes.before_horizon -= 1;
             // The index could now need a note past the horizon.
-            if self.before_horizon < HORIZON_NOTES {
+            if self.notes.before_horizon < HORIZON_NOTES {
                 self.read_all()?;
             }
         }
@@ -188,13 +194,15 @@ impl Catalog {
     /// The notes at or below `top` (reading their blocks).
     pub(in crate::notes) fn notes_under(&mut self, top: &str) -> Result<Vec<String>, FsError> {
         self.read_under(top)?;
-        Ok(Self::under(&self.entries, top).map(str::to_owned).collect())
+        Ok(Self::under(&self.notes.entries, top)
+            .map(str::to_owned)
+            .collect())
     }
 
     /// The notes directly in `dir` (reading their blocks).
     pub(in crate::notes) fn notes_in(&mut self, dir: &str) -> Result<Vec<String>, FsError> {
         self.read_in(dir)?;
-        Ok(Self::under(&self.entries, dir)
+        Ok(Self::under(&self.notes.entries, dir)
             .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
             .map(str::to_owned)
             .collect())
@@ -210,7 +218,7 @@ impl Catalog {
         most: usize,
     ) -> Result<bool, FsError> {
         let more = |catalog: &Self| {
-            Self::under(&catalog.entries, dir)
+            Self::under(&catalog.notes.entries, dir)
                 .filter(|path| crate::notes::walk::parent(path) == dir && *path != dir)
                 .nth(most)
                 .is_some()
@@ -224,7 +232,7 @@ impl Catalog {
 
     /// Reads the snapshot's blocks that may hold notes directly in `dir`.
     fn read_in(&mut self, dir: &str) -> Result<(), FsError> {
-        match &self.blocks {
+        match &self.notes.blocks {
             Some(blocks) if dir.is_empty() => self.read_blocks(blocks.unread_top_level()),
             _ => self.read_under(dir),
         }
@@ -235,11 +243,15 @@ impl Catalog {
         for path in self.notes_under(top)? {
             self.record(Record::Del(path))?;
         }
-        let others: Vec<String> = Self::under(&self.others, top).map(str::to_owned).collect();
+        let others: Vec<String> = Self::under(&self.notes.others, top)
+            .map(str::to_owned)
+            .collect();
         for path in others {
             self.record(Record::Unother(path))?;
         }
-        let dirs: Vec<String> = Self::under(&self.dirs, top).map(str::to_owned).collect();
+        let dirs: Vec<String> = Self::under(&self.walk.dirs, top)
+            .map(str::to_owned)
+            .collect();
         for path in dirs {
             self.record(Record::Undir(path))?;
         }

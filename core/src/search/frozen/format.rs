@@ -64,8 +64,6 @@ impl Layout {
     }
 }
 
-/// Writes a saved form: notes in path order, each one's chunks after it,
-
 pub(super) fn put_leb128(out: &mut Vec<u8>, mut value: u32) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);

@@ -6,6 +6,7 @@ use super::{Meta, Posting, SavedChunk};
 
 use crate::notes::entry::FileStamp;
 
+/// Writes a saved form: notes in path order, each one's chunks after it,
 /// then the terms in byte order.
 pub struct Writer {
     meta: Meta,
