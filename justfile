@@ -90,6 +90,9 @@ lint: toolchain
     python3 tests/arch/test_modgraph.py
     python3 tests/arch/modgraph.py
     cargo clippy --release -p memcap-host -p memcap-core -p memcap-embed --all-targets -- -D warnings
+    # The library without its default features (Memory on a directory): no server stack, no database client, no clap.
+    cargo clippy --release -p memcap-host --lib --no-default-features -- -D warnings
+    ! cargo tree -p memcap-host --no-default-features -e normal --prefix none | grep -E '^(axum|hyper|rmcp|tokio-postgres|postgres|clap) '
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --lib --features tools-world -- -D warnings
 

@@ -13,21 +13,22 @@ mod backend;
 mod bindings;
 mod cache;
 mod error;
-pub mod follow;
+#[cfg(feature = "server")]
+pub mod feed;
 mod limits;
-mod lock;
+pub mod location;
+#[cfg(feature = "server")]
 pub mod mcp;
 mod memory;
 pub mod namespace;
-mod open_at;
 mod runtime;
+#[cfg(feature = "server")]
 pub mod server;
-mod store;
+#[cfg(feature = "server")]
 pub mod tokens;
-mod vfs;
 mod wasi_link;
-pub mod watch;
 
+#[cfg(feature = "database")]
 pub use backend::database::CommitListener;
 pub use backend::entries::{CopyError, Entry, HostEdit};
 pub use bindings::{
@@ -35,9 +36,9 @@ pub use bindings::{
     Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,
     StatsAnswer,
 };
-pub use error::{
-    DataResult, OpenDbError, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult,
-};
+#[cfg(feature = "database")]
+pub use error::OpenDbError;
+pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
 pub use memory::{DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 

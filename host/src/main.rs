@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use memcap::location::Location;
 use memcap::{Limits, Memory, NoteType, Role, ToolError, ToolErrorKind};
 use memcap_core::lines::serve;
 
@@ -22,7 +23,7 @@ struct Cli {
     #[arg(long, env = "MEMCAP_ROOT", default_value = "./memories", global = true)]
     root: PathBuf,
     /// Keep the memory in PostgreSQL instead of --root: a libpq URL
-    /// (postgres://user@host/db; no TLS yet). Each --namespace is its
+    /// (postgres://user@host/db, TLS as its sslmode says). Each --namespace is its
     /// own tree there ("default" when none is given).
     #[arg(
         long,
@@ -369,13 +370,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ..Limits::default()
     };
     let spec = cli::StoreSpec {
-        root: cli.root.clone(),
-        url: match &cli.store {
-            Some(store) if store.is_empty() => None,
-            Some(store) if !memcap::MemoryBuilder::is_database(store) => anyhow::bail!(
-                "--store takes a PostgreSQL URL (postgres://user@host/db); for a directory use --root"
-            ),
-            other => other.clone(),
+        location: match &cli.store {
+            Some(store) if !store.is_empty() => Location::database(store)?,
+            _ => Location::Directory(cli.root.clone()),
         },
         limits: limits.clone(),
         vectors: !cli.no_vectors,
@@ -407,8 +404,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             cli.read_only,
         );
         let spec = cli::StoreSpec {
-            root: spec.root.clone(),
-            url: spec.url.clone(),
+            location: spec.location.clone(),
             limits,
             vectors: spec.vectors,
         };
@@ -550,13 +546,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// `memcap copy`: one store's files into another, of either kind.
 fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
     let open = |spec: &str, create: bool| -> anyhow::Result<Memory> {
-        let builder = match spec.split_once('#') {
-            Some((url, namespace)) if memcap::MemoryBuilder::is_database(url) => {
-                Memory::database(url).namespace(namespace)
-            }
-            None if memcap::MemoryBuilder::is_database(spec) => Memory::database(spec),
-            _ => Memory::builder(spec),
-        };
+        let (location, namespace) = Location::parse_with_namespace(spec);
+        let mut builder = location.builder();
+        if let Some(namespace) = namespace {
+            builder = builder.namespace(namespace);
+        }
         Ok(builder.create_root(create).private_umask(true).open()?)
     };
     let from = open(src, false)?;
@@ -587,15 +581,8 @@ fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
 /// A store as messages name it: a directory, or a database's namespace
 /// (never the URL, which may hold a password).
 fn from_name(spec: &str) -> String {
-    match spec.split_once('#') {
-        Some((url, namespace)) if memcap::MemoryBuilder::is_database(url) => {
-            format!("the database's namespace {namespace}")
-        }
-        None if memcap::MemoryBuilder::is_database(spec) => {
-            format!("the database's namespace {}", memcap::DEFAULT_NAMESPACE)
-        }
-        _ => spec.to_owned(),
-    }
+    let (location, namespace) = Location::parse_with_namespace(spec);
+    location.describe(namespace.as_deref())
 }
 
 /// A command's text through `call`, failed when the call failed.

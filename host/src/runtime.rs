@@ -13,10 +13,12 @@ use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Config, Engine, ResourceLimiter};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use crate::backend::Granted;
+#[cfg(feature = "database")]
+use crate::backend::database::vfs::{Fs, FsView};
 use crate::bindings::MemcapPre;
 use crate::cache::{CodeCache, Refusal};
 use crate::error::OpenError;
-use crate::vfs::{Fs, FsView};
 
 /// How often the epoch advances; call deadlines are counted in these ticks.
 /// The thread that advances it starts when a call first outlasts its
@@ -39,10 +41,12 @@ pub(crate) struct StoreData {
     pub table: ResourceTable,
     /// The file system a backend serves itself (unused where the guest is
     /// granted host directories).
+    #[cfg(feature = "database")]
     pub fs: Fs,
     pub limiter: GuestLimiter,
 }
 
+#[cfg(feature = "database")]
 fn fs_view(data: &mut StoreData) -> FsView<'_> {
     FsView {
         table: &mut data.table,
@@ -110,9 +114,11 @@ pub(crate) struct Runtime {
     /// The component linked to wasmtime-wasi's file system (host
     /// directories).
     pub pre: MemcapPre<StoreData>,
+    #[cfg(feature = "database")]
     component: Component,
     /// Linked to the file system in [`StoreData::fs`] instead; made on
     /// first use.
+    #[cfg(feature = "database")]
     served_fs: OnceLock<Result<MemcapPre<StoreData>, String>>,
     /// Whether the epoch thread was started.
     ticking: std::sync::Mutex<bool>,
@@ -146,13 +152,26 @@ impl Runtime {
             .is_ok();
     }
 
+    /// The component linked for what a backend granted: wasmtime-wasi's
+    /// file system over host preopens, or the one the backend serves.
+    pub fn pre_for(&self, granted: &Granted) -> wasmtime::Result<&MemcapPre<StoreData>> {
+        match granted {
+            Granted::Preopens => Ok(&self.pre),
+            #[cfg(feature = "database")]
+            Granted::Served(_) => self.pre_served_fs(),
+        }
+    }
+
     /// The component linked to the file system a backend serves itself.
-    pub fn pre_served_fs(&self) -> wasmtime::Result<&MemcapPre<StoreData>> {
+    #[cfg(feature = "database")]
+    fn pre_served_fs(&self) -> wasmtime::Result<&MemcapPre<StoreData>> {
         self.served_fs
             .get_or_init(|| {
                 let mut linker = Linker::new(&self.engine);
                 crate::wasi_link::add_all_but_filesystem(&mut linker)
-                    .and_then(|()| crate::vfs::add_to_linker(&mut linker, fs_view))
+                    .and_then(|()| {
+                        crate::backend::database::vfs::add_to_linker(&mut linker, fs_view)
+                    })
                     .and_then(|()| MemcapPre::new(linker.instantiate_pre(&self.component)?))
                     .map_err(|e| format!("{e:#}"))
             })
@@ -184,12 +203,14 @@ fn init() -> wasmtime::Result<Runtime> {
     let mut linker = Linker::new(&engine);
     crate::wasi_link::add_all_but_filesystem(&mut linker)?;
     crate::wasi_link::add_host_filesystem(&mut linker)?;
-    crate::open_at::shadow(&mut linker)?;
+    crate::backend::directory::open_at::shadow(&mut linker)?;
     let pre = MemcapPre::new(linker.instantiate_pre(&component)?)?;
     Ok(Runtime {
         engine,
         pre,
+        #[cfg(feature = "database")]
         component,
+        #[cfg(feature = "database")]
         served_fs: OnceLock::new(),
         ticking: std::sync::Mutex::new(false),
     })

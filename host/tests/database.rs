@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::{memcap_cli as cli, psql};
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -584,180 +586,6 @@ fn a_killed_host_leaves_old_or_new_text_and_nothing_staged() {
     println!("{kills} kill -9 of a writing host: every note old or new, 0 staged rows");
 }
 
-/// Runs SQL through `psql` against the test server.
-fn psql(sql: &str) -> String {
-    let out = Command::new("psql")
-        .args([&store(), "-At", "-c", sql])
-        .output()
-        .expect("psql runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// `memcap ARGS`: its exit code and standard error.
-fn cli(args: &[&str]) -> (i32, String) {
-    let out = Command::new(MEMCAP).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-#[test]
-#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
-fn a_bad_setup_gets_a_clear_message_and_a_failing_exit() {
-    let url = store();
-    let (host_part, _) = url.rsplit_once('/').unwrap();
-    let cases = [
-        ("postgres://[::1", "not a PostgreSQL connection URL"),
-        (&format!("{host_part}/no_such_db") as &str, "does not exist"),
-        (
-            "postgres://nobody@%2Fno%2Fsuch%2Fdir:1/x",
-            "could not connect",
-        ),
-    ];
-    for (store, says) in cases {
-        let (code, stderr) = cli(&["--store", store, "view", "/memories"]);
-        assert_ne!(code, 0, "{store}");
-        assert!(stderr.contains(says), "{store}: {stderr}");
-    }
-    // A read-only role reads, and its writes fail with a typed error.
-    let ns = namespace("ro");
-    open(&ns).create("/memories/a.md", "readable").unwrap();
-    psql(
-        "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'memcap_reader') THEN \
-          CREATE ROLE memcap_reader LOGIN; END IF; END $$; \
-          GRANT SELECT ON ALL TABLES IN SCHEMA public TO memcap_reader",
-    );
-    let reader = url.replacen("postgres@", "memcap_reader@", 1);
-    let (code, _) = cli(&[
-        "--store",
-        &reader,
-        "--namespace",
-        &ns,
-        "view",
-        "/memories/a.md",
-    ]);
-    assert_eq!(code, 0);
-    let (code, stderr) = cli(&[
-        "--store",
-        &reader,
-        "--namespace",
-        &ns,
-        "create",
-        "/memories/b.md",
-        "x",
-    ]);
-    assert_ne!(code, 0);
-    // The tool error (the last line) is the agent's; the database's own
-    // words before it are the operator's log.
-    let told = stderr.lines().last().unwrap_or_default();
-    assert!(
-        told.contains("could not be saved") && told.contains("nothing was changed"),
-        "{stderr}"
-    );
-    assert!(
-        !told.contains("permission") && !told.contains("memcap_entries"),
-        "{stderr}"
-    );
-}
-
-/// A cluster of the test's own, stopped when dropped.
-struct OwnCluster(std::path::PathBuf);
-
-impl Drop for OwnCluster {
-    fn drop(&mut self) {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/postgres/cluster");
-        let _ = Command::new(script).arg("stop").arg(&self.0).status();
-    }
-}
-
-#[test]
-#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
-fn tls_is_taken_as_libpq_spells_it() {
-    let scratch = tempfile::tempdir().unwrap();
-    let dir = scratch.path().join("tls");
-    let port = (54_400 + std::process::id() % 500).to_string();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/postgres/cluster");
-    let out = Command::new(script)
-        .args(["start-tls", dir.to_str().unwrap(), &port])
-        .output()
-        .unwrap();
-    let _cluster = OwnCluster(dir.clone());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // The server takes TLS connections only (hostssl), for localhost.
-    let base = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-    let ca = dir.join("ca.crt");
-    let ca = ca.to_str().unwrap();
-    let at_ip = base.replace("localhost", "127.0.0.1");
-    let works = |url: String| {
-        let (code, stderr) = cli(&["--store", &url, "create", "/memories/tls.md", "x"]);
-        assert!(
-            code == 0 || stderr.contains("already exists"),
-            "{url}: {stderr}"
-        );
-    };
-    works(format!("{base}?sslmode=require"));
-    works(base.clone());
-    works(format!("{base}?sslmode=verify-full&sslrootcert={ca}"));
-    works(format!("{at_ip}?sslmode=verify-ca&sslrootcert={ca}"));
-    let fails = |url: String, says: &str| {
-        let (code, stderr) = cli(&["--store", &url, "view", "/memories"]);
-        assert_ne!(code, 0, "{url}");
-        assert!(stderr.contains(says), "{url}: {stderr}");
-    };
-    fails(format!("{base}?sslmode=disable"), "no encryption");
-    fails(
-        format!("{base}?sslmode=verify-full&sslrootcert=system"),
-        "UnknownIssuer",
-    );
-    fails(
-        format!("{at_ip}?sslmode=verify-full&sslrootcert={ca}"),
-        "not valid for name",
-    );
-    fails(
-        format!("{base}?sslmode=verify-full&sslrootcert=/no/such.crt"),
-        "sslrootcert=FILE",
-    );
-    fails(format!("{base}?sslmode=sometimes"), "sslmode=sometimes");
-}
-
-#[test]
-#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
-fn a_newer_schema_is_refused() {
-    // A database of its own, so the other tests keep theirs.
-    let db = format!("newer_{}", std::process::id());
-    psql(&format!("CREATE DATABASE {db}"));
-    let url = format!("{}/{db}", store().rsplit_once('/').unwrap().0);
-    open_url(&url);
-    Command::new("psql")
-        .args([&url, "-c", "INSERT INTO memcap_schema VALUES (99)"])
-        .output()
-        .unwrap();
-    let (code, stderr) = cli(&["--store", &url, "view", "/memories"]);
-    assert_ne!(code, 0);
-    assert!(
-        stderr.contains("newer memcap") && stderr.contains("99"),
-        "{stderr}"
-    );
-}
-
-fn open_url(url: &str) {
-    Memory::database(url)
-        .open()
-        .unwrap()
-        .create("/memories/x.md", "x")
-        .unwrap();
-}
-
 #[test]
 #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn copy_to_the_database_and_back_gives_the_same_tree() {
@@ -836,7 +664,7 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     // Followed, such a change is in the index at once, and through the
     // journal in every other host's too.
     let follower =
-        memcap::follow::Follower::start(&followed).expect("a database store can be followed");
+        memcap::feed::ChangeFeed::start(&followed).expect("a database store can be followed");
     a.host_edit(
         "n1.md",
         memcap::HostEdit::Write(note("newer words").as_bytes()),

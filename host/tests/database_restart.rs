@@ -74,7 +74,7 @@ fn a_follower_hears_commits_again_once_the_server_is_back() {
     std::thread::sleep(Duration::from_secs(3));
     let followed = std::sync::Arc::new(open(&ns));
     assert!(followed.memory_view(false).unwrap().contains("first"));
-    let _follower = memcap::follow::Follower::start(&followed).unwrap();
+    let _follower = memcap::feed::ChangeFeed::start(&followed).unwrap();
     cluster("down");
     std::thread::sleep(Duration::from_millis(700));
     cluster("up");

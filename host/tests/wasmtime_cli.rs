@@ -222,11 +222,15 @@ fn the_root_is_found_whatever_the_host_names_it() {
 /// `<!-- invoke: WASM -->`): each command's `--invoke` argument with the
 /// output start written under it.
 fn readme_invocations(wasm: &str) -> Vec<(String, String)> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/wasmtime-cli.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/wasmtime-cli.md"),
+    )
+    .unwrap();
     let marker = format!("<!-- invoke: {wasm} -->\n```sh\n");
-    let start = readme.find(&marker).expect("docs/wasmtime-cli.md has the block") + marker.len();
+    let start = readme
+        .find(&marker)
+        .expect("docs/wasmtime-cli.md has the block")
+        + marker.len();
     let block = &readme[start..start + readme[start..].find("```").unwrap()];
     let lines: Vec<&str> = block.lines().collect();
     lines

@@ -56,3 +56,58 @@ pub enum CopyError {
 pub(crate) fn is_reserved(path: &str) -> bool {
     path == RESERVED || path.starts_with(&format!("{RESERVED}/"))
 }
+
+/// The `import` contract both backends keep, checked before anything is
+/// changed: every entry is a plain relative path (no empty, `.` or `..`
+/// part, no NUL, not absolute) outside memcap's own `.memcap`, no file is
+/// given twice, and no path is both a file and a directory. A store that
+/// is refused keeps everything it held, even with `replace`.
+pub(crate) fn check_import(entries: &[Entry]) -> Result<(), CopyError> {
+    use std::collections::BTreeMap;
+    let mut kinds: BTreeMap<&str, bool> = BTreeMap::new();
+    for entry in entries {
+        let path = entry.path();
+        if is_reserved(path) || path.split('/').next() == Some(RESERVED) {
+            return Err(CopyError::Refused(
+                path.to_owned(),
+                "memcap keeps its own files there",
+            ));
+        }
+        if path
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == ".." || p.contains('\0'))
+        {
+            return Err(CopyError::Refused(
+                path.to_owned(),
+                "not a plain relative path under the root",
+            ));
+        }
+        let is_file = matches!(entry, Entry::File(..));
+        match kinds.insert(path, is_file) {
+            Some(true) if is_file => {
+                return Err(CopyError::Refused(path.to_owned(), "is given twice"));
+            }
+            Some(was_file) if was_file != is_file => {
+                return Err(CopyError::Refused(
+                    path.to_owned(),
+                    "is given as a file and as a directory",
+                ));
+            }
+            _ => {}
+        }
+    }
+    // A file cannot hold another entry: any path under a file's is refused.
+    for path in kinds.keys() {
+        let mut parent = *path;
+        while let Some((up, _)) = parent.rsplit_once('/') {
+            if kinds.get(up) == Some(&true) {
+                return Err(CopyError::Refused(
+                    (*path).to_owned(),
+                    "lies under a path that is given as a file",
+                ));
+            }
+            parent = up;
+        }
+    }
+    Ok(())
+}

@@ -6,6 +6,7 @@
 //! files up to date), when it makes an instance (grant the guest its
 //! files), and after the call (save or throw away what it changed).
 
+#[cfg(feature = "database")]
 pub(crate) mod database;
 pub(crate) mod directory;
 pub(crate) mod entries;
@@ -17,8 +18,11 @@ use wasmtime_wasi::WasiCtxBuilder;
 use memcap_core::layout::ROOT as GUEST_ROOT;
 use memcap_core::storage::mounts::Place;
 
+#[cfg(feature = "database")]
+use crate::backend::database::vfs::Fs;
 use crate::error::ToolError;
-use crate::vfs::Fs;
+#[cfg(all(feature = "database", feature = "server"))]
+use database::CommitListener;
 use entries::{CopyError, Entry, HostEdit};
 
 /// A directory or namespace granted beside the root: shared
@@ -36,6 +40,42 @@ pub(crate) struct Grant {
 /// The preopen name of a grant, as the guest finds it.
 pub(crate) fn guest_path(place: Place, name: &str) -> String {
     format!("{GUEST_ROOT}/{}/{name}", place.dir())
+}
+
+/// What a backend grants a new instance: the runtime links the component
+/// to wasmtime-wasi's file system for the one, to the served one for the
+/// other.
+pub(crate) enum Granted {
+    /// Host directories, preopened on the instance's WASI context.
+    Preopens,
+    /// A file system the host serves itself (a database's namespaces).
+    #[cfg(feature = "database")]
+    Served(Fs),
+}
+
+/// How a long-lived host hears of changes made behind its back, for its
+/// [`crate::feed::ChangeFeed`].
+// One a long-lived server asks for, once: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+#[cfg(feature = "server")]
+pub(crate) enum FeedSource {
+    /// Watch these host directories (as the agent sees each, and on disk):
+    /// other programs edit them in place.
+    Watch(Vec<(String, PathBuf)>),
+    /// Listen for other hosts' commits; from now on the backend gathers the
+    /// paths they change for [`Backend::take_news`].
+    #[cfg(feature = "database")]
+    Follow(CommitListener),
+}
+
+/// What a change feed does around each call a server runs.
+#[cfg(feature = "server")]
+pub(crate) trait Feed: Send + Sync {
+    /// Before a call: the paths (as the agent sees them) that changed
+    /// behind the store's back since the last call, to hand the guest.
+    fn news(&self) -> Vec<String>;
+    /// After a call: what changed until now was the call's own doing.
+    fn after_call(&self);
 }
 
 /// How a call the guest ran came out.
@@ -95,8 +135,8 @@ pub(crate) trait Backend: Send {
     fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError>;
 
     /// Grants a new instance its files: preopened directories on `wasi`,
-    /// or a file system of its own, returned.
-    fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>>;
+    /// or a file system of its own.
+    fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Granted>;
 
     /// Every directory and file of the root, `.memcap` left out unless
     /// `with_reserved` (between begin and end).
@@ -116,21 +156,14 @@ pub(crate) trait Backend: Send {
     /// too, so it is rebuilt from what lands.
     fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError>;
 
-    /// The host directories served, as the agent sees them and on disk,
-    /// for a file watcher; none for a store that is not a directory.
-    fn directories(&self) -> Vec<(String, PathBuf)>;
-
-    /// For a long-lived host on a database: a listener that hears other
-    /// hosts' commits. From then on the backend gathers the paths they
-    /// changed, for [`Backend::take_news`]. None on a directory (a file
-    /// watcher does that there).
-    fn follow(&mut self) -> Option<database::CommitListener> {
-        None
-    }
+    /// How a long-lived host hears of changes behind its back.
+    #[cfg(feature = "server")]
+    fn feed(&mut self) -> FeedSource;
 
     /// The paths (as the guest names them) other hosts changed since the
     /// last time this was asked, found when the files were read again;
-    /// only while following, and at most [`MAX_NEWS`] at a time.
+    /// only while following ([`FeedSource::Follow`]), and at most
+    /// [`MAX_NEWS`] at a time.
     fn take_news(&mut self) -> Vec<String> {
         Vec::new()
     }
@@ -138,4 +171,5 @@ pub(crate) trait Backend: Send {
 
 /// The most paths one catching up hands the guest; the rest are found by
 /// its sweep, as edits nobody reported are.
+#[cfg(feature = "database")]
 pub(crate) const MAX_NEWS: usize = 1_000;

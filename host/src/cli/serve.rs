@@ -77,7 +77,7 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
         flags_given,
         open_flagged,
     } = serve;
-    let tokens: Arc<dyn TokenStore> = Arc::from(spec.tokens()?);
+    let tokens: Arc<dyn TokenStore> = Arc::from(spec.location.tokens()?);
     let with_tokens = tokens.configured()?;
     let spec = Arc::new(spec);
     let (gate_tokens, open): (Option<Arc<dyn TokenStore>>, Box<Opener>) = if with_tokens {
@@ -187,10 +187,8 @@ fn open_access(spec: &StoreSpec, access: &Access) -> anyhow::Result<memcap::Memo
         read_only,
     } in &access.shared
     {
-        if spec.url.is_none() && !spec.shared_target(target).is_dir() {
-            spec.ensure_namespace(target)?;
-        }
-        builder = builder.shared(name, spec.shared_target(target), *read_only);
+        spec.location.ensure_shared(target)?;
+        builder = builder.shared(name, spec.location.shared_target(target), *read_only);
     }
     Ok(builder.open()?)
 }

@@ -45,7 +45,7 @@ pub struct Grants<'a> {
 }
 
 pub fn run(spec: &StoreSpec, action: &TokenAction, grants: Grants<'_>) -> anyhow::Result<ExitCode> {
-    let store = spec.tokens()?;
+    let store = spec.location.tokens()?;
     match action {
         TokenAction::Create { label, expires } => {
             let Some(namespace) = grants.namespace else {
@@ -56,11 +56,11 @@ pub fn run(spec: &StoreSpec, action: &TokenAction, grants: Grants<'_>) -> anyhow
                     "a token grants namespaces only: --extra is for a server without tokens"
                 );
             }
-            spec.ensure_namespace(namespace)?;
+            spec.location.ensure_namespace(namespace)?;
             let mut shared = Vec::new();
             for grant in grants.shared {
                 memcap::namespace::check("shared directory name", &grant.name)?;
-                spec.ensure_namespace(&grant.target)?;
+                spec.location.ensure_namespace(&grant.target)?;
                 shared.push(SharedAccess {
                     name: grant.name,
                     target: grant.target,

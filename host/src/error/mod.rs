@@ -1,9 +1,11 @@
 //! Errors: a failed tool call (always safe to show the model) and a store that
 //! could not be opened (for the embedding program).
 
+#[cfg(feature = "database")]
 pub(crate) mod open_db;
 
 use crate::bindings::WitError;
+#[cfg(feature = "database")]
 pub use open_db::OpenDbError;
 
 /// What kind of failure a call hit: the WIT `tool-error` cases, and the
@@ -116,6 +118,13 @@ pub enum OpenError {
     SharedMissing { path: std::path::PathBuf },
     #[error("the extra directory {} does not exist: check the path given with --extra", path.display())]
     ExtraMissing { path: std::path::PathBuf },
+    #[error("--store takes a PostgreSQL URL (postgres://user@host/db); for a directory use --root")]
+    NotADatabase,
+    #[error(
+        "this memcap was built without the database backend (Cargo feature `database`): build it with that feature, or use a directory"
+    )]
+    NoDatabase,
+    #[cfg(feature = "database")]
     #[error(transparent)]
     Database(#[from] OpenDbError),
 }

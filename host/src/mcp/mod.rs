@@ -6,9 +6,9 @@
 //! tools the component gains appear with no change to the server.
 //!
 //! Besides tools: the `prompt` text as the MCP prompt `memory`, and
-//! MEMORY.md as the resource `memory://MEMORY.md`. A file watcher hands
-//! the guest what other programs change before each call; on a database,
-//! a follower hears other hosts' commits and catches up between calls.
+//! MEMORY.md as the resource `memory://MEMORY.md`. The store's
+//! [`ChangeFeed`] hands the guest what changed behind its back (another
+//! program's edit, another host's commit) before each call.
 
 mod lines;
 mod stdio;
@@ -26,8 +26,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::follow::Follower;
-use crate::watch::Watcher;
+use crate::feed::{ChangeFeed, FeedError};
 use crate::{Memory, ToolDefinition};
 
 /// The prompt that carries the memory protocol and the index.
@@ -42,9 +41,8 @@ pub const MEMORY_TOOL: &str = memcap_core::tools::MEMORY_TOOL;
 pub struct MemoryServer {
     memory: Arc<Memory>,
     tools: Arc<Vec<Tool>>,
-    watcher: Option<Arc<Watcher>>,
-    /// Kept for its thread: on a database, it follows other hosts' commits.
-    _follower: Option<Arc<Follower>>,
+    /// What changed behind the store's back, handed in before each call.
+    feed: Option<Arc<ChangeFeed>>,
 }
 
 impl MemoryServer {
@@ -58,24 +56,16 @@ impl MemoryServer {
             .into_iter()
             .map(mcp_tool)
             .collect::<Result<Vec<_>, _>>()?;
-        let watcher = if watch {
-            Some(Arc::new(
-                Watcher::start(&memory).map_err(ServeError::Watch)?,
-            ))
-        } else {
-            None
-        };
         let memory = Arc::new(memory);
-        let follower = if watch {
-            Follower::start(&memory).map(Arc::new)
+        let feed = if watch {
+            Some(Arc::new(ChangeFeed::start(&memory)?))
         } else {
             None
         };
         Ok(Self {
             memory,
             tools: Arc::new(tools),
-            watcher,
-            _follower: follower,
+            feed,
         })
     }
 
@@ -113,16 +103,10 @@ impl MemoryServer {
         f: impl FnOnce(&Memory) -> T + Send + 'static,
     ) -> Result<T, ErrorData> {
         let memory = Arc::clone(&self.memory);
-        let watcher = self.watcher.clone();
-        tokio::task::spawn_blocking(move || {
-            if let Some(watcher) = &watcher {
-                watcher.report(&memory);
-            }
-            let answer = f(&memory);
-            if let Some(watcher) = &watcher {
-                watcher.after_call();
-            }
-            answer
+        let feed = self.feed.clone();
+        tokio::task::spawn_blocking(move || match &feed {
+            Some(feed) => feed.around(&memory, f),
+            None => f(&memory),
         })
         .await
         .map_err(|_| ErrorData::internal_error("the memory call did not finish", None))
@@ -157,8 +141,8 @@ pub enum ServeError {
     Describe(String),
     #[error("the component described the tool {0} with an input schema that is not an object")]
     Schema(String),
-    #[error("could not watch the memory directory: {0}")]
-    Watch(notify::Error),
+    #[error(transparent)]
+    Feed(#[from] FeedError),
 }
 
 fn mcp_tool(tool: ToolDefinition) -> Result<Tool, ServeError> {

@@ -1,26 +1,20 @@
 //! [`MemoryBuilder`]: where a [`Memory`]'s store is (a directory or a
 //! database), what is granted beside it, and the limits it runs under.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use memcap_core::storage::mounts::Place;
 
 use super::Memory;
+#[cfg(feature = "database")]
 use crate::backend::database::{DatabaseStore, Url};
 use crate::backend::directory::DirectoryStore;
 use crate::backend::{Backend, Grant};
 use crate::error::OpenError;
 use crate::limits::Limits;
+use crate::location::Location;
 
-/// The namespace a database store serves when none is named.
-pub const DEFAULT_NAMESPACE: &str = "default";
-
-/// Where the store is.
-enum Location {
-    Directory(PathBuf),
-    /// A PostgreSQL connection URL.
-    Database(String),
-}
+pub use crate::location::DEFAULT_NAMESPACE;
 
 /// Options for [`Memory`]; see [`Memory::builder`] and [`Memory::database`].
 pub struct MemoryBuilder {
@@ -39,17 +33,8 @@ impl MemoryBuilder {
         Self::at(Location::Directory(root.to_path_buf()))
     }
 
-    pub(super) fn database(url: &str) -> Self {
-        Self::at(Location::Database(url.to_owned()))
-    }
-
-    /// Whether `store` is a database URL (`postgres://` or
-    /// `postgresql://`) rather than a directory.
-    pub fn is_database(store: &str) -> bool {
-        Url::is_database(store)
-    }
-
-    fn at(location: Location) -> Self {
+    /// Options for a store at `location` (see [`Location::builder`]).
+    pub(crate) fn at(location: Location) -> Self {
         Self {
             location,
             namespace: None,
@@ -202,6 +187,9 @@ impl MemoryBuilder {
                 let name = store.root().display().to_string();
                 (Box::new(store), name)
             }
+            #[cfg(not(feature = "database"))]
+            Location::Database(_) => return Err(OpenError::NoDatabase),
+            #[cfg(feature = "database")]
             Location::Database(url) => {
                 for grant in &self.grants {
                     let target = grant.target.to_string_lossy();
@@ -231,4 +219,32 @@ fn tighten_umask() {
     use rustix::process::umask;
     let previous = umask(Mode::from_raw_mode(0o077));
     umask(previous | Mode::from_raw_mode(0o077));
+}
+
+/// Opening what a [`Location`] names.
+impl Location {
+    /// A builder for the store here: the directory itself, or the
+    /// database's `default` namespace; [`MemoryBuilder::namespace`] picks
+    /// another.
+    pub fn builder(&self) -> MemoryBuilder {
+        MemoryBuilder::at(self.clone())
+    }
+
+    /// Makes the namespace `name` if it is missing, so grants of it open.
+    pub fn ensure_namespace(&self, name: &str) -> Result<(), OpenError> {
+        crate::namespace::check("namespace", name)?;
+        drop(self.builder().namespace(name).create_root(true).open()?);
+        Ok(())
+    }
+
+    /// Makes the namespace a shared grant names when it is a directory
+    /// missing beside the others (a team server's first use of it). A
+    /// database's namespace is never made by a grant: opening refuses a
+    /// grant of one that does not exist, naming it.
+    pub fn ensure_shared(&self, name: &str) -> Result<(), OpenError> {
+        match self {
+            Location::Directory(base) if !base.join(name).is_dir() => self.ensure_namespace(name),
+            _ => Ok(()),
+        }
+    }
 }

@@ -5,7 +5,7 @@ mod api;
 mod builder;
 mod worker;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -15,12 +15,16 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
-use crate::backend::database::CommitListener;
+#[cfg(feature = "server")]
+use crate::backend::FeedSource;
+#[cfg(feature = "database")]
+use crate::backend::database::vfs::Fs;
 use crate::backend::entries::{CopyError, Entry, HostEdit};
-use crate::backend::{Backend, Instance, Outcome};
+use crate::backend::{Backend, Granted, Instance, Outcome};
 use crate::bindings::{Memcap, WitResult};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
+use crate::location::Location;
 use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
 
 pub use builder::{DEFAULT_NAMESPACE, MemoryBuilder};
@@ -37,8 +41,6 @@ use worker::{Ran, Stuck, Worker};
 pub struct Memory {
     /// The store, for messages: its directory, or its namespace.
     name: String,
-    /// The host directories granted, as the agent sees them and on disk.
-    directories: Vec<(String, PathBuf)>,
     limits: Limits,
     /// Whether searches use the compiled-in embedding model.
     vectors: bool,
@@ -101,14 +103,19 @@ impl Memory {
     }
 
     /// A store in PostgreSQL: `url` is a libpq connection URL
-    /// (`postgres://user@host/db`; no TLS yet). Each namespace
+    /// (`postgres://user@host/db`, TLS as its `sslmode` says). Each namespace
     /// ([`MemoryBuilder::namespace`], `default` when none is given) is a
     /// tree of rows, served to the same component as its directory; memcap
     /// makes and upgrades its tables itself. One call is one transaction
     /// under the namespace's advisory lock, so hosts sharing the database
     /// never lose an edit, and a call that fails leaves nothing behind.
     pub fn database(url: &str) -> MemoryBuilder {
-        MemoryBuilder::database(url)
+        MemoryBuilder::at(Location::Database(url.to_owned()))
+    }
+
+    /// Options for a store at `location`, a directory or a database.
+    pub fn at(location: &Location) -> MemoryBuilder {
+        MemoryBuilder::at(location.clone())
     }
 
     fn serve(
@@ -120,7 +127,6 @@ impl Memory {
     ) -> Result<Self, OpenError> {
         let memory = Memory {
             name,
-            directories: backend.directories(),
             limits,
             vectors,
             read_only,
@@ -161,22 +167,10 @@ impl Memory {
         &self.name
     }
 
-    /// The host directory served as `/memories`; `None` on a database.
-    pub fn root(&self) -> Option<&Path> {
-        self.directories.first().map(|(_, dir)| dir.as_path())
-    }
-
-    /// Every host directory the guest is granted, as the agent sees it and
-    /// on disk: `/memories` (the root), then each `/memories/shared/NAME`
-    /// and `/memories/extra/NAME`. None on a database store.
-    pub fn grants(&self) -> Vec<(String, PathBuf)> {
-        self.directories.clone()
-    }
-
     /// Tells the guest that other programs changed `paths` (`/memories/...`,
     /// as a file watcher reports them), so the index and every derived
     /// index take them in now rather than at the next sweep; see
-    /// [`crate::watch::Watcher`].
+    /// [`crate::backend::directory::watch::Watcher`].
     pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
         let bytes = paths.iter().map(String::len).sum();
         let paths = paths.to_vec();
@@ -226,12 +220,11 @@ impl Memory {
         self.with_backend(true, |backend| backend.import(entries, replace))
     }
 
-    /// For a long-lived host on a database: a listener for other hosts'
-    /// commits to this store's namespaces, and from now on the paths they
-    /// change are gathered for [`Memory::catch_up`]; `None` on a directory.
-    /// See [`crate::follow::Follower`], which uses both.
-    pub fn follow(&self) -> Option<CommitListener> {
-        self.lock().backend.follow()
+    /// How a long-lived host hears of changes behind this store's back
+    /// (for [`crate::feed::ChangeFeed`]).
+    #[cfg(feature = "server")]
+    pub(crate) fn feed_source(&self) -> FeedSource {
+        self.lock().backend.feed()
     }
 
     /// Reads what other hosts committed now, off any caller's path, and
@@ -519,17 +512,18 @@ impl Memory {
         if !self.vectors {
             wasi.env(settings::VECTORS, "off");
         }
-        let fs = backend.grant(&mut wasi)?;
-        let pre = match fs {
-            Some(_) => self.runtime.pre_served_fs()?,
-            None => &self.runtime.pre,
-        };
+        let granted = backend.grant(&mut wasi)?;
+        let pre = self.runtime.pre_for(&granted)?;
         let mut table = ResourceTable::new();
         table.set_max_capacity(1024);
         let data = StoreData {
             wasi: wasi.build(),
             table,
-            fs: fs.unwrap_or_default(),
+            #[cfg(feature = "database")]
+            fs: match granted {
+                Granted::Served(fs) => fs,
+                Granted::Preopens => Fs::default(),
+            },
             limiter: GuestLimiter {
                 memory_bytes: self.limits.memory_bytes,
                 refused: false,
@@ -636,8 +630,8 @@ impl Backend for Gone {
     fn end(&mut self, _: Outcome) -> Result<Instance, ToolError> {
         Ok(Instance::default())
     }
-    fn grant(&self, _: &mut WasiCtxBuilder) -> wasmtime::Result<Option<crate::vfs::Fs>> {
-        Ok(None)
+    fn grant(&self, _: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
+        Ok(Granted::Preopens)
     }
     fn export(&mut self, _: bool) -> Result<Vec<Entry>, CopyError> {
         Ok(Vec::new())
@@ -651,7 +645,8 @@ impl Backend for Gone {
     fn import(&mut self, _: &[Entry], _: bool) -> Result<(), CopyError> {
         Ok(())
     }
-    fn directories(&self) -> Vec<(String, PathBuf)> {
-        Vec::new()
+    #[cfg(feature = "server")]
+    fn feed(&mut self) -> FeedSource {
+        FeedSource::Watch(Vec::new())
     }
 }

@@ -6,8 +6,6 @@
 //! Tokens live with the store: [`directory`] keeps them in one 0600 file
 //! beside the namespaces, [`database`] in a table of their own.
 
-pub mod database;
-pub mod directory;
 mod record;
 
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -438,3 +438,29 @@ pub fn snapshot(root: &Path, with_reserved: bool) -> BTreeMap<String, Node> {
     }
     out
 }
+
+/// Runs SQL through `psql` against the test server.
+pub fn psql(sql: &str) -> String {
+    let out = std::process::Command::new("psql")
+        .args([&test_store(), "-At", "-c", sql])
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `memcap ARGS`: its exit code and standard error.
+pub fn memcap_cli(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

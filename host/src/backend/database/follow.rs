@@ -1,5 +1,5 @@
 //! Following other hosts' commits, for a long-lived host on a database (the
-//! database's counterpart of [`crate::watch`]): a thread waits on the
+//! database's counterpart of [`crate::backend::directory::watch`]): a thread waits on the
 //! store's commit channel and, when a namespace it serves was committed,
 //! reads the changed rows at once (so the next call does not) and hands the
 //! guest the paths changed behind the catalog's journal (the host's own
@@ -10,7 +10,9 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use super::CommitListener;
 use crate::Memory;
+use crate::backend::Feed;
 
 /// How long one wait lasts: how soon a dropped follower's thread ends.
 const WAIT: Duration = Duration::from_millis(500);
@@ -22,11 +24,13 @@ pub struct Follower {
 }
 
 impl Follower {
-    /// Starts following `memory`'s namespaces; `None` when it is not on a
-    /// database. The thread holds the memory weakly: it ends when the
-    /// memory is dropped, or with the follower.
-    pub fn start(memory: &Arc<Memory>) -> Option<Self> {
-        let mut listener = memory.follow()?;
+    /// Starts following `memory`'s namespaces with `listener`. The thread
+    /// holds the memory weakly: it ends when the memory is dropped, or with
+    /// the follower.
+    pub(crate) fn start(
+        mut listener: CommitListener,
+        memory: &Arc<Memory>,
+    ) -> std::io::Result<Self> {
         let memory: Weak<Memory> = Arc::downgrade(memory);
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
@@ -50,13 +54,20 @@ impl Follower {
                         return;
                     }
                 }
-            })
-            .ok()?;
-        Some(Self {
+            })?;
+        Ok(Self {
             stop,
             thread: Some(thread),
         })
     }
+}
+
+/// It catches up on its own thread, between calls: nothing to do around one.
+impl Feed for Follower {
+    fn news(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn after_call(&self) {}
 }
 
 impl Drop for Follower {

@@ -22,6 +22,7 @@ pub struct CommitListener {
 }
 
 impl CommitListener {
+    #[cfg(feature = "server")]
     pub(crate) fn new(url: Url, ids: Option<Vec<i64>>) -> Self {
         Self {
             url,

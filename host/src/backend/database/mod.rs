@@ -1,5 +1,5 @@
 //! The database backend: a namespace is a tree of rows in PostgreSQL,
-//! served to the guest as its file system ([`crate::vfs`]), so the same
+//! served to the guest as its file system ([`crate::backend::database::vfs`]), so the same
 //! component runs unchanged and can name nothing outside its namespaces.
 //!
 //! One tool call is one transaction: [`Backend::begin`] takes each granted
@@ -14,14 +14,18 @@
 
 mod conn;
 mod error;
+#[cfg(feature = "server")]
+pub(crate) mod follow;
 mod listen;
 mod rows;
 mod schema;
 mod tls;
+#[cfg(feature = "server")]
+pub(crate) mod tokens;
 mod url;
+pub(crate) mod vfs;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,17 +34,19 @@ use memcap_core::storage::mounts::Place;
 use tokio::runtime::Runtime;
 use wasmtime_wasi::WasiCtxBuilder;
 
-use super::entries::{CopyError, Entry, HostEdit, is_reserved};
-use super::{Backend, Grant, Instance, MAX_NEWS, Outcome, guest_path};
+#[cfg(feature = "server")]
+use super::FeedSource;
+use super::entries::{CopyError, Entry, HostEdit, check_import, is_reserved};
+use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
-use crate::vfs::tree::{ROOT_INO, Tree};
-use crate::vfs::{Fs, FsState, Mount};
 use conn::{Conn, Pending};
 use error::{log, unreachable_error, unsaved_error};
 pub use listen::CommitListener;
 use rows::Versions;
 pub(crate) use url::Url;
+use vfs::tree::{ROOT_INO, Tree};
+use vfs::{Fs, FsState, Mount};
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
 /// is a namespace id (0: the schema).
@@ -598,6 +604,7 @@ impl Backend for DatabaseStore {
         if !mount.writable {
             return Err(CopyError::Io("the namespace cannot be written".into()));
         }
+        check_import(entries)?;
         let tree = &mut mount.tree;
         if tree.top_names().iter().any(|name| !is_reserved(name)) && !replace {
             return Err(CopyError::NotEmpty);
@@ -610,16 +617,10 @@ impl Backend for DatabaseStore {
                 Entry::Dir(_) => None,
                 Entry::File(_, data) => Some(data.as_slice()),
             };
-            if is_reserved(entry.path()) {
-                return Err(CopyError::Refused(
-                    entry.path().to_owned(),
-                    "memcap keeps its own files there",
-                ));
-            }
             tree.put(entry.path(), data).map_err(|_| {
                 CopyError::Refused(
                     entry.path().to_owned(),
-                    "not a plain relative path, or it clashes with another entry",
+                    "could not be written in the namespace",
                 )
             })?;
         }
@@ -628,18 +629,15 @@ impl Backend for DatabaseStore {
         Ok(())
     }
 
-    fn grant(&self, _wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>> {
-        Ok(Some(self.fs.clone()))
+    fn grant(&self, _wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
+        Ok(Granted::Served(self.fs.clone()))
     }
 
-    fn directories(&self) -> Vec<(String, PathBuf)> {
-        Vec::new()
-    }
-
-    fn follow(&mut self) -> Option<CommitListener> {
+    #[cfg(feature = "server")]
+    fn feed(&mut self) -> FeedSource {
         self.news.get_or_insert_with(Vec::new);
         let ids: Option<Vec<i64>> = self.namespaces.iter().map(|ns| ns.id).collect();
-        Some(CommitListener::new(self.url.clone(), ids))
+        FeedSource::Follow(CommitListener::new(self.url.clone(), ids))
     }
 
     fn take_news(&mut self) -> Vec<String> {

@@ -5,7 +5,7 @@ use super::LOCK_CLASS;
 use super::conn::{Conn, Pending};
 use std::collections::HashMap;
 
-use crate::vfs::tree::{PAGE, Row, Tree};
+use crate::backend::database::vfs::tree::{PAGE, Row, Tree};
 
 /// The namespace's id, if it exists.
 pub(crate) fn find(client: &mut Conn, name: &str) -> Result<Option<i64>, postgres::Error> {

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use postgres::Client;
 
-use super::{Access, TokenError, TokenRecord, TokenStore};
 use crate::backend::database::Url;
 use crate::error::OpenError;
+use crate::tokens::{Access, TokenError, TokenRecord, TokenStore};
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS memcap_tokens (
     id text COLLATE \"C\" PRIMARY KEY,

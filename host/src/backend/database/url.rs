@@ -22,11 +22,6 @@ pub(crate) struct Url {
 }
 
 impl Url {
-    /// Whether `store` names a database rather than a directory.
-    pub fn is_database(store: &str) -> bool {
-        store.starts_with("postgres://") || store.starts_with("postgresql://")
-    }
-
     pub fn parse(store: &str) -> Result<Self, OpenDbError> {
         let (url, tls) =
             Tls::split(store).map_err(|param| OpenDbError::BadParameter(redact(store), param))?;

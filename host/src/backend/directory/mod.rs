@@ -3,6 +3,14 @@
 //! wasmtime-wasi preopen, so cap-std resolves every path against it at the
 //! moment of the call. Calls are serialised across processes by `flock`.
 
+pub(crate) mod lock;
+pub(crate) mod open_at;
+pub(crate) mod store;
+#[cfg(feature = "server")]
+pub(crate) mod tokens;
+#[cfg(feature = "server")]
+pub(crate) mod watch;
+
 use std::fs::File;
 use std::io::ErrorKind;
 use std::path::PathBuf;
@@ -10,13 +18,14 @@ use std::time::Duration;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::entries::{CopyError, Entry, HostEdit, is_reserved};
-use super::{Backend, Grant, Instance, Outcome, guest_path};
+#[cfg(feature = "server")]
+use super::FeedSource;
+use super::entries::{CopyError, Entry, HostEdit, check_import, is_reserved};
+use super::{Backend, Grant, Granted, Instance, Outcome, guest_path};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
-use crate::lock::{self, LockError};
-use crate::store::{self, EmptyDir, Found};
-use crate::vfs::Fs;
+use lock::LockError;
 use memcap_core::layout::{RESERVED, ROOT as GUEST_ROOT};
+use store::{EmptyDir, Found};
 
 /// `.memcap/lock` and `.memcap/tmp` by their names in `.memcap`: kept when a
 /// copy replaces the store (they are held, not derived).
@@ -272,6 +281,7 @@ impl Backend for DirectoryStore {
     }
 
     fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+        check_import(entries)?;
         let root = self.open_root()?;
         let mut present = Vec::new();
         for entry in root.entries().map_err(io)? {
@@ -304,17 +314,6 @@ impl Backend for DirectoryStore {
             }
         }
         for entry in entries {
-            let path = entry.path();
-            if is_reserved(path)
-                || path
-                    .split('/')
-                    .any(|p| p.is_empty() || p == "." || p == "..")
-            {
-                return Err(CopyError::Refused(
-                    path.to_owned(),
-                    "not a plain relative path memcap may write",
-                ));
-            }
             match entry {
                 Entry::Dir(path) => root.create_dir_all(path).map_err(io)?,
                 Entry::File(path, data) => {
@@ -328,7 +327,7 @@ impl Backend for DirectoryStore {
         Ok(())
     }
 
-    fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Option<Fs>> {
+    fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
         let (dir, perms) = match &self.empty {
             Some(empty) => (empty.path(), FsPerms::ReadOnly),
             None => (self.root.as_path(), FsPerms::ReadWrite),
@@ -342,16 +341,17 @@ impl Backend for DirectoryStore {
             };
             wasi.preopened_dir(&shared.path, guest_path(shared.place, &shared.name), perms)?;
         }
-        Ok(None)
+        Ok(Granted::Preopens)
     }
 
-    fn directories(&self) -> Vec<(String, PathBuf)> {
+    #[cfg(feature = "server")]
+    fn feed(&mut self) -> FeedSource {
         let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
         grants.extend(
             self.shared
                 .iter()
                 .map(|s| (guest_path(s.place, &s.name), s.path.clone())),
         );
-        grants
+        FeedSource::Watch(grants)
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::{TokenError, TokenRecord, TokenStore};
+use crate::tokens::{TokenError, TokenRecord, TokenStore};
 
 const FILE: &str = "tokens.json";
 const LOCK: &str = "tokens.lock";

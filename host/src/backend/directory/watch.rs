@@ -16,9 +16,9 @@ use std::time::SystemTime;
 use memcap_core::layout::{RESERVED, ROOT};
 use notify::{RecursiveMode, Watcher as _};
 
-use crate::Memory;
+use crate::backend::Feed;
 
-/// Watches a [`Memory`]'s directories while it lives.
+/// Watches a store's directories while it lives.
 pub struct Watcher {
     // Kept for its thread; dropping it stops the watching.
     _watcher: notify::RecommendedWatcher,
@@ -29,9 +29,9 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    /// Starts watching every directory `memory` grants (those that exist).
-    pub fn start(memory: &Memory) -> notify::Result<Self> {
-        let grants: Vec<(String, PathBuf)> = memory.grants();
+    /// Starts watching `grants` (each as the agent sees it, and on disk;
+    /// those that exist).
+    pub(crate) fn start(grants: Vec<(String, PathBuf)>) -> notify::Result<Self> {
         let pending = Arc::new(Mutex::new(BTreeMap::new()));
         let sink = Arc::clone(&pending);
         let mapping = grants.clone();
@@ -56,29 +56,27 @@ impl Watcher {
             own_until: Mutex::new(SystemTime::UNIX_EPOCH),
         })
     }
+}
 
+impl Feed for Watcher {
     /// Marks the end of a call memcap served: what changed until now was
     /// memcap's own doing, unless its change time says later.
-    pub fn after_call(&self) {
+    fn after_call(&self) {
         *self.own_until.lock().unwrap_or_else(|e| e.into_inner()) = SystemTime::now();
     }
 
-    /// Hands what changed since the last report to the guest. A failure is
-    /// left for the call that follows to meet (and the sweep to repair).
-    pub fn report(&self, memory: &Memory) {
+    /// What changed since the last report, memcap's own writes left out.
+    fn news(&self) -> Vec<String> {
         let pending = {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
             std::mem::take(&mut *pending)
         };
         let own_until = *self.own_until.lock().unwrap_or_else(|e| e.into_inner());
-        let paths: Vec<String> = pending
+        pending
             .into_iter()
             .filter(|(_, host)| changed_after(host, own_until))
             .map(|(shown, _)| shown)
-            .collect();
-        if !paths.is_empty() {
-            let _ = memory.changed(&paths);
-        }
+            .collect()
     }
 }
 
