@@ -89,6 +89,8 @@ lint: toolchain
     # No import circles between modules, and the shared vocabulary stays a leaf.
     python3 tests/arch/test_modgraph.py
     python3 tests/arch/modgraph.py
+    # README and docs/ links resolve; the README stays within 300 lines.
+    python3 tests/arch/doc_links.py
     cargo clippy --release -p memcap-host -p memcap-core -p memcap-embed --all-targets -- -D warnings
     # The library without its default features (Memory on a directory): no server stack, no database client, no clap.
     cargo clippy --release -p memcap-host --lib --no-default-features -- -D warnings
