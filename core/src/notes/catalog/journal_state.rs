@@ -5,6 +5,7 @@ use crate::storage::Meta;
 
 /// Where this instance is in the journal, and the records it has not
 /// saved yet.
+#[derive(Default)]
 pub(in crate::notes) struct JournalState {
     pub(in crate::notes) generation: u64,
     /// The journal's `stat` when this instance last read it whole or wrote

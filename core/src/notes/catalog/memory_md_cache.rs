@@ -4,6 +4,7 @@ use super::KeptIndex;
 use crate::notes::journal::IndexMark;
 
 /// MEMORY.md as this instance last read, wrote or rendered it.
+#[derive(Default)]
 pub(in crate::notes) struct MemoryMdCache {
     /// MEMORY.md as this instance last read or wrote it: trusted only after
     /// a stamp check, which costs less than reading the file again.

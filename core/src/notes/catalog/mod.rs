@@ -8,7 +8,6 @@
 //! stays the truth: a lost or torn journal costs time, never correctness.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 mod blocks;
@@ -235,39 +234,9 @@ impl Catalog {
 
     pub(super) fn empty(registry: Registry) -> Self {
         Self {
-            notes: NoteSet {
-                blocks: None,
-                entries: BTreeMap::new(),
-                by_recency: BTreeMap::new(),
-                horizon: None,
-                before_horizon: 0,
-                young_all_recent: None,
-                count: 0,
-                by_type: [0; NoteType::ALL.len()],
-                bytes: 0,
-                others: BTreeMap::new(),
-                other_bytes: 0,
-            },
-            walk: WalkState {
-                dirs: BTreeMap::new(),
-                swept: 0,
-                verified: 0,
-                verified_past: None,
-                sweep_from: None,
-                sweep_past: None,
-                sliced: 0,
-                files_listed: 0,
-                incomplete: false,
-                unreadable: BTreeSet::new(),
-            },
-            journal: JournalState {
-                generation: 0,
-                journal_seen: None,
-                applied: 0,
-                records: 0,
-                replayed: 0,
-                pending: Vec::new(),
-            },
+            notes: NoteSet::default(),
+            walk: WalkState::default(),
+            journal: JournalState::default(),
             feed: IndexFeed {
                 batch_notes: 0,
                 batch_bytes: 0,
@@ -275,10 +244,7 @@ impl Catalog {
                 derived: derived::Derived::new(registry),
                 read_whole: None,
             },
-            memory_md: MemoryMdCache {
-                index_file: None,
-                index_mark: None,
-            },
+            memory_md: MemoryMdCache::default(),
         }
     }
 

@@ -15,6 +15,7 @@ use crate::vocab::NoteType;
 
 /// The notes and every other file outside `.memcap`, read so far, with
 /// their totals (which count unread notes too).
+#[derive(Default)]
 pub(in crate::notes) struct NoteSet {
     /// The snapshot's blocks, while some are unread.
     pub(in crate::notes) blocks: Option<Blocks>,
@@ -94,17 +95,13 @@ mod tests {
             by_recency.insert((Reverse(*at), Rc::from(*path)), entry);
         }
         NoteSet {
-            blocks: None,
-            entries: BTreeMap::new(),
             by_recency,
             horizon: horizon.map(|(path, at)| (Reverse(at), Rc::from(path))),
-            before_horizon: 0,
-            young_all_recent: None,
             count: recent.len(),
-            by_type: [0; NoteType::ALL.len()],
             bytes: 10,
             others: BTreeMap::from([("MEMORY.md".to_owned(), 5)]),
             other_bytes: 5,
+            ..NoteSet::default()
         }
     }
 

@@ -7,6 +7,7 @@ use super::{Aged, FileStamp, MAX_UNREADABLE};
 
 /// Where the walks are: every directory's stamp, how far the sweep went,
 /// what is trusted, and what could not be read.
+#[derive(Default)]
 pub(in crate::notes) struct WalkState {
     /// Directories outside `.memcap` ("" is the root), stamped when last listed.
     pub(in crate::notes) dirs: BTreeMap<String, FileStamp>,
@@ -70,18 +71,7 @@ mod tests {
     use super::*;
 
     fn state() -> WalkState {
-        WalkState {
-            dirs: BTreeMap::new(),
-            swept: 0,
-            verified: 0,
-            verified_past: None,
-            sweep_from: None,
-            sweep_past: None,
-            sliced: 0,
-            files_listed: 0,
-            incomplete: false,
-            unreadable: BTreeSet::new(),
-        }
+        WalkState::default()
     }
 
     #[test]
