@@ -24,12 +24,86 @@ pub mod shown;
 pub mod str_replace;
 pub mod view;
 
+use crate::command::Command;
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
 use crate::notes::index_file;
+use crate::output::Output;
 use crate::storage::Kind;
 use crate::vpath::{MemPath, ROOT};
+
+/// Runs one command: the one place a command is dispatched, beside its
+/// `mod` line above.
+pub fn run(io: &Io, command: Command) -> Result<Output> {
+    match command {
+        Command::View { path, view_range } => view::view(io, &path, view_range),
+        Command::Create { path, file_text } => create::create(io, &path, &file_text),
+        Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        } => str_replace::str_replace(io, &path, &old_str, &new_str),
+        Command::Insert {
+            path,
+            insert_line,
+            insert_text,
+        } => insert::insert(io, &path, insert_line, &insert_text),
+        Command::Delete { path } => delete::delete(io, &path),
+        Command::Rename { old_path, new_path } => rename::rename(io, &old_path, &new_path),
+        Command::MemoryRead { topics, page } => memory_read::memory_read(io, &topics, page),
+        Command::MemoryView { all, page } => memory_view::memory_view(io, all, page),
+        Command::MemorySearch {
+            query,
+            max_results,
+            min_score,
+            source,
+            filters,
+        } => memory_search::memory_search(io, &query, max_results, min_score, source, &filters),
+        Command::MemoryGet { path, first, last } => memory_get::memory_get(io, &path, first, last),
+        Command::MemoryStats => memory_stats::memory_stats(io),
+        Command::MemoryGuide => memory_guide::memory_guide(),
+        Command::BuildContext {
+            url,
+            depth,
+            timeframe,
+            max_related,
+            page,
+        } => build_context::build_context(
+            io,
+            &url,
+            depth,
+            timeframe.as_ref().map(|(text, t)| (text.as_str(), *t)),
+            max_related,
+            page,
+        ),
+        Command::RecentActivity {
+            timeframe,
+            kind,
+            page,
+        } => recent_activity::recent_activity(io, (&timeframe.0, timeframe.1), kind, page),
+        Command::MemoryWrite {
+            filename,
+            name,
+            description,
+            kind,
+            content,
+        } => memory_write::memory_write(io, &filename, &name, &description, kind, &content),
+        Command::MemoryUpdate {
+            filename,
+            old_str,
+            new_str,
+        } => memory_update::memory_update(io, &filename, &old_str, &new_str),
+        Command::MemoryDelete { filename } => memory_delete::memory_delete(io, &filename),
+        Command::Prompt => prompt::prompt(io),
+        Command::Changed { paths } => changed::changed(io, &paths),
+        Command::RecordTurn {
+            session,
+            role,
+            text,
+        } => record_turn::record_turn(io, &session, role, &text),
+    }
+}
 
 /// Checks that `path` names a regular file, with the SDK's messages for
 /// str_replace and insert.
