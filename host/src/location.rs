@@ -73,6 +73,27 @@ impl Location {
         }
     }
 
+    /// The namespaces a directory holds as a base (its subdirectories that
+    /// are memcap stores), at most `at_most` of them, by name; none for a
+    /// database, whose namespaces are never served as one store.
+    pub fn namespaces_within(&self, at_most: usize) -> Vec<String> {
+        let Location::Directory(base) = self else {
+            return Vec::new();
+        };
+        let Ok(entries) = std::fs::read_dir(base) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.path().join(".memcap").is_dir())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| !name.starts_with('.'))
+            .take(at_most)
+            .collect();
+        names.sort();
+        names
+    }
+
     /// The token store that goes with the store: a file in the base
     /// directory's `.memcap`, or a table in the database.
     #[cfg(feature = "server")]

@@ -434,6 +434,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             watch: !no_watch,
             args: server,
             flags_given: flagged,
+            namespace_given: cli.namespace.is_some(),
             open_flagged: Box::new(move || open_flagged(true)),
         });
     }

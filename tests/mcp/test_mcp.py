@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -239,14 +240,21 @@ def streamable_http():
             while line.startswith("{"):
                 line = proc.stderr.readline()
             assert "serving MCP at" in line, line
+            # Without tokens the server is for the one user who started it:
+            # the token it printed, and nothing else, opens it.
+            token = re.search(r"Bearer (memcap_local_[0-9a-f]{64})", line).group(1)
+            import httpx2
+            bare = httpx2.post(f"http://127.0.0.1:{port}/mcp", content="{}", headers={"content-type": "application/json"})
+            assert bare.status_code == 401, bare.status_code
 
             async def session():
-                async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_):
-                    async with ClientSession(read, write) as s:
-                        await s.initialize()
-                        names = [t.name for t in (await s.list_tools()).tools]
-                        created = await s.call_tool("memory", {"command": "create", "path": "/memories/h.md", "file_text": "over http\n"})
-                        return names, created
+                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+                    async with streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http) as (read, write, *_):
+                        async with ClientSession(read, write) as s:
+                            await s.initialize()
+                            names = [t.name for t in (await s.list_tools()).tools]
+                            created = await s.call_tool("memory", {"command": "create", "path": "/memories/h.md", "file_text": "over http\n"})
+                            return names, created
 
             names, created = asyncio.run(asyncio.wait_for(session(), 60))
             assert "memory" in names and "memory_write" in names, names

@@ -126,6 +126,7 @@ class Server:
         if "serving MCP at" not in first:
             self.proc.kill()
             raise AssertionError(f"the server did not start: {first}{self.proc.stderr.read()}")
+        self.banner = first
         threading.Thread(target=self._drain, daemon=True).start()
 
     def _drain(self) -> None:
@@ -259,6 +260,117 @@ def loopback_only():
             return  # a database with tokens from other checks: covered on a directory
         r = subprocess.run([MEMCAP, *base.args(), "mcp", "--http", f"0.0.0.0:{free_port()}"], capture_output=True, text=True, timeout=30)
         assert r.returncode == 2 and "memcap token create" in r.stderr, r.stderr
+
+
+def refused_to_start(base: Base, *args: str) -> str:
+    """`memcap … mcp --http` that must not start: its standard error."""
+    r = subprocess.run([MEMCAP, *base.args(), *args], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2, (args, r.returncode, r.stderr)
+    return r.stderr
+
+
+@check("without tokens a server meant for others does not start, unless told --no-auth")
+def fails_closed_without_tokens():
+    with Base() as base:
+        if STORE:
+            return  # a database with tokens from other checks: covered on a directory
+        base.dir.mkdir(parents=True)
+        # The README's systemd line with tokens.json gone (a failed restore, a fresh volume).
+        err = refused_to_start(base, "mcp", "--http", f"127.0.0.1:{free_port()}", "--allow-host", "memory.example.com")
+        assert "--allow-host" in err and "memcap token create" in err and "--no-auth" in err, err
+        with Server(base, "--allow-host", "memory.example.com", "--no-auth") as server:
+            assert "--no-auth" in server.banner, server.banner
+            raw = Raw(server.url, [("host", "memory.example.com")])
+            assert raw.open().status_code == 200
+
+
+@check("a base that holds namespaces is never served as one store without tokens")
+def base_never_served_whole():
+    with Base() as base:
+        if STORE:
+            return  # a database's namespaces are never one store
+        base.plant("alice", "a.md", SECRET + "\n")
+        base.plant("bob", "b.md", "bob\n")
+        err = refused_to_start(base, "mcp", "--http", f"127.0.0.1:{free_port()}")
+        assert "alice" in err and "bob" in err and "--namespace" in err, err
+        assert not (base.dir / "MEMORY.md").exists(), "the base was written as a store"
+        with Server(base, "--namespace", "alice") as server:
+            token = re.search(r"Bearer (memcap_local_[0-9a-f]{64})", server.banner).group(1)
+            raw = Raw(server.url, [("authorization", f"Bearer {token}")])
+            assert raw.open().status_code == 200
+            _, msgs = raw.call("memory", {"command": "view", "path": "/memories"})
+            assert "a.md" in json.dumps(msgs) and "b.md" not in json.dumps(msgs), msgs
+
+
+@check("without tokens only the token the server printed opens it; a token made while it runs locks it")
+def local_token_and_tokens_made_later():
+    with Base() as base:
+        ns = base.ns("solo")
+        if STORE:
+            return  # a database with tokens from other checks: covered on a directory
+        base.plant("solo", "n.md", "solo note\n")
+        with Server(base, "--namespace", ns) as server:
+            token = re.search(r"Bearer (memcap_local_[0-9a-f]{64})", server.banner).group(1)
+            for headers in [[], [("authorization", f"Bearer {token[:-1]}0")], [("authorization", "Bearer memcap_local_")]]:
+                r = Raw(server.url, headers).post(INIT)
+                assert r.status_code == 401 and "solo note" not in r.text, (headers, r.status_code)
+            raw = Raw(server.url, [("authorization", f"Bearer {token}")])
+            assert raw.open().status_code == 200
+            _, msgs = raw.call("memory", {"command": "view", "path": "/memories/n.md"})
+            assert "solo note" in json.dumps(msgs), msgs
+            base.token("solo", "--label", "made-later")
+            time.sleep(1.2)  # the server looks at the store's tokens once a second
+            r = Raw(server.url, [("authorization", f"Bearer {token}")]).post(INIT)
+            assert r.status_code == 401, r.status_code
+            time.sleep(0.2)
+            assert any(e.get("status") == 401 and "tokens-made-since-start" in json.dumps(e) for e in server.log()), server.lines[-5:]
+
+
+@check("a token file another user could write, a hand-written grant and a duplicated id are refused")
+def token_file_trusted_only_when_safe():
+    with Base() as base:
+        if STORE:
+            return  # the file is a directory store's
+        token = base.token("alice", "--label", "alice")
+        base.plant("alice", "mine.md", "alice\n")
+        base.plant("bob", "secret.md", SECRET + "\n")
+        tokens = base.dir / ".memcap" / "tokens.json"
+        port = free_port()
+        for target, mode in [(tokens, 0o666), (tokens, 0o620), (base.dir / ".memcap", 0o777)]:
+            before = target.stat().st_mode & 0o777
+            target.chmod(mode)
+            err = refused_to_start(base, "mcp", "--http", f"127.0.0.1:{port}")
+            assert "writable by other users" in err and str(target) in err, err
+            r = subprocess.run([MEMCAP, *base.args(), "token", "create", "--namespace", "mallory"], capture_output=True, text=True)
+            assert r.returncode != 0 and "writable by other users" in r.stderr, r.stderr
+            target.chmod(before)
+        # A grant written in by hand: another namespace, a path, a parent.
+        original = tokens.read_text()
+        for field, value in [("namespace", "../bob"), ("namespace", "/etc"), ("shared", [{"name": "x", "target": "/etc", "read_only": True}]),
+                             ("shared", [{"name": "x", "target": "../bob", "read_only": False}])]:
+            data = json.loads(original)
+            data["tokens"][0]["access"][field] = value
+            tokens.write_text(json.dumps(data))
+            tokens.chmod(0o600)
+            with Server(base) as server:
+                r = Raw(server.url, [("authorization", f"Bearer {token}")]).post(INIT)
+                assert r.status_code == 401 and SECRET not in r.text, (value, r.status_code)
+                time.sleep(0.2)
+                assert any("invalid-grant" in json.dumps(e) for e in server.log()), server.lines[-5:]
+        assert not Path("/etc/MEMORY.md").exists() and not (base.dir / "MEMORY.md").exists()
+        # The same id twice (a revoked record and a copy that is not): refused whatever the order.
+        data = json.loads(original)
+        revoked = dict(data["tokens"][0], revoked=1)
+        for records in ([revoked, data["tokens"][0]], [data["tokens"][0], revoked]):
+            tokens.write_text(json.dumps(dict(data, tokens=records)))
+            tokens.chmod(0o600)
+            err = refused_to_start(base, "mcp", "--http", f"127.0.0.1:{port}")
+            assert "twice" in err, err
+        tokens.write_text(original)
+        tokens.chmod(0o600)
+        with Server(base) as server:
+            raw = Raw(server.url, [("authorization", f"Bearer {token}")])
+            assert raw.open().status_code == 200
 
 
 @check("attacker suite: no token, bad tokens and header tricks get 401; alice's token reaches only alice and team")

@@ -1,7 +1,10 @@
 //! `memcap mcp --http ADDR`: the MCP server over HTTP. With tokens made
 //! (`memcap token create`), every request needs one, and its token alone
-//! decides the namespace; without, the server serves the store the other
-//! flags name, to loopback only.
+//! decides the namespace. Without, it is a server for the one user who
+//! started it: loopback only, no `--allow-host`, never a base of namespaces
+//! served as one store, and every request must show the token it prints
+//! when it starts. `--no-auth` lets everyone in (for a proxy that
+//! authenticates); it too stops admitting anyone once a token is made.
 
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
@@ -12,7 +15,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use memcap::mcp::MemoryServer;
-use memcap::server::{Gate, HttpLimits, HttpOptions, Opener, Pool, PoolLimits};
+use memcap::server::{Admission, Gate, HttpLimits, HttpOptions, Opener, Pool, PoolLimits};
 use memcap::tokens::{Access, SharedAccess, TokenStore};
 
 use super::StoreSpec;
@@ -53,6 +56,10 @@ pub struct ServerArgs {
     /// Drop a warm namespace unused this many seconds.
     #[arg(long, default_value_t = 600)]
     pub warm_idle_secs: u64,
+    /// Without tokens, admit every request (no printed token, any address):
+    /// only for a server behind something that authenticates each request.
+    #[arg(long)]
+    pub no_auth: bool,
 }
 
 /// What the CLI asked to serve besides the address.
@@ -64,6 +71,9 @@ pub struct Serve<'a> {
     /// Whether --namespace, --shared, --extra or --read-only was given:
     /// refused with tokens, where each token decides them.
     pub flags_given: bool,
+    /// Whether --namespace was given (without tokens, the store served is
+    /// that namespace, not the base).
+    pub namespace_given: bool,
     /// The store the flags name, served without tokens.
     pub open_flagged: Box<dyn Fn() -> Result<memcap::Memory, memcap::OpenError> + Send + Sync>,
 }
@@ -75,12 +85,17 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
         watch,
         args,
         flags_given,
+        namespace_given,
         open_flagged,
     } = serve;
     let tokens: Arc<dyn TokenStore> = Arc::from(spec.location.tokens()?);
     let with_tokens = tokens.configured()?;
     let spec = Arc::new(spec);
-    let (gate_tokens, open): (Option<Arc<dyn TokenStore>>, Box<Opener>) = if with_tokens {
+    let mut local_token = None;
+    let (admission, open): (Admission, Box<Opener>) = if with_tokens {
+        // A token file memcap cannot trust, or one that holds an id twice,
+        // is refused now rather than at every request.
+        tokens.all()?;
         if flags_given {
             anyhow::bail!(
                 "with tokens, each token decides its namespace and grants: drop --namespace, --shared, --extra and --read-only (see memcap token list)"
@@ -91,30 +106,47 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             let memory = open_access(&spec, access).map_err(|e| e.to_string())?;
             MemoryServer::new(memory, watch).map_err(|e| e.to_string())
         };
-        (Some(tokens), Box::new(open))
+        (Admission::Tokens(tokens), Box::new(open))
     } else {
-        if !addr.ip().is_loopback() {
+        let within = spec.location.namespaces_within(5);
+        if !namespace_given && !within.is_empty() {
             anyhow::bail!(
-                "{addr} is not a loopback address, and without tokens anyone who reaches it could read and change the memory. \
-                 Make a token first (memcap token create --namespace NAME), or listen on 127.0.0.1"
+                "{} holds the namespaces {}, and without tokens it would be served as one store with all of them in it. \
+                 Serve one with --namespace NAME, or make tokens (memcap token create --namespace NAME) to serve each to its own token",
+                spec.location.describe(None),
+                within.join(", ")
             );
         }
+        let admission = if args.no_auth {
+            Admission::Open(tokens)
+        } else {
+            if !addr.ip().is_loopback() {
+                anyhow::bail!(
+                    "{addr} is not a loopback address, and without tokens anyone who reaches it could read and change the memory. \
+                     Make a token first (memcap token create --namespace NAME), or listen on 127.0.0.1"
+                );
+            }
+            if !args.allow_hosts.is_empty() {
+                anyhow::bail!(
+                    "--allow-host is for a server others reach by name, and without tokens anyone who reaches it could read and change the memory. \
+                     Make a token first (memcap token create --namespace NAME), or pass --no-auth if something in front of memcap authenticates every request"
+                );
+            }
+            let token = memcap::tokens::local_token()?;
+            local_token = Some(token.clone());
+            Admission::Local { token, tokens }
+        };
         let open = move |_: &Access| -> Result<MemoryServer, String> {
             let memory = open_flagged().map_err(|e| e.to_string())?;
             MemoryServer::new(memory, watch).map_err(|e| e.to_string())
         };
-        (None, Box::new(open))
+        (admission, Box::new(open))
     };
     let local = Access::new("local", Vec::new(), false);
     let burst = args
         .rate_limit
         .saturating_mul(NonZeroU32::new(2).expect("nonzero"));
-    let gate = Arc::new(Gate::new(
-        gate_tokens,
-        local.clone(),
-        args.rate_limit,
-        burst,
-    ));
+    let gate = Arc::new(Gate::new(admission, local.clone(), args.rate_limit, burst));
     let pool = Pool::new(
         PoolLimits {
             max_stores: args.warm_stores.max(1),
@@ -159,10 +191,12 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
         let bound = listener.local_addr().unwrap_or(addr);
         eprintln!(
             "memcap: serving MCP at http://{bound}/mcp ({}; Host may be {})",
-            if with_tokens {
-                "a bearer token decides each request's namespace"
-            } else {
-                "no tokens: loopback only"
+            match (&local_token, with_tokens) {
+                (_, true) => "a bearer token decides each request's namespace".to_owned(),
+                (Some(token), _) => format!(
+                    "no tokens: for you alone, with the header Authorization: Bearer {token}"
+                ),
+                (None, _) => "no tokens, --no-auth: every request that reaches it may read and change the memory".to_owned(),
             },
             allowed_hosts.join(", "),
         );

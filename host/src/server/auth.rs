@@ -2,12 +2,19 @@
 //! checked against the store's tokens, decides the [`Principal`]: the
 //! token's label and the access it grants. Nothing else in the request
 //! (no other header, parameter, path or session id) has a say. Without
-//! tokens (a loopback-only server) every request is the one local user.
+//! tokens, a server for one user ([`Admission::Local`]) takes only the token
+//! it printed when it started, and every request it admits is that user;
+//! one told `--no-auth` ([`Admission::Open`]) takes every request. Once any
+//! token exists in the store, made before or while the server runs, a
+//! server started without tokens admits nothing more (it fails closed:
+//! restart it to serve the tokens).
 
 use std::collections::HashMap;
+
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use subtle::ConstantTimeEq;
 
 use axum::http::{HeaderMap, header};
 use governor::clock::{Clock, DefaultClock};
@@ -39,47 +46,100 @@ pub enum Denial {
 /// How often a token's last use is written down, at most.
 const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
+/// How long a server started without tokens trusts its last look at the
+/// store's tokens (none yet): a token made while it runs locks it within
+/// this.
+const TOKENS_LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// Who may come in.
+pub enum Admission {
+    /// A bearer token of the store's, which decides the access.
+    Tokens(Arc<dyn TokenStore>),
+    /// The one local user, who shows the token the server printed when it
+    /// started; the store's tokens are watched, none being expected.
+    Local {
+        token: String,
+        tokens: Arc<dyn TokenStore>,
+    },
+    /// Everyone (`--no-auth`: the operator said so); the store's tokens are
+    /// watched, none being expected.
+    Open(Arc<dyn TokenStore>),
+}
+
 /// Checks requests: tokens (or the one local user) and rate limits.
 pub struct Gate {
-    tokens: Option<Arc<dyn TokenStore>>,
+    admission: Admission,
+    /// When the store was last seen holding no token.
+    no_tokens_seen: Mutex<Option<Instant>>,
     local: Access,
     limiter: DefaultKeyedRateLimiter<String>,
     touched: Mutex<HashMap<String, Instant>>,
 }
 
 impl Gate {
-    /// With `tokens`, every request needs one of them; without, every
-    /// request is the local user with `local` access. `per_second` calls
-    /// per token, in bursts of up to `burst`.
+    /// Admitting as `admission` says; a request admitted without a token
+    /// of the store's is the local user with `local` access. `per_second`
+    /// calls per token, in bursts of up to `burst`.
     pub fn new(
-        tokens: Option<Arc<dyn TokenStore>>,
+        admission: Admission,
         local: Access,
         per_second: NonZeroU32,
         burst: NonZeroU32,
     ) -> Self {
         Self {
-            tokens,
+            admission,
+            no_tokens_seen: Mutex::new(None),
             local,
             limiter: RateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
             touched: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Whether requests need a token.
+    /// Whether requests need a token of the store's.
     pub fn needs_tokens(&self) -> bool {
-        self.tokens.is_some()
+        matches!(self.admission, Admission::Tokens(_))
+    }
+
+    /// The local user, once the store is known to hold no token still.
+    fn local_user(&self, tokens: &dyn TokenStore) -> Result<Principal, Denial> {
+        let mut seen = self
+            .no_tokens_seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if seen.is_none_or(|at| at.elapsed() >= TOKENS_LOOK_EVERY) {
+            match tokens.configured() {
+                Ok(false) => *seen = Some(Instant::now()),
+                Ok(true) => {
+                    *seen = None;
+                    return Err(Denial::Unauthorized("tokens-made-since-start"));
+                }
+                Err(e) => {
+                    eprintln!("memcap: {e}");
+                    *seen = None;
+                    return Err(Denial::Unavailable);
+                }
+            }
+        }
+        Ok(Principal {
+            id: "local".into(),
+            label: "local".into(),
+            access: self.local.clone(),
+        })
     }
 
     /// The principal of a request with these headers (blocking: it may
     /// read the token store).
     pub fn admit(&self, headers: &HeaderMap) -> Result<Principal, Denial> {
-        let principal = match &self.tokens {
-            None => Principal {
-                id: "local".into(),
-                label: "local".into(),
-                access: self.local.clone(),
-            },
-            Some(store) => {
+        let principal = match &self.admission {
+            Admission::Open(tokens) => self.local_user(tokens.as_ref())?,
+            Admission::Local { token, tokens } => {
+                let shown = bearer(headers).map_err(Denial::Unauthorized)?;
+                if !bool::from(shown.as_bytes().ct_eq(token.as_bytes())) {
+                    return Err(Denial::Unauthorized(Refusal::Unknown.as_str()));
+                }
+                self.local_user(tokens.as_ref())?
+            }
+            Admission::Tokens(store) => {
                 let token = bearer(headers).map_err(Denial::Unauthorized)?;
                 let record = match tokens::verify(store.as_ref(), token) {
                     Ok(Ok(record)) => record,

@@ -24,7 +24,7 @@ use axum::routing::get;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-pub use auth::{Denial, Gate, Principal};
+pub use auth::{Admission, Denial, Gate, Principal};
 pub use pool::{Opener, Pool, PoolLimits};
 pub use team::TeamServer;
 

@@ -49,6 +49,22 @@ pub enum TokenError {
     },
     #[error("the token file {0} is damaged; restore it or move it away and create tokens anew")]
     Damaged(std::path::PathBuf),
+    #[error(
+        "{} {why}, so memcap does not trust the tokens in it: make it the user memcap runs as's, writable by that user only (chown, then chmod 0700 for the directory, 0600 for the file)",
+        path.display()
+    )]
+    Unsafe {
+        path: std::path::PathBuf,
+        why: &'static str,
+    },
+    #[error(
+        "the token file {} holds the id {id} twice, so which record counts (revoked or not) would depend on their order: remove one (memcap token list, then revoke and create anew)",
+        path.display()
+    )]
+    DuplicateId {
+        path: std::path::PathBuf,
+        id: String,
+    },
     #[error("the memory database refused a token query: {0}")]
     Database(String),
     #[error("no random bytes from the operating system: {0}")]
@@ -65,6 +81,9 @@ pub enum Refusal {
     Unknown,
     Revoked,
     Expired,
+    /// Its record grants a namespace or shared name that is not a plain
+    /// name (written into the store by hand): nothing is opened with it.
+    InvalidGrant,
 }
 
 impl Refusal {
@@ -75,6 +94,7 @@ impl Refusal {
             Refusal::Unknown => "unknown-token",
             Refusal::Revoked => "revoked-token",
             Refusal::Expired => "expired-token",
+            Refusal::InvalidGrant => "invalid-grant",
         }
     }
 }
@@ -100,6 +120,14 @@ pub fn mint(
         hash: hash(&token),
     };
     Ok((record, token))
+}
+
+/// A token for a server started without tokens to print once: whoever
+/// shows it is the one local user. Never stored.
+pub fn local_token() -> Result<String, TokenError> {
+    let mut bytes = [0u8; SECRET_BYTES];
+    getrandom::fill(&mut bytes).map_err(|e| TokenError::Random(e.to_string()))?;
+    Ok(format!("{PREFIX}local_{}", hex(&bytes)))
 }
 
 /// The id a token names, if it is in memcap's format.
@@ -129,6 +157,12 @@ pub fn verify(
     }
     if record.expires.is_some_and(|at| at <= now()) {
         return Ok(Err(Refusal::Expired));
+    }
+    // Checked again when served: a record changed by hand may name
+    // anything (`../bob`, `/etc`), and nothing may be opened with it.
+    if let Err(e) = record.access.check() {
+        eprintln!("memcap: the token {} is refused: {e}", record.id);
+        return Ok(Err(Refusal::InvalidGrant));
     }
     Ok(Ok(record))
 }

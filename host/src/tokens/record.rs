@@ -35,6 +35,19 @@ impl Access {
         }
     }
 
+    /// Whether every name it grants is a plain one (see
+    /// [`crate::namespace::check`]): its namespace, and each shared name and
+    /// the namespace it is. `memcap token create` never writes another, so
+    /// a record that fails was changed by hand.
+    pub fn check(&self) -> Result<(), crate::error::OpenError> {
+        crate::namespace::check("namespace", &self.namespace)?;
+        for shared in &self.shared {
+            crate::namespace::check("shared name", &shared.name)?;
+            crate::namespace::check("namespace", &shared.target)?;
+        }
+        Ok(())
+    }
+
     /// How `token list` shows the grants: `alice (ro) + shared team:ro`.
     pub fn describe(&self) -> String {
         let mut out = self.namespace.clone();

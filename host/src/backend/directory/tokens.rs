@@ -55,14 +55,38 @@ impl DirectoryTokens {
         move |cause| TokenError::File { doing, path, cause }
     }
 
+    /// Whether `path` (the directory or the file) may be trusted: not a
+    /// link, owned by the user memcap runs as, writable by nobody else.
+    /// Another user who can write either could mint a token for any
+    /// namespace, or un-revoke one.
+    fn trusted(&self, path: &Path, meta: &std::fs::Metadata) -> Result<(), TokenError> {
+        let unsafe_because = |why| TokenError::Unsafe {
+            path: path.to_path_buf(),
+            why,
+        };
+        if meta.file_type().is_symlink() {
+            return Err(unsafe_because("is a symbolic link"));
+        }
+        if meta.uid() != rustix::process::geteuid().as_raw() {
+            return Err(unsafe_because("belongs to another user"));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(unsafe_because("is writable by other users"));
+        }
+        Ok(())
+    }
+
     /// The records as the file holds them now (none when there is no file).
     fn read(&self) -> Result<Vec<TokenRecord>, TokenError> {
         let path = self.path();
-        let meta = match std::fs::metadata(&path) {
+        let meta = match std::fs::symlink_metadata(&path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(self.io("read", &path)(e)),
         };
+        let dir_meta = std::fs::symlink_metadata(&self.dir).map_err(self.io("read", &self.dir))?;
+        self.trusted(&self.dir, &dir_meta)?;
+        self.trusted(&path, &meta)?;
         let stamp = Stamp {
             ino: meta.ino(),
             size: meta.size(),
@@ -77,6 +101,13 @@ impl DirectoryTokens {
         let text = std::fs::read(&path).map_err(self.io("read", &path))?;
         let contents: Contents =
             serde_json::from_slice(&text).map_err(|_| TokenError::Damaged(path.clone()))?;
+        let mut ids = std::collections::HashSet::new();
+        if let Some(twice) = contents.tokens.iter().find(|r| !ids.insert(r.id.as_str())) {
+            return Err(TokenError::DuplicateId {
+                path,
+                id: twice.id.clone(),
+            });
+        }
         *cache = Some((stamp, contents.tokens.clone()));
         Ok(contents.tokens)
     }
