@@ -30,7 +30,7 @@ mod wasi_link;
 
 #[cfg(feature = "database")]
 pub use backend::database::CommitListener;
-pub use backend::entries::{CopyError, Entry, HostEdit};
+pub use backend::entries::{CopyError, Entry, Exported, HostEdit, Skipped};
 pub use bindings::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
     Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,

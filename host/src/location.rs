@@ -94,6 +94,26 @@ impl Location {
         names
     }
 
+    /// Whether `memcap copy` may write into the store here (the namespace
+    /// `namespace`): a database's namespace, a directory that does not
+    /// exist or is empty, or a memcap store (it has `.memcap`). Checked
+    /// before the store is opened, since opening prepares `.memcap`: a
+    /// project directory is never turned into a store and replaced.
+    pub fn check_copy_target(&self, namespace: Option<&str>) -> Result<(), crate::CopyError> {
+        let Location::Directory(base) = self else {
+            return Ok(());
+        };
+        let dir = match namespace {
+            Some(name) => base.join(name),
+            None => base.clone(),
+        };
+        let holds_files = std::fs::read_dir(&dir).is_ok_and(|mut entries| entries.next().is_some());
+        if holds_files && !dir.join(".memcap").is_dir() {
+            return Err(crate::CopyError::NotAStore(dir));
+        }
+        Ok(())
+    }
+
     /// The token store that goes with the store: a file in the base
     /// directory's `.memcap`, or a table in the database.
     #[cfg(feature = "server")]

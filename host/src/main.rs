@@ -555,10 +555,16 @@ fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
         Ok(builder.create_root(create).private_umask(true).open()?)
     };
     let from = open(src, false)?;
-    let entries = from.export()?;
+    let exported = from.export_naming_skipped()?;
     drop(from);
+    let (target, namespace) = Location::parse_with_namespace(dst);
+    target.check_copy_target(namespace.as_deref())?;
     let to = open(dst, true)?;
+    let entries = exported.entries;
     to.import(&entries, replace)?;
+    for skipped in &exported.skipped {
+        eprintln!("memcap: skipped {:?}: {}", skipped.path, skipped.why);
+    }
     let files = entries
         .iter()
         .filter(|e| matches!(e, memcap::Entry::File(..)))
@@ -571,10 +577,14 @@ fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
         })
         .sum();
     println!(
-        "copied {files} files and {} directories ({bytes} bytes) from {} to {}",
+        "copied {files} files and {} directories ({bytes} bytes) from {} to {}{}",
         entries.len() - files,
         from_name(src),
-        from_name(dst)
+        from_name(dst),
+        match exported.skipped.len() {
+            0 => String::new(),
+            n => format!("; skipped {n} (named above)"),
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

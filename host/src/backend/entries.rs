@@ -36,6 +36,22 @@ pub enum HostEdit<'a> {
     RenameTo(&'a str),
 }
 
+/// What a store holds that an export leaves out, and why (for the person
+/// running `memcap copy`, who is told each one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// Its path under the root, as well as it can be spelt.
+    pub path: String,
+    pub why: String,
+}
+
+/// A store's entries, and what was left out of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exported {
+    pub entries: Vec<Entry>,
+    pub skipped: Vec<Skipped>,
+}
+
 /// Why a store could not be copied out or in. For the person running
 /// memcap (it may name host paths).
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +62,10 @@ pub enum CopyError {
     NotEmpty,
     #[error("{0:?} cannot be copied: {1}")]
     Refused(String, &'static str),
+    #[error(
+        "{0} holds files but is not a memcap store (it has no .memcap): copy into an empty directory or a store, so nothing else is replaced"
+    )]
+    NotAStore(std::path::PathBuf),
     #[error("could not read or write the store: {0}")]
     Io(String),
     #[error(transparent)]

@@ -23,7 +23,7 @@ use crate::backend::database::vfs::Fs;
 use crate::error::ToolError;
 #[cfg(all(feature = "database", feature = "server"))]
 use database::CommitListener;
-use entries::{CopyError, Entry, HostEdit};
+use entries::{CopyError, Entry, Exported, HostEdit};
 
 /// A directory or namespace granted beside the root: shared
 /// (`/memories/shared/NAME`) or extra, read-only reference material
@@ -140,7 +140,7 @@ pub(crate) trait Backend: Send {
 
     /// Every directory and file of the root, `.memcap` left out unless
     /// `with_reserved` (between begin and end).
-    fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError>;
+    fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError>;
 
     /// The file at `path` (under the root), `None` where there is none
     /// (between begin and end).

@@ -19,7 +19,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 use crate::backend::FeedSource;
 #[cfg(feature = "database")]
 use crate::backend::database::vfs::Fs;
-use crate::backend::entries::{CopyError, Entry, HostEdit};
+use crate::backend::entries::{CopyError, Entry, Exported, HostEdit};
 use crate::backend::{Backend, Granted, Instance, Outcome};
 use crate::bindings::{Memcap, WitResult};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
@@ -187,6 +187,13 @@ impl Memory {
     /// Every directory and file of the store, memcap's `.memcap` left out,
     /// read under the store's lock (for `memcap copy`).
     pub fn export(&self) -> Result<Vec<Entry>, CopyError> {
+        self.export_naming_skipped().map(|e| e.entries)
+    }
+
+    /// [`Memory::export`], with what it left out and why: links, FIFOs and
+    /// other special files, names that are not UTF-8, and files or
+    /// directories that could not be read (the export goes on past each).
+    pub fn export_naming_skipped(&self) -> Result<Exported, CopyError> {
         self.with_backend(false, |backend| backend.export(false))
     }
 
@@ -194,6 +201,7 @@ impl Memory {
     /// catalog journal and derived state), for tools that inspect them.
     pub fn export_all(&self) -> Result<Vec<Entry>, CopyError> {
         self.with_backend(false, |backend| backend.export(true))
+            .map(|e| e.entries)
     }
 
     /// The file at `path` (relative to the root: `notes/a.md`), read by the
@@ -633,8 +641,8 @@ impl Backend for Gone {
     fn grant(&self, _: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
         Ok(Granted::Preopens)
     }
-    fn export(&mut self, _: bool) -> Result<Vec<Entry>, CopyError> {
-        Ok(Vec::new())
+    fn export(&mut self, _: bool) -> Result<Exported, CopyError> {
+        Ok(Exported::default())
     }
     fn read_file(&mut self, _: &str) -> Result<Option<Vec<u8>>, CopyError> {
         Ok(None)

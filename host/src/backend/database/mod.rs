@@ -36,7 +36,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 #[cfg(feature = "server")]
 use super::FeedSource;
-use super::entries::{CopyError, Entry, HostEdit, check_import, is_reserved};
+use super::entries::{CopyError, Entry, Exported, HostEdit, check_import, is_reserved};
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
@@ -541,9 +541,10 @@ impl Backend for DatabaseStore {
         }
     }
 
-    fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError> {
+    fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError> {
         let state = self.fs.lock();
-        Ok(state.mounts[0]
+        // A namespace holds only directories and files: nothing is skipped.
+        let entries = state.mounts[0]
             .tree
             .rows()
             .into_iter()
@@ -555,7 +556,11 @@ impl Backend for DatabaseStore {
                 }
                 None => Entry::Dir(row.path),
             })
-            .collect())
+            .collect();
+        Ok(Exported {
+            entries,
+            skipped: Vec::new(),
+        })
     }
 
     fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {

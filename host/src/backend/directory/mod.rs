@@ -20,7 +20,7 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 #[cfg(feature = "server")]
 use super::FeedSource;
-use super::entries::{CopyError, Entry, HostEdit, check_import, is_reserved};
+use super::entries::{CopyError, Entry, Exported, HostEdit, Skipped, check_import, is_reserved};
 use super::{Backend, Grant, Granted, Instance, Outcome, guest_path};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
 use lock::LockError;
@@ -203,48 +203,79 @@ impl Backend for DirectoryStore {
         Ok(Instance::default())
     }
 
-    fn export(&mut self, with_reserved: bool) -> Result<Vec<Entry>, CopyError> {
+    fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError> {
         if self.empty.is_some() {
-            return Ok(Vec::new());
+            return Ok(Exported::default());
         }
         let root = self.open_root()?;
-        let mut out = Vec::new();
+        let mut out = Exported::default();
+        let mut skip = |path: String, why: String| out.skipped.push(Skipped { path, why });
+        let mut entries = Vec::new();
         let mut stack = vec![String::new()];
         while let Some(dir_path) = stack.pop() {
             let dir = if dir_path.is_empty() {
                 root.try_clone().map_err(io)?
             } else {
-                root.open_dir(&dir_path).map_err(io)?
+                match root.open_dir(&dir_path) {
+                    Ok(dir) => dir,
+                    Err(e) => {
+                        skip(dir_path, format!("the directory could not be read: {e}"));
+                        continue;
+                    }
+                }
             };
-            for entry in dir.entries().map_err(io)? {
+            let listing = match dir.entries() {
+                Ok(listing) => listing,
+                Err(e) if !dir_path.is_empty() => {
+                    skip(dir_path, format!("the directory could not be listed: {e}"));
+                    continue;
+                }
+                Err(e) => return Err(io(e)),
+            };
+            for entry in listing {
                 let entry = entry.map_err(io)?;
                 let name = entry.file_name();
+                let shown = |name: &str| {
+                    if dir_path.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{dir_path}/{name}")
+                    }
+                };
                 let Some(name) = name.to_str() else {
-                    return Err(CopyError::Refused(
-                        format!("{dir_path}/{}", name.to_string_lossy()),
-                        "its name is not UTF-8",
-                    ));
+                    skip(
+                        shown(&name.to_string_lossy()),
+                        "its name is not UTF-8 (memcap never lists it)".into(),
+                    );
+                    continue;
                 };
-                let path = if dir_path.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{dir_path}/{name}")
-                };
+                let path = shown(name);
                 if is_reserved(&path) && !with_reserved {
                     continue;
                 }
-                // Links and special files are not memory: left out, as the
-                // guest leaves them out.
                 let kind = entry.file_type().map_err(io)?;
                 if kind.is_dir() {
-                    out.push(Entry::Dir(path.clone()));
+                    entries.push(Entry::Dir(path.clone()));
                     stack.push(path);
                 } else if kind.is_file() {
-                    out.push(Entry::File(path.clone(), root.read(&path).map_err(io)?));
+                    match root.read(&path) {
+                        Ok(bytes) => entries.push(Entry::File(path, bytes)),
+                        Err(e) => skip(path, format!("it could not be read: {e}")),
+                    }
+                } else if kind.is_symlink() {
+                    // Links are not memory: the guest never follows one out.
+                    skip(path, "a symbolic link (links are not copied)".into());
+                } else {
+                    skip(
+                        path,
+                        "not a regular file or directory (a FIFO, socket or device)".into(),
+                    );
                 }
             }
         }
-        out.sort_by(|a, b| a.path().cmp(b.path()));
+        entries.sort_by(|a, b| a.path().cmp(b.path()));
+        out.entries = entries;
+        out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
     }
 
