@@ -373,6 +373,41 @@ def token_file_trusted_only_when_safe():
             assert raw.open().status_code == 200
 
 
+def raw_post_from(source: str, port: int, headers: dict[str, str]) -> int:
+    """An initialize POST sent from the loopback address `source`: its status."""
+    body = json.dumps(INIT).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    request = (f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\ncontent-type: application/json\r\n"
+               f"accept: {ACCEPT}\r\ncontent-length: {len(body)}\r\nconnection: close\r\n{head}\r\n").encode() + body
+    with socket.socket() as s:
+        s.settimeout(10)
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(request)
+        status = s.recv(64).split(b" ")[1]
+    return int(status)
+
+
+@check("failed sign-ins are limited per peer address and logged with it; other peers are not slowed")
+def failed_sign_ins_per_peer():
+    with Base() as base:
+        token = base.token("alice", "--label", "alice")
+        with Server(base, "--max-failed-sign-ins", "5") as server:
+            wrong = token[:-1] + ("0" if token[-1] != "0" else "1")
+            for _ in range(5):
+                assert raw_post_from("127.0.0.1", server.port, {"authorization": f"Bearer {wrong}"}) == 401
+            # Past the limit even a good token from that address waits.
+            r = Raw(server.url, [("authorization", f"Bearer {token}")]).post(INIT)
+            assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1, (r.status_code, r.headers)
+            # Another address is let in at once.
+            assert raw_post_from("127.0.0.2", server.port, {"authorization": f"Bearer {token}"}) == 200
+            time.sleep(0.2)
+            refusals = [e for e in server.log() if e.get("status") in (401, 429)]
+            assert len(refusals) >= 6 and all(e.get("peer") == "127.0.0.1" for e in refusals), refusals
+            assert any(e.get("outcome") == "too-many-failed-sign-ins" for e in refusals), refusals
+            assert token.split("_")[2] not in "".join(server.lines)
+
+
 @check("attacker suite: no token, bad tokens and header tricks get 401; alice's token reaches only alice and team")
 def attacker_suite():
     with Base() as base:

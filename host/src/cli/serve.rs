@@ -56,6 +56,11 @@ pub struct ServerArgs {
     /// Drop a warm namespace unused this many seconds.
     #[arg(long, default_value_t = 600)]
     pub warm_idle_secs: u64,
+    /// Failed sign-ins one address may make a minute before its requests
+    /// are turned away until the minute is over (0: no limit; behind a
+    /// proxy every request comes from the proxy's address).
+    #[arg(long, default_value_t = 20)]
+    pub max_failed_sign_ins: u32,
     /// Without tokens, admit every request (no printed token, any address):
     /// only for a server behind something that authenticates each request.
     #[arg(long)]
@@ -171,6 +176,7 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             max_connections: args.max_connections.max(1),
             max_sessions: args.max_sessions.max(1),
             session_idle: Duration::from_secs(args.session_idle_secs.max(1)),
+            max_failed_sign_ins: args.max_failed_sign_ins,
         },
         shutdown_grace: spec.limits.call_timeout + Duration::from_secs(5),
     };

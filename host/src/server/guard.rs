@@ -3,6 +3,9 @@
 //! to the token that opened it), the session cap, and the body (its size
 //! and the time to send it). Every refusal is logged.
 
+use std::net::IpAddr;
+
+use super::sign_ins::{Peer, SignIns};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -30,6 +33,8 @@ pub struct Guard {
     limits: HttpLimits,
     /// Requests being checked, read or routed, for a shutdown to wait on.
     busy: Busy,
+    /// Failed sign-ins per peer.
+    sign_ins: SignIns,
 }
 
 impl Guard {
@@ -43,6 +48,7 @@ impl Guard {
             gate,
             sessions,
             busy,
+            sign_ins: SignIns::new(limits.max_failed_sign_ins),
             owners: Mutex::new(HashMap::new()),
             limits,
         })
@@ -92,8 +98,8 @@ impl Guard {
     }
 }
 
-fn refuse(status: StatusCode, why: &str, message: &str) -> Response {
-    log::refused(status.as_u16(), why);
+fn refuse(peer: Option<IpAddr>, status: StatusCode, why: &str, message: &str) -> Response {
+    log::refused(status.as_u16(), why, peer);
     let mut response = (status, message.to_owned()).into_response();
     // The request's body may be unread: the connection cannot carry another
     // request, and the client is told so rather than finding it closed.
@@ -124,12 +130,26 @@ fn retry_after(mut response: Response, seconds: u64) -> Response {
 async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     let _working = guard.busy.start();
     let (mut parts, body) = request.into_parts();
+    let peer = parts.extensions.get::<Peer>().map(|p| p.0);
+    if let Some(seconds) = peer.and_then(|p| guard.sign_ins.blocked(p)) {
+        let response = refuse(
+            peer,
+            StatusCode::TOO_MANY_REQUESTS,
+            "too-many-failed-sign-ins",
+            "Too many failed sign-ins from this address; retry after the time in Retry-After.\n",
+        );
+        return retry_after(response, seconds);
+    }
     let gate = Arc::clone(&guard.gate);
     let headers = parts.headers.clone();
     let principal = match tokio::task::spawn_blocking(move || gate.admit(&headers)).await {
         Ok(Ok(principal)) => principal,
         Ok(Err(Denial::Unauthorized(why))) => {
+            if let Some(peer) = peer {
+                guard.sign_ins.failed(peer);
+            }
             return refuse(
+                peer,
                 StatusCode::UNAUTHORIZED,
                 why,
                 "A valid bearer token is needed: send `Authorization: Bearer TOKEN` (memcap token create makes one).\n",
@@ -137,6 +157,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         Ok(Err(Denial::TooFast(seconds))) => {
             let response = refuse(
+                peer,
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate-limited",
                 "Too many calls with this token; retry after the time in Retry-After.\n",
@@ -145,6 +166,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         Ok(Err(Denial::Unavailable)) | Err(_) => {
             return refuse(
+                peer,
                 StatusCode::SERVICE_UNAVAILABLE,
                 "token-store-unavailable",
                 "The server cannot check tokens right now; retry shortly.\n",
@@ -163,6 +185,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     if owner.is_some_and(|owner| owner != principal.id) {
         // As for a session that does not exist: nothing to learn.
         return refuse(
+            peer,
             StatusCode::NOT_FOUND,
             "session-of-another-token",
             "Session not found\n",
@@ -173,6 +196,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         && guard.sessions.sessions.read().await.len() >= guard.limits.max_sessions
     {
         let response = refuse(
+            peer,
             StatusCode::SERVICE_UNAVAILABLE,
             "too-many-sessions",
             "The server holds as many sessions as it may; retry shortly.\n",
@@ -188,6 +212,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         .and_then(|v| v.parse::<u64>().ok());
     let too_large = || {
         refuse(
+            peer,
             StatusCode::PAYLOAD_TOO_LARGE,
             "body-too-large",
             &format!("The request body is over {max} bytes, the most this server takes.\n"),
@@ -202,6 +227,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(),
         Ok(Err(_)) => {
             return refuse(
+                peer,
                 StatusCode::BAD_REQUEST,
                 "body-unreadable",
                 "The request body could not be read.\n",
@@ -209,6 +235,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         Err(_) => {
             return refuse(
+                peer,
                 StatusCode::REQUEST_TIMEOUT,
                 "body-too-slow",
                 "The request body took too long to arrive.\n",

@@ -4,6 +4,7 @@
 //! a second) holds nothing for long. On shutdown, connections finish the
 //! request they are in and close.
 
+use super::sign_ins::Peer;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -70,12 +71,12 @@ async fn accept(
         let Ok(permit) = Arc::clone(&open).acquire_owned().await else {
             return;
         };
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => {
+        let (stream, peer) = match listener.accept().await {
+            Ok((stream, peer)) => {
                 // Answers go out in several writes (an SSE stream): without
                 // this, Nagle's algorithm holds each reply ~40 ms for an ACK.
                 let _ = stream.set_nodelay(true);
-                stream
+                (stream, peer)
             }
             Err(e) => {
                 // Out of file descriptors and the like: wait, then go on.
@@ -88,7 +89,9 @@ async fn accept(
         let mut closing = closing.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                app.clone().oneshot(request.map(Body::new))
+                let mut request = request.map(Body::new);
+                request.extensions_mut().insert(Peer(peer.ip()));
+                app.clone().oneshot(request)
             });
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder

@@ -43,11 +43,12 @@ pub fn call(
 }
 
 /// A request turned away before any store saw it.
-pub fn refused(status: u16, why: &str) {
+pub fn refused(status: u16, why: &str, peer: Option<std::net::IpAddr>) {
     write(json!({
         "time": now(),
         "status": status,
         "outcome": why,
+        "peer": peer.map(|p| p.to_string()),
     }));
 }
 

@@ -4,7 +4,8 @@
 //! bounded pool of warm stores ([`pool`]). Everything a client can make
 //! the server hold is bounded: connections and the time to send a request
 //! ([`listen`]), body size and upload time, sessions and their idle time,
-//! calls per second per token. `GET /healthz` answers without a token and
+//! calls per second per token, failed sign-ins per peer ([`sign_ins`]).
+//! `GET /healthz` answers without a token and
 //! says nothing about any store.
 
 mod auth;
@@ -13,6 +14,7 @@ mod guard;
 mod listen;
 mod log;
 mod pool;
+mod sign_ins;
 mod team;
 
 use std::future::Future;
@@ -41,6 +43,9 @@ pub struct HttpLimits {
     pub max_sessions: usize,
     /// A session unused this long is closed.
     pub session_idle: Duration,
+    /// Failed sign-ins one peer may make a minute before its requests are
+    /// turned away until the minute is over (0: no limit).
+    pub max_failed_sign_ins: u32,
 }
 
 /// How the server is reached.
