@@ -53,7 +53,7 @@ build: toolchain
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm {{guest_out}}/memcap-tools.wasm dist/
 
 # The Python wheel and the npm tarball of the drop-in packages, into dist/ (each carries the component).
-package: build
+package: setup build
     {{venv}}/bin/pip wheel --quiet --no-deps -w dist ./bindings/python
     rm -rf bindings/node/component
     cp embed/MODEL-LICENSE bindings/node/MODEL-LICENSE
