@@ -10,8 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use memcap_core::error::FsError;
 use memcap_core::notes::catalog;
-use memcap_core::notes::derived::{DerivedIndex, NoteChange, NoteFacts};
+use memcap_core::notes::derived::{DerivedIndex, NoteChange};
 use memcap_core::notes::entry::FileStamp;
+use memcap_core::notes::entry::NoteFacts;
 use memcap_core::storage::Storage;
 use memcap_core::storage::memory::{FixedEnvironment, MemoryStorage};
 use memcap_core::{Indexes, Io};

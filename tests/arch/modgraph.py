@@ -2,8 +2,10 @@
 """Finds import circles between the modules of each crate (core, host, guest, embed).
 
 A module is a file under src/ (mod.rs stands for its folder). An edge A -> B is
-any `crate::B...` path that A names (in `use` or in code), resolved to the
-longest module path that exists. Edges from a module to its own descendants
+any `crate::B...`, `super::...` or `self::...` path that A names (in `use`,
+in a `use ...::{..}` group, or in code), made absolute from where it stands
+(inside an inline `mod x { .. }` too) and resolved to the longest module path
+that exists. Edges from a module to its own descendants
 or ancestors are ignored: a parent declaring and re-exporting its children,
 or a child using its parent's items, is structure, not a circle. Prints every
 strongly connected component of more than one module, and every leaf module
@@ -23,13 +25,16 @@ CRATES = ["core", "host", "guest", "embed"]
 # Leaf modules: the shared vocabulary. Each (with everything under it)
 # imports no module of its crate but other leaves.
 LEAVES = {"core": [("vocab",), ("layout",)], "host": [("error",), ("bindings",), ("limits",)]}
-PATH = re.compile(r"\bcrate((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
-USE_GROUP = re.compile(r"\buse\s+crate::\{([^;]*)\};", re.S)
+PATH = re.compile(r"\b(crate|self|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::(?:\{([^;]*?)\}\s*;|([A-Za-z_][A-Za-z0-9_]*|\*))")
+INLINE_MOD = re.compile(r"\bmod\s+([A-Za-z_][A-Za-z0-9_]*)\s*\{")
 
 
 def strip_comments(text):
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"//[^\n]*", "", text)
+    # Braces in string and char literals would throw the inline-module depth off.
+    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    return re.sub(r"'[{}]'", "''", text)
 
 
 def modules(src):
@@ -56,14 +61,49 @@ def resolve(mods, parts):
     return None
 
 
-def paths_in(text):
-    """Every crate:: path, with `use crate::{a::b, c}` groups expanded one level."""
-    out = [m.group(1).strip(":").split("::") for m in PATH.finditer(text)]
-    for g in USE_GROUP.finditer(text):
-        for item in re.split(r",(?![^{]*\})", g.group(1)):
+def inline_modules(text):
+    """(start, end, name) of every inline `mod name { .. }` block."""
+    out = []
+    for m in INLINE_MOD.finditer(text):
+        depth, i = 0, m.end() - 1
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        out.append((m.end(), i, m.group(1)))
+    return out
+
+
+def absolute(module, blocks, at, head, rest):
+    """The crate-absolute path of `head::rest` written at offset `at` of `module`'s file."""
+    here = list(module) + [name for start, end, name in blocks if start <= at < end]
+    if head == "crate":
+        base = []
+    else:
+        base = here
+        if head == "super":
+            base = base[:-1]
+        while rest and rest[0] == "super":
+            base, rest = base[:-1], rest[1:]
+    return base + rest
+
+
+def paths_in(module, text):
+    """Every crate-absolute path the file names, `::{..}` groups expanded one level."""
+    blocks = inline_modules(text)
+    out = []
+    for m in PATH.finditer(text):
+        rest = [p for p in m.group(2).split("::") if p]
+        base = absolute(module, blocks, m.start(), m.group(1), rest)
+        if m.group(3) is None:
+            out.append(base + ([m.group(4)] if m.group(4) != "*" else []))
+            continue
+        out.append(base)
+        for item in re.split(r",(?![^{]*\})", m.group(3)):
             head = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*)", item)
-            if head:
-                out.append(head.group(1).split("::"))
+            if head and head.group(1) != "self":
+                out.append(base + head.group(1).split("::"))
     return out
 
 
@@ -74,7 +114,7 @@ def graph(crate):
     for m, path in mods.items():
         with open(path, encoding="utf-8") as f:
             text = strip_comments(f.read())
-        for parts in paths_in(text):
+        for parts in paths_in(m, text):
             t = resolve(mods, parts)
             if t is None or t == m or not t:
                 continue

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The circle check finds what it is for: a circle through a `use`, one
-through a path in code, one through a `use crate::{..}` group, and a leaf
+through a path in code, one through a `use crate::{..}` group, through `super::` and `self::`
+paths (inside inline modules too), and a leaf
 that imports a module that is not one; and passes a tree with none."""
 import os
 import subprocess
@@ -28,6 +29,10 @@ def main():
         ("use", {"core/src/a.rs": "use crate::b::X;\n", "core/src/b.rs": "use crate::a::Y;\n"}, 1, "import circle among 2 modules: a, b"),
         ("path in code", {"core/src/a.rs": "fn f() { crate::b::g() }\n", "core/src/b/mod.rs": "pub fn g() { crate::a::f() }\n"}, 1, "a, b"),
         ("use group", {"core/src/a.rs": "use crate::{b::X, vocab::T};\n", "core/src/b.rs": "use crate::a::Y;\n"}, 1, "a, b"),
+        ("super", {"core/src/a.rs": "use super::b::X;\n", "core/src/b.rs": "use super::{vocab::T, a};\n"}, 1, "a, b"),
+        ("self in a parent", {"core/src/lib.rs": "mod a;\nmod b;\nmod vocab;\nuse self::a::X;\n", "core/src/a.rs": "use crate::b::Y;\n", "core/src/b.rs": "fn f() { super::vocab::g() }\n"}, 0, "no import circles"),
+        ("super in an inline module", {"core/src/a.rs": "mod tests {\n    use super::super::b::X;\n}\n", "core/src/b.rs": "use crate::a::Y;\n"}, 1, "a, b"),
+        ("super names a module", {"core/src/a/mod.rs": "mod c;\n", "core/src/a/c.rs": "use super::super::b;\nfn f() { b::g() }\n", "core/src/b.rs": "use crate::a::c;\n"}, 1, "a::c, b"),
         ("comment only", {"core/src/a.rs": "// crate::b::X\nuse crate::b::X;\n", "core/src/b.rs": "/// see crate::a\npub struct X;\n"}, 0, "no import circles"),
         ("leaf imports", {"core/src/a.rs": "", "core/src/b.rs": "", "core/src/vocab/mod.rs": "use crate::a::Z;\n"}, 1, "vocab is a leaf"),
     ]

@@ -21,7 +21,8 @@ use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
 use crate::notes::catalog::Entry;
-use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts, Saved, SavedPart};
+use crate::notes::derived::{DerivedIndex, NoteChange, Saved, SavedPart};
+use crate::notes::entry::NoteFacts;
 
 /// A saved state not decoded yet, and the changes taken since.
 struct Undecoded {

@@ -14,10 +14,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use super::entry::Entry;
 #[cfg(doc)]
 use super::entry::FileStamp;
-use super::journal::Record;
+use super::entry::{Entry, NoteFacts};
+use super::record::Record;
 use crate::error::FsError;
 use crate::io::Io;
 use crate::storage::File;
@@ -31,23 +31,6 @@ pub enum NoteChange<'a> {
     Put(&'a Entry, Option<&'a str>),
     /// The note at this root-relative path is gone.
     Removed(&'a str),
-}
-
-/// What an index learned of a note that the catalog lists with it (so a
-/// listing never has to ask the index).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NoteFacts {
-    /// Relations the note writes (the graph counts them).
-    pub relations: Option<u32>,
-}
-
-impl NoteFacts {
-    /// These facts, with what `other` knows that these do not.
-    pub fn and(self, other: NoteFacts) -> NoteFacts {
-        NoteFacts {
-            relations: self.relations.or(other.relations),
-        }
-    }
 }
 
 /// Where a record the derived indexes follow comes from, and so when they

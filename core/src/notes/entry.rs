@@ -5,8 +5,24 @@ use std::cell::OnceCell;
 
 use serde::{Deserialize, Serialize};
 
-use super::derived::NoteFacts;
 use super::frontmatter::Meta;
+
+/// What an index learned of a note that the catalog lists with it (so a
+/// listing never has to ask the index).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoteFacts {
+    /// Relations the note writes (the graph counts them).
+    pub relations: Option<u32>,
+}
+
+impl NoteFacts {
+    /// These facts, with what `other` knows that these do not.
+    pub fn and(self, other: NoteFacts) -> NoteFacts {
+        NoteFacts {
+            relations: self.relations.or(other.relations),
+        }
+    }
+}
 
 /// When a file or directory last changed, as far as the catalog needs to know.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]

@@ -5,7 +5,7 @@
 use super::INDEX_FILE;
 use super::catalog::{Catalog, KeptIndex};
 use super::index::{self, PROMPT_BUDGET};
-use super::journal::{IndexMark, Record};
+use super::record::{IndexMark, Record};
 use super::walk::RACY_SECONDS;
 use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::files;

@@ -2,7 +2,7 @@
 //! frontmatter (`fields` parses it within bounds, `frontmatter` makes it a
 //! note's metadata), its type, and which files are notes at all. The
 //! catalog that remembers every note (`catalog`, kept by `walk` and saved in
-//! `journal`/`snapshot`) and the index `/memories/MEMORY.md` rendered from it
+//! `catalog::journal`/`snapshot`) and the index `/memories/MEMORY.md` rendered from it
 //! (`memory_md`, `index`, kept in step by `maintain`).
 
 pub mod catalog;
@@ -12,9 +12,9 @@ pub mod fields;
 pub mod frontmatter;
 pub mod index;
 pub mod index_file;
-mod journal;
 pub mod maintain;
 pub mod memory_md;
+mod record;
 mod snapshot;
 pub mod topics;
 mod walk;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{Entry, FileStamp};
+use super::entry::{Entry, FileStamp};
 use crate::error::FsError;
 use crate::files::read_exact;
 use crate::storage::File;

@@ -19,7 +19,7 @@ use std::rc::Rc;
 
 use super::catalog::{Aged, Catalog, Entry, FileStamp, stamp_of};
 use super::frontmatter;
-use super::journal::Record;
+use super::record::Record;
 use super::{INDEX_FILE, is_note_path};
 use crate::error::FsError;
 use crate::files;

@@ -120,7 +120,15 @@ fn refuse(peer: Option<IpAddr>, status: StatusCode, why: &str, message: &str) ->
     response
 }
 
-fn retry_after(mut response: Response, seconds: u64) -> Response {
+/// A refusal with `Retry-After`: the one answer for every limit a caller hit.
+fn refuse_for(
+    peer: Option<IpAddr>,
+    status: StatusCode,
+    why: &str,
+    message: &str,
+    seconds: u64,
+) -> Response {
+    let mut response = refuse(peer, status, why, message);
     if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
         response.headers_mut().insert(header::RETRY_AFTER, value);
     }
@@ -132,13 +140,13 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     let (mut parts, body) = request.into_parts();
     let peer = parts.extensions.get::<Peer>().map(|p| p.0);
     if let Some(seconds) = peer.and_then(|p| guard.sign_ins.blocked(p)) {
-        let response = refuse(
+        return refuse_for(
             peer,
             StatusCode::TOO_MANY_REQUESTS,
             "too-many-failed-sign-ins",
             "Too many failed sign-ins from this address; retry after the time in Retry-After.\n",
+            seconds,
         );
-        return retry_after(response, seconds);
     }
     let gate = Arc::clone(&guard.gate);
     let headers = parts.headers.clone();
@@ -156,13 +164,13 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             );
         }
         Ok(Err(Denial::TooFast(seconds))) => {
-            let response = refuse(
+            return refuse_for(
                 peer,
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate-limited",
                 "Too many calls with this token; retry after the time in Retry-After.\n",
+                seconds,
             );
-            return retry_after(response, seconds);
         }
         Ok(Err(Denial::Unavailable)) | Err(_) => {
             return refuse(
@@ -195,13 +203,13 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         && parts.method == Method::POST
         && guard.sessions.sessions.read().await.len() >= guard.limits.max_sessions
     {
-        let response = refuse(
+        return refuse_for(
             peer,
             StatusCode::SERVICE_UNAVAILABLE,
             "too-many-sessions",
             "The server holds as many sessions as it may; retry shortly.\n",
+            5,
         );
-        return retry_after(response, 5);
     }
 
     let max = guard.limits.max_body;

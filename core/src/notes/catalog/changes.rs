@@ -12,7 +12,7 @@ use super::{Catalog, HORIZON_NOTES};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::notes::entry::Entry;
-use crate::notes::journal::Record;
+use crate::notes::record::Record;
 
 impl Catalog {
     /// Applies one record, from this instance or read from the journal.

@@ -1,6 +1,6 @@
 //! Where an instance is in the journal, and the records it has not saved.
 
-use crate::notes::journal::Record;
+use crate::notes::record::Record;
 use crate::storage::Meta;
 
 /// Where this instance is in the journal, and the records it has not

@@ -1,7 +1,7 @@
 //! MEMORY.md as an instance last read, wrote or rendered it.
 
 use super::KeptIndex;
-use crate::notes::journal::IndexMark;
+use crate::notes::record::IndexMark;
 
 /// MEMORY.md as this instance last read, wrote or rendered it.
 #[derive(Default)]

@@ -4,7 +4,7 @@
 //!
 //! It lives in memory while the instance is warm (`Indexes`) and in a journal,
 //! `/memories/.memcap/notes.jsonl`, between instances and processes: a
-//! binary snapshot, then one record per change (`journal.rs`). The directory
+//! binary snapshot, then one record per change (`journal.rs`, each a `Record` of `record.rs`). The directory
 //! stays the truth: a lost or torn journal costs time, never correctness.
 
 use std::cmp::Reverse;
@@ -13,6 +13,7 @@ use std::rc::Rc;
 mod blocks;
 mod changes;
 mod index_feed;
+mod journal;
 mod journal_state;
 mod memory_md_cache;
 mod note_set;
@@ -24,19 +25,16 @@ pub(in crate::notes) use memory_md_cache::MemoryMdCache;
 pub(in crate::notes) use note_set::NoteSet;
 pub(in crate::notes) use walk_state::WalkState;
 
-use super::derived::{self, DerivedIndex, NoteFacts, Registry};
-use super::journal::Record;
+use super::derived::{self, DerivedIndex, Registry};
 use super::memory_md::Parts;
+use super::record::Record;
 use crate::error::FsError;
 use crate::io::Io;
 use crate::storage::{Meta, Stamp};
 use crate::vocab::NoteType;
 
-pub use super::entry::{Entry, FileStamp};
-
-/// A note (`false`) or directory (`true`) and its path, as
-/// [`Catalog::verify_aged`](super::walk) orders those of one second.
-pub(in crate::notes) type Aged = (bool, String);
+pub use super::entry::{Entry, FileStamp, NoteFacts};
+pub(in crate::notes) use super::record::Aged;
 
 /// The stamp of what `stat` saw.
 pub(crate) fn stamp_of(st: &Meta) -> FileStamp {

@@ -20,8 +20,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::FsError;
 use crate::io::Io;
-use crate::notes::derived::{DerivedIndex, NoteChange, NoteFacts, Saved, SavedPart};
+use crate::notes::derived::{DerivedIndex, NoteChange, Saved, SavedPart};
 use crate::notes::entry::FileStamp;
+use crate::notes::entry::NoteFacts;
 use crate::search::frozen::Frozen;
 use crate::search::terms::Analyzer;
 

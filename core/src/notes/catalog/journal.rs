@@ -7,18 +7,18 @@
 //! fresh snapshot under a new generation. Not synced: it is a cache, and a
 //! lost or torn record only means a note is read again.
 
-use crate::notes::derived::Arrival;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{Aged, Catalog, Entry, FileStamp};
-use super::derived::{Part, Registry};
-use super::snapshot::{self, Head};
+use super::Catalog;
 use crate::error::FsError;
 use crate::files::{self, read_exact};
 use crate::io::Io;
 use crate::layout::JOURNAL;
+use crate::notes::derived::{Arrival, Part, Registry};
+use crate::notes::record::Record;
+use crate::notes::snapshot::{self, Head};
 use crate::storage::{File, Kind, Meta};
 
 const FORMAT: u32 = 10;
@@ -53,58 +53,10 @@ struct Header {
     derived: Vec<Part>,
 }
 
-/// One change to the catalog.
-#[derive(Serialize, Deserialize, Clone)]
-#[serde(rename_all = "lowercase")]
-pub(super) enum Record {
-    /// Shared with the catalog: a rebuild queues every note once, not a
-    /// copy of each.
-    Put(Rc<Entry>),
-    Del(String),
-    /// A directory's stamp as of its last listing.
-    Dir(String, FileStamp),
-    Undir(String),
-    /// When a walk last reached every file.
-    Swept(u64),
-    /// Where the sweep under way goes on: the next directory it takes up.
-    SweepFrom(String),
-    /// Where the sweep under way goes on inside a directory: the files
-    /// after this one ("" for all of them).
-    SweepPast(String, String),
-    /// Every note and directory that changed before this second has been
-    /// read or listed since its stamp grew old enough to trust.
-    Verified(u64),
-    /// A call spent its slice on once-more reads or the sweep in this
-    /// second.
-    Sliced(u64),
-    /// As [`Record::Verified`], and of those that changed in this second,
-    /// the ones up to this one too (notes before directories, each in path
-    /// order): a second in which more changed than one call's slice can
-    /// read is verified over several calls, not begun again in each.
-    VerifiedPast(u64, Aged),
-    /// A file that is not a note, with its size (for the quota).
-    Other(String, u64),
-    Unother(String),
-    /// MEMORY.md was found to be what a render of the catalog as it then
-    /// was writes; any note changed after this record undoes it.
-    Index(IndexMark),
-}
-
-/// MEMORY.md as a render of the catalog left it ([`Record::Index`]): its
-/// stamp, old enough that an edit in the same clock tick cannot hide behind
-/// it, and what else the render depends on ([`IndexMark::key`]).
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-pub(in crate::notes) struct IndexMark {
-    pub size: u64,
-    pub modified: (u64, u32),
-    pub identity: Option<(u64, u64)>,
-    pub key: u64,
-}
-
 impl Catalog {
     /// Reads the journal; builds it from the directory when there is none
     /// (the first call on a store) or it cannot be used.
-    pub(super) fn load(io: &Io, registry: Registry) -> Result<Self, FsError> {
+    pub(in crate::notes) fn load(io: &Io, registry: Registry) -> Result<Self, FsError> {
         // Whatever stands in the journal's place (nothing, a link, a
         // directory, garbage, another format) only means a rebuild.
         match Self::open(io, registry) {
@@ -115,7 +67,7 @@ impl Catalog {
 
     /// Builds the catalog from the files, and the journal from it.
     /// Every note found is a change the derived indexes take.
-    pub(super) fn rebuild(io: &Io, registry: Registry) -> Result<Self, FsError> {
+    pub(in crate::notes) fn rebuild(io: &Io, registry: Registry) -> Result<Self, FsError> {
         let mut catalog = Self::empty(registry);
         catalog.refresh(io)?;
         // Not written (a read-only store): this instance still has it.
@@ -169,7 +121,7 @@ impl Catalog {
     /// Applies what was appended since this instance last looked: reads only
     /// the header and the new tail. False when the journal was rewritten (or
     /// removed), so it must be read again from the start.
-    pub(super) fn catch_up(&mut self, io: &Io) -> Result<bool, FsError> {
+    pub(in crate::notes) fn catch_up(&mut self, io: &Io) -> Result<bool, FsError> {
         // As this instance last left it: nothing to apply, for one stat.
         if let Some(seen) = self.journal.journal_seen.take()
             && io.fs.stat(JOURNAL, false) == Ok(seen)
@@ -229,7 +181,7 @@ impl Catalog {
     /// Appends this call's changes to the journal, or rewrites it when the
     /// records since the snapshot would pass an eighth of the notes (so a
     /// new process parses little JSON).
-    pub(super) fn save(&mut self, io: &Io) -> Result<(), FsError> {
+    pub(in crate::notes) fn save(&mut self, io: &Io) -> Result<(), FsError> {
         // A call that had the derived indexes take many changes the journal
         // names saves them, so the next process does not take them again.
         let may_take = (self.len() / NOTES_PER_TAKEN_BEFORE_SAVE)
@@ -286,7 +238,7 @@ impl Catalog {
 
     /// Rewrites the journal as a snapshot of the catalog, under a new
     /// generation.
-    pub(super) fn compact(&mut self, io: &Io) -> Result<(), FsError> {
+    pub(in crate::notes) fn compact(&mut self, io: &Io) -> Result<(), FsError> {
         self.follow(io)?;
         self.clear_pending();
         // The indexes take what waited before the catalog is written, so it
