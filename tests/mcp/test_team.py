@@ -38,7 +38,7 @@ logging.getLogger("mcp.client.streamable_http").setLevel(logging.ERROR)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import team_harness  # noqa: E402
 from checks import Checks  # noqa: E402
-from team_harness import ACCEPT, INIT, Base, Raw, Server, call_text, free_port, session  # noqa: E402
+from team_harness import ACCEPT, INIT, Base, Raw, Server, call_text, free_port, session, sse_json  # noqa: E402
 from test_mcp import SECRET, attempts  # noqa: E402
 
 MEMCAP = ""
@@ -476,23 +476,58 @@ def body_and_slow_clients():
             assert waited < 30, waited
 
 
-@check("sessions are bounded in number (503 with Retry-After past the cap) and closed when idle")
+STATELESS = "2026-07-28"
+
+
+def stateless_view(url: str, token: str):
+    """One tools/call in the stateless protocol: no session, the version in
+    the request's _meta and headers."""
+    body = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "memory", "arguments": {"command": "view", "path": "/memories"},
+                       "_meta": {"io.modelcontextprotocol/protocolVersion": STATELESS,
+                                 "io.modelcontextprotocol/clientCapabilities": {}}}}
+    headers = [("authorization", f"Bearer {token}"), ("mcp-protocol-version", STATELESS),
+               ("mcp-method", "tools/call"), ("mcp-name", "memory")]
+    raw = Raw(url, headers)
+    r = raw.post(body)
+    msgs = [m for m in sse_json(r) if m.get("id") == 5] if r.status_code == 200 else []
+    return r, msgs
+
+
+@check("sessions are capped per token (its oldest makes room) and in all; stateless calls never wait on sessions; idle ones close")
 def session_bounds():
     with Base() as base:
-        token = base.token("alice")
-        with Server(base, "--max-sessions", "3", "--session-idle-secs", "2") as server:
-            opened = [Raw(server.url, [("authorization", f"Bearer {token}")]) for _ in range(3)]
-            for raw in opened:
+        alice, bob, carol = base.token("alice"), base.token("bob"), base.token("carol")
+        auth = lambda t: [("authorization", f"Bearer {t}")]
+        flags = ("--max-sessions", "4", "--max-sessions-per-token", "2", "--session-idle-secs", "2")
+        with Server(base, *flags) as server:
+            # alice opens more than her share: each new one closes her least recently used.
+            mine = [Raw(server.url, auth(alice)) for _ in range(5)]
+            for raw in mine:
                 assert raw.open().status_code == 200
-            extra = Raw(server.url, [("authorization", f"Bearer {token}")])
-            r = extra.open()
+            r, _ = mine[0].call("memory", {"command": "view", "path": "/memories"})
+            assert r.status_code == 404, r.status_code
+            for raw in mine[3:]:
+                _, msgs = raw.call("memory", {"command": "view", "path": "/memories"})
+                assert msgs and msgs[0]["result"]["isError"] is False, msgs
+            # bob still gets his: alice holds 2 of the 4.
+            bobs = [Raw(server.url, auth(bob)) for _ in range(2)]
+            assert all(raw.open().status_code == 200 for raw in bobs)
+            # Full, and carol holds none to give up: 503 with Retry-After...
+            r = Raw(server.url, auth(carol)).open()
             assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1, r.status_code
+            # ...but her stateless calls are served: they hold no session.
+            r, msgs = stateless_view(server.url, carol)
+            assert r.status_code == 200 and msgs and msgs[0]["result"]["isError"] is False, (r.status_code, r.text[:300])
+            # A token at its share never gets 503: its own oldest makes room.
+            assert Raw(server.url, auth(alice)).open().status_code == 200
             # Past the idle time the sessions are gone: the old id is unknown, a new session opens.
             time.sleep(3.5)
-            r, _ = opened[0].call("memory", {"command": "view", "path": "/memories"})
+            r, _ = bobs[0].call("memory", {"command": "view", "path": "/memories"})
             assert r.status_code == 404, r.status_code
-            assert extra.open().status_code == 200
-            _, msgs = extra.call("memory", {"command": "view", "path": "/memories"})
+            late = Raw(server.url, auth(carol))
+            assert late.open().status_code == 200
+            _, msgs = late.call("memory", {"command": "view", "path": "/memories"})
             assert msgs and msgs[0]["result"]["isError"] is False, msgs
 
 

@@ -41,6 +41,10 @@ pub struct ServerArgs {
     /// The most MCP sessions at once.
     #[arg(long, default_value_t = 1000)]
     pub max_sessions: usize,
+    /// The most MCP sessions one token holds; its next one closes its least
+    /// recently used (so one token cannot fill the server's sessions).
+    #[arg(long, default_value_t = 32)]
+    pub max_sessions_per_token: usize,
     /// Close an MCP session unused this many seconds.
     #[arg(long, default_value_t = 300)]
     pub session_idle_secs: u64,
@@ -175,6 +179,7 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             read_timeout: Duration::from_secs(args.read_timeout_secs.max(1)),
             max_connections: args.max_connections.max(1),
             max_sessions: args.max_sessions.max(1),
+            max_sessions_per_token: args.max_sessions_per_token.max(1),
             session_idle: Duration::from_secs(args.session_idle_secs.max(1)),
             max_failed_sign_ins: args.max_failed_sign_ins,
         },

@@ -1,13 +1,18 @@
 //! What every `/mcp` request passes before MCP sees it, in this order:
 //! the gate (token, rate limit), the session's owner (a session belongs
-//! to the token that opened it), the session cap, and the body (its size
-//! and the time to send it). Every refusal is logged.
+//! to the token that opened it), the body (its size and the time to send
+//! it), and for an `initialize`, room for a new session (per token, then
+//! in all). Requests without a session that open none (the stateless
+//! 2026-07-28 protocol) never wait on anyone's sessions. Every refusal is
+//! logged.
 
 use std::net::IpAddr;
 
+use super::owners::Owners;
 use super::sign_ins::{Peer, SignIns};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -16,6 +21,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::auth::{Denial, Gate};
@@ -29,7 +35,7 @@ pub struct Guard {
     gate: Arc<Gate>,
     sessions: Arc<LocalSessionManager>,
     /// Which token opened each session this process made.
-    owners: Mutex<HashMap<String, String>>,
+    owners: Owners,
     limits: HttpLimits,
     /// Requests being checked, read or routed, for a shutdown to wait on.
     busy: Busy,
@@ -49,7 +55,7 @@ impl Guard {
             sessions,
             busy,
             sign_ins: SignIns::new(limits.max_failed_sign_ins),
-            owners: Mutex::new(HashMap::new()),
+            owners: Owners::default(),
             limits,
         })
     }
@@ -70,31 +76,35 @@ impl Guard {
             .layer(axum::middleware::from_fn_with_state(self, check))
     }
 
-    fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.owners.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Remembers who opened `session`, forgetting sessions that ended.
-    async fn own(&self, session: String, owner: String) {
-        let live: Option<Vec<String>> =
-            if self.owners().len() >= 2 * self.limits.max_sessions.max(16) {
-                Some(
-                    self.sessions
-                        .sessions
-                        .read()
-                        .await
-                        .keys()
-                        .map(|id| id.to_string())
-                        .collect(),
-                )
-            } else {
-                None
-            };
-        let mut owners = self.owners();
-        if let Some(live) = live {
-            owners.retain(|id, _| live.contains(id));
+    /// Makes room for a session `token` opens: past its share, or when the
+    /// server holds all it may, the token's least recently used session is
+    /// closed. `false` when the server is full and the token holds none.
+    async fn make_room(&self, token: &str, peer: Option<IpAddr>) -> bool {
+        let live: HashSet<String> = self
+            .sessions
+            .sessions
+            .read()
+            .await
+            .keys()
+            .map(|id| id.to_string())
+            .collect();
+        self.owners.retain(&live);
+        let mine = self.owners.of(token);
+        let full = live.len() >= self.limits.max_sessions;
+        if mine.len() < self.limits.max_sessions_per_token && !full {
+            return true;
         }
-        owners.insert(session, owner);
+        let Some(oldest) = mine.first() else {
+            return false;
+        };
+        // Closing ends the session's streams too; its id is unknown from now.
+        let _ = self.sessions.close_session(&oldest.as_str().into()).await;
+        self.owners.forget(oldest);
+        log::event(
+            "session-closed-for-room",
+            serde_json::json!({"peer": peer.map(|p| p.to_string()), "sessions_of_token": mine.len()}),
+        );
+        true
     }
 }
 
@@ -187,9 +197,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         .get(SESSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let owner = session
-        .as_ref()
-        .and_then(|id| guard.owners().get(id).cloned());
+    let owner = session.as_ref().and_then(|id| guard.owners.used(id));
     if owner.is_some_and(|owner| owner != principal.id) {
         // As for a session that does not exist: nothing to learn.
         return refuse(
@@ -199,19 +207,6 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             "Session not found\n",
         );
     }
-    if session.is_none()
-        && parts.method == Method::POST
-        && guard.sessions.sessions.read().await.len() >= guard.limits.max_sessions
-    {
-        return refuse_for(
-            peer,
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too-many-sessions",
-            "The server holds as many sessions as it may; retry shortly.\n",
-            5,
-        );
-    }
-
     let max = guard.limits.max_body;
     let declared = parts
         .headers
@@ -251,6 +246,20 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
     };
 
+    if session.is_none()
+        && parts.method == Method::POST
+        && opens_session(&bytes)
+        && !guard.make_room(&principal.id, peer).await
+    {
+        return refuse_for(
+            peer,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too-many-sessions",
+            "The server holds as many sessions as it may; retry shortly.\n",
+            5,
+        );
+    }
+
     let owner = principal.id.clone();
     parts.extensions.insert(principal);
     let response = next
@@ -262,7 +271,21 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
     {
-        guard.own(new.to_owned(), owner).await;
+        guard.owners.own(new.to_owned(), owner);
     }
     response
+}
+
+/// Whether a request body is an `initialize`: the one request that opens a
+/// session (in every protocol version rmcp speaks).
+fn opens_session(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Request<'a> {
+        #[serde(borrow)]
+        method: Option<Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Request>(body)
+        .ok()
+        .and_then(|r| r.method)
+        .is_some_and(|m| m == "initialize")
 }

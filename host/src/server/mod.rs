@@ -13,6 +13,7 @@ mod busy;
 mod guard;
 mod listen;
 mod log;
+mod owners;
 mod pool;
 mod sign_ins;
 mod team;
@@ -39,8 +40,12 @@ pub struct HttpLimits {
     pub read_timeout: Duration,
     /// The most connections open at once; more wait in the listen queue.
     pub max_connections: usize,
-    /// The most MCP sessions at once; a new one past it gets 503.
+    /// The most MCP sessions at once; past it a token's new session closes
+    /// its own least recently used one, or gets 503 if it holds none.
     pub max_sessions: usize,
+    /// The most MCP sessions one token holds: its new session past this
+    /// closes its least recently used one.
+    pub max_sessions_per_token: usize,
     /// A session unused this long is closed.
     pub session_idle: Duration,
     /// Failed sign-ins one peer may make a minute before its requests are
