@@ -149,6 +149,15 @@ pub enum ToolError {
     ChangedMeanwhile {
         path: String,
     },
+    /// A write's `content_sha256` precondition did not hold: the file's
+    /// content has another hash (`current`), or there is no file (`None`).
+    PreconditionFailed {
+        path: String,
+        expected: String,
+        current: Option<String>,
+        /// The path is a directory, not a file.
+        directory: bool,
+    },
     DeleteRoot,
     RenameRoot,
     MoveIntoItself {
@@ -277,9 +286,10 @@ impl ToolError {
             | Self::NoteIsNotAFile { .. }
             | Self::NoteIsDirectory { .. }
             | Self::IndexIsNotAFile { .. } => K::NotAFile,
-            Self::Vanished { .. } | Self::ChangedMeanwhile { .. } | Self::NoteVanished => {
-                K::Conflict
-            }
+            Self::Vanished { .. }
+            | Self::ChangedMeanwhile { .. }
+            | Self::PreconditionFailed { .. }
+            | Self::NoteVanished => K::Conflict,
             Self::NotText { .. } | Self::TextHasNul { .. } | Self::NoteHasNul { .. } => K::NotText,
             Self::TooManyLines { .. }
             | Self::FileTooLarge { .. }
@@ -463,6 +473,27 @@ impl std::fmt::Display for ToolError {
                 "The file {path} was changed by someone else while this edit ran; \
                  nothing was written. View it again and retry."
             ),
+            Self::PreconditionFailed {
+                path,
+                expected,
+                current,
+                directory,
+            } => {
+                write!(
+                    f,
+                    "Conflict: the precondition content_sha256 {expected} does not hold for {path}: "
+                )?;
+                match (current, directory) {
+                    (Some(current), _) => write!(f, "its content's SHA-256 is now {current}")?,
+                    (None, true) => {
+                        f.write_str("it is a directory, and a precondition names a file's content")?
+                    }
+                    (None, false) => f.write_str("there is no such file")?,
+                }
+                f.write_str(
+                    ". Nothing was changed. View it again and decide from what it holds now.",
+                )
+            }
             Self::DeleteRoot => f.write_str("Cannot delete the /memories directory itself"),
             Self::RenameRoot => f.write_str("Cannot rename the /memories directory itself"),
             Self::MoveIntoItself { from, to } => {

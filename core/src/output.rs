@@ -24,9 +24,13 @@ pub enum Output {
         path: String,
         first_line: usize,
         lines: Selection,
+        /// The SHA-256 of the whole file (hex), for a later write's precondition.
+        sha256: String,
     },
     Created {
         path: String,
+        /// The SHA-256 of what the file now holds (hex).
+        sha256: String,
         #[serde(flatten)]
         index: IndexUpkeep,
     },
@@ -35,11 +39,13 @@ pub enum Output {
         path: String,
         first_line: usize,
         snippet: Vec<String>,
+        sha256: String,
         #[serde(flatten)]
         index: IndexUpkeep,
     },
     Inserted {
         path: String,
+        sha256: String,
         #[serde(flatten)]
         index: IndexUpkeep,
     },
@@ -51,6 +57,10 @@ pub enum Output {
     Renamed {
         from: String,
         to: String,
+        /// The moved file's SHA-256; none for a directory (or a file past
+        /// the size limit).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sha256: Option<String>,
         #[serde(flatten)]
         index: IndexUpkeep,
     },
@@ -60,6 +70,7 @@ pub enum Output {
         note_type: NoteType,
         name: String,
         replaced: bool,
+        sha256: String,
         #[serde(flatten)]
         index: IndexUpkeep,
     },

@@ -49,6 +49,8 @@ pub enum FieldKind {
     Timeframe,
     /// `recent_activity`'s `type`: entity, observation, relation or a note type.
     ActivityType,
+    /// A write's `precondition`: `{"type": "content_sha256", "content_sha256": HEX}`.
+    Precondition,
 }
 
 /// One field of a command's input.
@@ -88,6 +90,9 @@ const fn text(name: &'static str) -> Field {
     }
 }
 
+/// Every write's optional precondition on the content it changes.
+const PRECONDITION: Field = optional("precondition", FieldKind::Precondition);
+
 const fn optional(name: &'static str, kind: FieldKind) -> Field {
     Field {
         name,
@@ -106,13 +111,13 @@ pub const COMMANDS: &[CommandSpec] = &[
     },
     CommandSpec {
         name: "create",
-        fields: &[text("path"), text("file_text")],
+        fields: &[text("path"), text("file_text"), PRECONDITION],
         writes: true,
         offered: Offered::MemoryTool,
     },
     CommandSpec {
         name: "str_replace",
-        fields: &[text("path"), text("old_str"), text("new_str")],
+        fields: &[text("path"), text("old_str"), text("new_str"), PRECONDITION],
         writes: true,
         offered: Offered::MemoryTool,
     },
@@ -126,19 +131,20 @@ pub const COMMANDS: &[CommandSpec] = &[
                 required: true,
             },
             text("insert_text"),
+            PRECONDITION,
         ],
         writes: true,
         offered: Offered::MemoryTool,
     },
     CommandSpec {
         name: "delete",
-        fields: &[text("path")],
+        fields: &[text("path"), PRECONDITION],
         writes: true,
         offered: Offered::MemoryTool,
     },
     CommandSpec {
         name: "rename",
-        fields: &[text("old_path"), text("new_path")],
+        fields: &[text("old_path"), text("new_path"), PRECONDITION],
         writes: true,
         offered: Offered::MemoryTool,
     },
@@ -172,19 +178,25 @@ pub const COMMANDS: &[CommandSpec] = &[
                 required: true,
             },
             text("content"),
+            PRECONDITION,
         ],
         writes: true,
         offered: Offered::OwnTool,
     },
     CommandSpec {
         name: "memory_update",
-        fields: &[text("filename"), text("old_str"), text("new_str")],
+        fields: &[
+            text("filename"),
+            text("old_str"),
+            text("new_str"),
+            PRECONDITION,
+        ],
         writes: true,
         offered: Offered::OwnTool,
     },
     CommandSpec {
         name: "memory_delete",
-        fields: &[text("filename")],
+        fields: &[text("filename"), PRECONDITION],
         writes: true,
         offered: Offered::OwnTool,
     },
@@ -373,6 +385,18 @@ fn schema(kind: FieldKind) -> Value {
         }
         FieldKind::ActivityType => json!({
             "type": "string", "examples": ["entity", "observation", "relation", "project"]
+        }),
+        FieldKind::Precondition => json!({
+            "type": "object",
+            "description": "Optional: make the change only if the file's content still has \
+                this SHA-256 (the `sha256` a view or an earlier write answered), else fail \
+                with a conflict and change nothing.",
+            "properties": {
+                "type": {"type": "string", "enum": ["content_sha256"]},
+                "content_sha256": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"}
+            },
+            "required": ["type", "content_sha256"],
+            "additionalProperties": false
         }),
         FieldKind::NoteType => {
             let names: Vec<&str> = NoteType::WRITABLE.iter().map(|t| t.as_str()).collect();

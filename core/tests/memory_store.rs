@@ -35,7 +35,7 @@ fn the_file_commands_answer_in_the_sdks_words() {
     );
     assert_eq!(s.file("a.md").unwrap(), "zero\none\n2\nthree\n");
     assert_eq!(
-        s.ok(json!({"command": "rename", "path": "", "old_path": "/memories/a.md", "new_path": "/memories/d/b.md"})),
+        s.ok(json!({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/d/b.md"})),
         "Successfully renamed /memories/a.md to /memories/d/b.md"
     );
     assert_eq!(
@@ -132,12 +132,14 @@ fn programs_get_the_same_results_as_data() {
     assert!(!is_error);
     assert_eq!(
         created,
-        json!({"output": "created", "path": "/memories/a.md"})
+        json!({"output": "created", "path": "/memories/a.md",
+            "sha256": "98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4"})
     );
     let (lines, _) = s.json(json!({"command": "view", "path": "/memories/a.md"}));
     assert_eq!(
         lines,
-        json!({"output": "file_lines", "path": "/memories/a.md", "first_line": 1, "lines": ["hi", ""]})
+        json!({"output": "file_lines", "path": "/memories/a.md", "first_line": 1, "lines": ["hi", ""],
+            "sha256": "98ea6e4f216f2fb4b69fff9b3a44842c38686ca685f3f55dc48c5d3fb1107be4"})
     );
     let (listing, _) = s.json(json!({"command": "view", "path": "/memories"}));
     assert_eq!(listing["output"], "listing");

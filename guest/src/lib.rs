@@ -268,7 +268,7 @@ macro_rules! graph_functions {
             fields: serde_json::Value,
         ) -> Result<memcap_core::output::Output, WitError> {
             memcap_core::command::parse(&fields.to_string())
-                .and_then($crate::execute)
+                .and_then(|call| $crate::execute(call.command))
                 .map_err(|e| $crate::to_wit_error!(WitError, e))
         }
 

@@ -155,13 +155,16 @@ fn call_json_gives_programs_the_same_results_as_data() {
     assert_eq!(
         results[0],
         (
-            serde_json::json!({"output": "created", "path": "/memories/a.md"}),
+            serde_json::json!({"output": "created", "path": "/memories/a.md",
+                "sha256": "c3f9c8c283a2b1f2f1896f27a01cbe3cddc0c9d93f752e4639035a0f5b36f6e8"}),
             false
         )
     );
     assert_eq!(
         results[1].0,
-        serde_json::json!({"output": "file_lines", "path": "/memories/a.md", "first_line": 2, "lines": ["two"]})
+        // The hash is the whole file's, whatever the range showed.
+        serde_json::json!({"output": "file_lines", "path": "/memories/a.md", "first_line": 2, "lines": ["two"],
+            "sha256": "c3f9c8c283a2b1f2f1896f27a01cbe3cddc0c9d93f752e4639035a0f5b36f6e8"})
     );
     assert_eq!(results[2].0["output"], "note_saved");
     assert_eq!(results[2].0["path"], "/memories/prefs/tea.md");

@@ -659,9 +659,18 @@ both_backends! {
 fn call_dispatches_json_and_explains_bad_input() {
     let f = Fixture::new();
     let call = |json: &str| f.memory.call(json);
-    let ok = call(
+    // A field the command does not take is refused before anything is
+    // written (the SDK drops it: a documented deviation).
+    let extra = call(
         r#"{"command": "create", "path": "/memories/n.txt", "file_text": "hi\n", "extra": 1}"#,
     );
+    assert!(
+        extra.is_error && extra.content.contains("Unknown parameter \"extra\" for command create"),
+        "{}",
+        extra.content
+    );
+    assert!(!f.exists("n.txt"));
+    let ok = call(r#"{"command": "create", "path": "/memories/n.txt", "file_text": "hi\n"}"#);
     assert_eq!(
         (ok.content.as_str(), ok.is_error),
         ("File created successfully at: /memories/n.txt", false)

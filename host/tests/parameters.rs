@@ -81,12 +81,19 @@ fn unknown_or_nested_parameters_are_refused_and_both_spellings_taken() {
         json!({"command": "build_context", "url": "memory://a", "maxRelated": 0}),
     );
     assert!(error && content.contains("\"maxRelated\""), "{content}");
-    // The memory tool's six commands ignore other fields, as the SDK does.
+    // The memory tool's six commands refuse other fields too (the SDK drops
+    // them): a misspelled precondition must not pass as a write without one.
     let (error, content) = call(
         &f,
         json!({"command": "view", "path": "/memories/a.md", "extra": 1}),
     );
-    assert!(!error, "{content}");
+    assert!(error && content.contains("Unknown parameter \"extra\""), "{content}");
+    let (error, content) = call(
+        &f,
+        json!({"command": "delete", "path": "/memories/a.md", "precondtion": {}}),
+    );
+    assert!(error && content.contains("\"precondtion\""), "{content}");
+    assert!(f.exists("a.md"));
 }
 }
 

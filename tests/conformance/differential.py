@@ -12,6 +12,7 @@ Every difference must be one of memcap's documented deviations (README,
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -220,8 +221,8 @@ class Generator:
         rng = self.rng
         files, dirs = self.existing()
         kind = rng.choices(
-            ["view", "create", "str_replace", "insert", "delete", "rename", "malformed", "deviant"],
-            [24, 24, 20, 14, 6, 7, 2, 3],
+            ["view", "create", "str_replace", "insert", "delete", "rename", "guarded", "malformed", "deviant"],
+            [24, 24, 20, 14, 6, 7, 5, 2, 3],
         )[0]
         if kind == "view":
             if rng.random() < 0.1:
@@ -259,8 +260,13 @@ class Generator:
                 "old_path": self.path(files, dirs, rng.random() < 0.6),
                 "new_path": self.path(files, dirs, rng.random() < 0.2),
             }
+        if kind == "guarded":
+            return self.guarded(files, dirs)
         if kind == "malformed":
             return rng.choice([
+                {"command": "view", "path": spell(rng, self.rel(files, dirs)), "extra": 1},
+                {"command": "delete", "path": spell(rng, self.rel(files, dirs)),
+                 "precondtion": {"type": "content_sha256", "content_sha256": STALE}},
                 {"command": "create", "path": spell(rng, "m.txt")},
                 {"command": "str_replace", "path": spell(rng, self.rel(files, dirs)), "old_str": "a"},
                 {"command": "insert", "path": spell(rng, self.rel(files, dirs)), "insert_line": 0},
@@ -290,6 +296,38 @@ class Generator:
             {"command": "str_replace", "path": path, "old_str": "a", "new_str": "b"},
         ])
 
+    def guarded(self, files: list[str], dirs: list[str]) -> dict:
+        """A write with a content_sha256 precondition on an existing text file:
+        mostly the file's true hash (the reference ignores the field, memcap
+        checks it, and both must act alike), sometimes a stale one (memcap's
+        conflict, a deviation)."""
+        rng = self.rng
+        rel = self.rel(files, dirs)
+        digest = self.sha256(rel)
+        if digest is None:
+            return {"command": "view", "path": spell(rng, rel)}
+        path = spell(rng, rel)
+        cmd = rng.choice([
+            {"command": "str_replace", "path": path, "old_str": self.substring(rel), "new_str": text(rng, 3)},
+            {"command": "insert", "path": path, "insert_line": rng.randint(0, self.line_count(rel)), "insert_text": text(rng, 3)},
+            {"command": "delete", "path": path},
+            {"command": "rename", "old_path": path, "new_path": self.path(files, dirs, rng.random() < 0.2)},
+        ])
+        cmd["precondition"] = {"type": "content_sha256", "content_sha256": STALE if rng.random() < 0.25 else digest}
+        return cmd
+
+    def sha256(self, rel: str) -> str | None:
+        """The hash of a regular text file (not a link, not MEMORY.md), else None."""
+        path = self.sdk_root / rel
+        if rel == INDEX or path.is_symlink() or not path.is_file():
+            return None
+        try:
+            data = path.read_bytes()
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return None if b"\0" in data else hashlib.sha256(data).hexdigest()
+
     def substring(self, rel: str) -> str:
         try:
             content = (self.sdk_root / rel).read_text(encoding="utf-8")
@@ -310,6 +348,9 @@ class Generator:
 # --- deviations ----------------------------------------------------------------
 
 
+# A hash no file here has: a precondition on content that moved on.
+STALE = "0" * 64
+
 FIELDS = {
     "view": {"path": str},
     "create": {"path": str, "file_text": str},
@@ -326,10 +367,21 @@ def malformed(command: dict) -> bool:
     fields = FIELDS.get(command.get("command"))
     if fields is None:
         return True
+    if unknown_field(command):
+        return True
     if any(not isinstance(command.get(k), t) or isinstance(command.get(k), bool) for k, t in fields.items()):
         return True
     vr = command.get("view_range")
     return isinstance(vr, list) and len(vr) == 2 and not all(isinstance(v, int) for v in vr)
+
+
+def unknown_field(command: dict) -> bool:
+    """A field the command does not take, which the reference drops unread and
+    memcap refuses (a misspelled precondition must not pass unnoticed)."""
+    name = command.get("command")
+    known = {"command", *FIELDS.get(name, {})}
+    known |= {"view_range"} if name == "view" else {"precondition"}
+    return any(k not in known for k in command)
 
 
 INVISIBLE = set("\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
@@ -372,11 +424,14 @@ def deviation(command: dict) -> str | None:
     new_name = {"create": "path", "rename": "new_path"}.get(command.get("command"))
     if new_name and unsafe_name(command.get(new_name, "")):
         return "unsafe-new-name"
+    if (command.get("precondition") or {}).get("content_sha256") == STALE:
+        return "stale-precondition"
     return None
 
 
 MEMCAP_MESSAGE = {
-    "malformed-input-checked-first": r"^(Missing |Parameter |Unknown command: |Invalid tool input: )",
+    "malformed-input-checked-first": r"^(Missing |Parameter |Unknown command: |Unknown parameter |Invalid tool input: )",
+    "stale-precondition": r"^Conflict: the precondition content_sha256 0{64} does not hold for .*Nothing was changed",
     "memoriesX-prefix": r"^Path must be /memories or start with /memories/, got: ",
     "nul-in-path": r"contains a NUL character$",
     "dotdot-above-root": r"^Path .* would escape /memories directory$",
@@ -447,6 +502,8 @@ def run(args: argparse.Namespace) -> int:
                     resync = True
                 else:
                     stats["identical"] += 1
+                    if "precondition" in command:
+                        stats["identical-with-precondition"] += 1
                 export(args.memcap, mc_root, args.store, namespace)
                 ref_tree, mc_tree = tree(sdk_root), tree(mc_root)
                 if INDEX in mc_tree and INDEX not in ref_tree:
@@ -476,8 +533,13 @@ def run(args: argparse.Namespace) -> int:
         if len(failures) >= args.max_failures:
             break
 
+    if stats["sequences"] >= 50 and not failures:
+        for seen in ("identical-with-precondition", "deviation:stale-precondition"):
+            if not stats[seen]:
+                failures.append(f"the run never compared a {seen}: the generator no longer sends guarded writes")
     print(f"anthropic {anthropic.__version__} vs memcap: {stats['sequences']} sequences, {stats['steps']} steps")
     print(f"  identical results and trees: {stats['identical']}")
+    print(f"    of them writes with the right content_sha256 precondition: {stats['identical-with-precondition']}")
     print(f"  steps after which memcap's tree also held its index MEMORY.md: {stats['index-file-kept']}")
     for key in sorted(k for k in stats if k.startswith("deviation:")):
         print(f"  {key[len('deviation:'):]}: {stats[key]}")

@@ -12,8 +12,16 @@ use crate::tools;
 use crate::vocab::timeframe::{self, Timeframe};
 use crate::vocab::{
     ActivityType, MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT, MAX_RESULTS_DEFAULT,
-    MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, NoteType, Role, SearchFilters, Source,
+    MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, NoteType, Precondition, Role, SearchFilters, Source,
+    precondition,
 };
+
+/// One tool input: the command, and the precondition a write was sent with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub command: Command,
+    pub precondition: Option<Precondition>,
+}
 
 /// The commands `call` takes, with their fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,17 +181,14 @@ fn aliases(command: &str) -> &'static [&'static str] {
     }
 }
 
-/// Refuses a field the command does not take, for memcap's own tools (a
-/// field silently dropped is a filter or a bound the model believes it
-/// set). The six commands of Claude's memory tool ignore other fields, as
-/// the SDK does.
+/// Refuses a field the command does not take: a field silently dropped is
+/// a filter, a bound or a precondition the model believes it set. (The SDK
+/// ignores them in the six file commands; memcap refuses them there too, a
+/// documented deviation.)
 fn check_fields(command: &str, fields: &serde_json::Map<String, Value>) -> Result<()> {
     let Some(spec) = tools::command(command) else {
         return Ok(());
     };
-    if spec.offered == tools::Offered::MemoryTool {
-        return Ok(());
-    }
     let known = |key: &str| {
         key == "command"
             || spec.fields.iter().any(|f| f.name == key)
@@ -211,8 +216,8 @@ fn check_fields(command: &str, fields: &serde_json::Map<String, Value>) -> Resul
 
 /// Parses one `tool_use` input object. Every problem is an input error that
 /// says what to send instead; fields a command does not take are refused
-/// (see [`check_fields`]), but by the six file commands, which ignore them.
-pub fn parse(input: &str) -> Result<Command> {
+/// (see [`check_fields`]).
+pub fn parse(input: &str) -> Result<Call> {
     let value: Value = serde_json::from_str(input).map_err(|e| invalid(json_problem(&e)))?;
     let Value::Object(fields) = value else {
         return Err(invalid(format!(
@@ -238,8 +243,9 @@ pub fn parse(input: &str) -> Result<Command> {
         }
     };
     check_fields(command, &fields)?;
+    let precondition = parse_precondition(command, fields.get("precondition"))?;
     let text = |name: &str| args.string(command, name).map(str::to_owned);
-    Ok(match command {
+    let command = match command {
         "view" => Command::View {
             path: text("path")?,
             view_range: args.view_range()?,
@@ -350,7 +356,57 @@ pub fn parse(input: &str) -> Result<Command> {
                 command_names()
             )));
         }
+    };
+    Ok(Call {
+        command,
+        precondition,
     })
+}
+
+/// A write's `precondition` (null or absent: none). Only the one shape is
+/// taken, every key checked: a misspelled precondition that passed would be
+/// a guard the model believes it set.
+fn parse_precondition(command: &str, value: Option<&Value>) -> Result<Option<Precondition>> {
+    const SHAPE: &str = "{\"type\": \"content_sha256\", \"content_sha256\": \"<64 hex digits>\"}";
+    let fields = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(fields)) => fields,
+        Some(other) => {
+            return Err(invalid(format!(
+                "Parameter \"precondition\" for command {command} must be an object such as \
+                 {SHAPE}, got {}.",
+                type_name(other)
+            )));
+        }
+    };
+    if let Some(key) = fields
+        .keys()
+        .find(|k| !matches!(k.as_str(), "type" | "content_sha256"))
+    {
+        let key: String = key.chars().take(64).collect();
+        return Err(invalid(format!(
+            "Unknown key {key:?} in \"precondition\" for command {command}: send {SHAPE}."
+        )));
+    }
+    if fields.get("type").and_then(Value::as_str) != Some("content_sha256") {
+        return Err(invalid(format!(
+            "\"precondition\" for command {command} must have \"type\": \"content_sha256\" \
+             (the only kind memcap checks): send {SHAPE}."
+        )));
+    }
+    let digest = fields
+        .get("content_sha256")
+        .and_then(Value::as_str)
+        .and_then(precondition::parse_hex)
+        .ok_or_else(|| {
+            invalid(format!(
+                "\"content_sha256\" in \"precondition\" for command {command} must be the \
+                 file's SHA-256 as 64 hex digits (the `sha256` a view answered): send {SHAPE}."
+            ))
+        })?;
+    Ok(Some(Precondition {
+        content_sha256: digest,
+    }))
 }
 
 /// What is wrong with input that is not JSON, in words that say what to send.

@@ -25,6 +25,9 @@ fn sample(kind: FieldKind) -> Value {
         FieldKind::MaxRelated => json!(5),
         FieldKind::Timeframe => json!("7d"),
         FieldKind::ActivityType => json!("relation"),
+        FieldKind::Precondition => {
+            json!({"type": "content_sha256", "content_sha256": "00".repeat(32)})
+        }
     }
 }
 

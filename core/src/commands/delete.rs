@@ -6,13 +6,17 @@ use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
 use crate::storage::Kind;
+use crate::vocab::Precondition;
 use crate::vpath::MemPath;
 
-pub fn delete(io: &Io, shown: &str) -> Result<Output> {
+pub fn delete(io: &Io, shown: &str, pre: Option<&Precondition>) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     super::refuse_chat(&path, shown)?;
     if path.is_root() {
         return Err(ToolError::DeleteRoot);
+    }
+    if let Some(pre) = pre {
+        super::precondition::check_file(io, &path, shown, pre)?;
     }
     let missing = || ToolError::NoSuchPath { path: shown.into() };
     // Following links first refuses links that point outside the root.

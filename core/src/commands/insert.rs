@@ -5,13 +5,22 @@ use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
+use crate::vocab::Precondition;
+use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
-pub fn insert(io: &Io, shown: &str, insert_line: i64, insert_text: &str) -> Result<Output> {
+pub fn insert(
+    io: &Io,
+    shown: &str,
+    insert_line: i64,
+    insert_text: &str,
+    pre: Option<&Precondition>,
+) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     super::refuse_chat(&path, shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
+    super::precondition::check_content(pre, shown, file.text.as_bytes())?;
     let mut lines: Vec<&str> = file.text.split('\n').collect();
     if lines.last() == Some(&"") {
         lines.pop();
@@ -33,6 +42,7 @@ pub fn insert(io: &Io, shown: &str, insert_line: i64, insert_text: &str) -> Resu
     files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
     Ok(Output::Inserted {
         path: shown.into(),
+        sha256: sha256_hex(updated.as_bytes()),
         index: maintain::after_change(io, &[&path]),
     })
 }

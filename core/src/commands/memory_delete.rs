@@ -6,10 +6,14 @@ use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
 use crate::storage::Kind;
+use crate::vocab::Precondition;
 
-pub fn memory_delete(io: &Io, filename: &str) -> Result<Output> {
+pub fn memory_delete(io: &Io, filename: &str, pre: Option<&Precondition>) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
     super::refuse_chat(&path, &shown)?;
+    if let Some(pre) = pre {
+        super::precondition::check_file(io, &path, &shown, pre)?;
+    }
     let missing = || ToolError::NoSuchNote {
         path: shown.clone(),
     };

@@ -7,13 +7,21 @@ use crate::files;
 use crate::io::Io;
 use crate::notes::{frontmatter, maintain};
 use crate::output::Output;
+use crate::vocab::Precondition;
 use crate::vpath::MemPath;
 
-pub fn memory_update(io: &Io, filename: &str, old_str: &str, new_str: &str) -> Result<Output> {
+pub fn memory_update(
+    io: &Io,
+    filename: &str,
+    old_str: &str,
+    new_str: &str,
+    pre: Option<&Precondition>,
+) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
     super::refuse_chat(&path, &shown)?;
     super::require_file(io, &path, &shown)?;
     let file = files::read_for_edit(io, &path, &shown)?;
+    super::precondition::check_content(pre, &shown, file.text.as_bytes())?;
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
     let updated = frontmatter::with_updated(&replaced, &io.today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;

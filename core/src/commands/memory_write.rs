@@ -8,7 +8,8 @@ use crate::notes::frontmatter::MAX_NAME_CHARS;
 use crate::notes::{frontmatter, maintain};
 use crate::output::Output;
 use crate::storage::Kind;
-use crate::vocab::NoteType;
+use crate::vocab::precondition::sha256_hex;
+use crate::vocab::{NoteType, Precondition};
 
 /// The longest description `memory_write` takes; the index shows less.
 const MAX_WRITTEN_DESCRIPTION_CHARS: usize = 1000;
@@ -20,6 +21,7 @@ pub fn memory_write(
     description: &str,
     kind: NoteType,
     content: &str,
+    pre: Option<&Precondition>,
 ) -> Result<Output> {
     let (path, shown) = super::note_path(filename)?;
     super::refuse_chat(&path, &shown)?;
@@ -48,12 +50,20 @@ pub fn memory_write(
     crate::quota::check(io, &path, &shown, &text)?;
     let replaced = match files::stat(io, &path) {
         Ok(st) if st.kind == Kind::File => {
-            let old = files::read_for_edit(io, &path, &shown)?;
-            files::replace_file(io, &path, &shown, text.as_bytes(), old.stamp)?;
+            let (old, stamp) = files::read_bytes_for_edit(io, &path, &shown)?;
+            super::precondition::check_content(pre, &shown, &old)?;
+            files::replace_file(io, &path, &shown, text.as_bytes(), stamp)?;
             true
         }
         Ok(_) => {
             return Err(ToolError::NoteIsNotAFile { path: shown });
+        }
+        Err(FsError::NotFound) if pre.is_some() => {
+            return Err(super::precondition::missing(
+                pre.expect("checked"),
+                &shown,
+                false,
+            ));
         }
         Err(FsError::NotFound) => {
             if parents == files::Parents::Missing {
@@ -70,5 +80,6 @@ pub fn memory_write(
         note_type: kind,
         name: crate::text::one_line(name, MAX_NAME_CHARS),
         replaced,
+        sha256: sha256_hex(text.as_bytes()),
     })
 }

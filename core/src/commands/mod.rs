@@ -16,6 +16,7 @@ pub mod memory_stats;
 pub mod memory_update;
 pub mod memory_view;
 pub mod memory_write;
+pub mod precondition;
 pub mod prompt;
 pub mod recent_activity;
 pub mod record_turn;
@@ -24,7 +25,7 @@ pub mod shown;
 pub mod str_replace;
 pub mod view;
 
-use crate::command::Command;
+use crate::command::{Call, Command};
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
@@ -33,24 +34,37 @@ use crate::output::Output;
 use crate::storage::Kind;
 use crate::vpath::{MemPath, ROOT};
 
-/// Runs one command: the one place a command is dispatched, beside its
-/// `mod` line above.
+/// Runs one command without a precondition.
 pub fn run(io: &Io, command: Command) -> Result<Output> {
-    match command {
+    run_call(
+        io,
+        Call {
+            command,
+            precondition: None,
+        },
+    )
+}
+
+/// Runs one command with the precondition it came with: the one place a
+/// command is dispatched, beside its `mod` line above. (The parser takes a
+/// precondition only for the writes below that pass it on.)
+pub fn run_call(io: &Io, call: Call) -> Result<Output> {
+    let pre = call.precondition.as_ref();
+    match call.command {
         Command::View { path, view_range } => view::view(io, &path, view_range),
-        Command::Create { path, file_text } => create::create(io, &path, &file_text),
+        Command::Create { path, file_text } => create::create(io, &path, &file_text, pre),
         Command::StrReplace {
             path,
             old_str,
             new_str,
-        } => str_replace::str_replace(io, &path, &old_str, &new_str),
+        } => str_replace::str_replace(io, &path, &old_str, &new_str, pre),
         Command::Insert {
             path,
             insert_line,
             insert_text,
-        } => insert::insert(io, &path, insert_line, &insert_text),
-        Command::Delete { path } => delete::delete(io, &path),
-        Command::Rename { old_path, new_path } => rename::rename(io, &old_path, &new_path),
+        } => insert::insert(io, &path, insert_line, &insert_text, pre),
+        Command::Delete { path } => delete::delete(io, &path, pre),
+        Command::Rename { old_path, new_path } => rename::rename(io, &old_path, &new_path, pre),
         Command::MemoryRead { topics, page } => memory_read::memory_read(io, &topics, page),
         Command::MemoryView { all, page } => memory_view::memory_view(io, all, page),
         Command::MemorySearch {
@@ -88,13 +102,13 @@ pub fn run(io: &Io, command: Command) -> Result<Output> {
             description,
             kind,
             content,
-        } => memory_write::memory_write(io, &filename, &name, &description, kind, &content),
+        } => memory_write::memory_write(io, &filename, &name, &description, kind, &content, pre),
         Command::MemoryUpdate {
             filename,
             old_str,
             new_str,
-        } => memory_update::memory_update(io, &filename, &old_str, &new_str),
-        Command::MemoryDelete { filename } => memory_delete::memory_delete(io, &filename),
+        } => memory_update::memory_update(io, &filename, &old_str, &new_str, pre),
+        Command::MemoryDelete { filename } => memory_delete::memory_delete(io, &filename, pre),
         Command::Prompt => prompt::prompt(io),
         Command::Changed { paths } => changed::changed(io, &paths),
         Command::RecordTurn {

@@ -5,9 +5,17 @@ use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
+use crate::storage::Kind;
+use crate::vocab::Precondition;
+use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
-pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<Output> {
+pub fn rename(
+    io: &Io,
+    old_shown: &str,
+    new_shown: &str,
+    pre: Option<&Precondition>,
+) -> Result<Output> {
     let old = MemPath::parse(old_shown)?;
     let new = MemPath::parse(new_shown)?;
     super::refuse_chat(&old, old_shown)?;
@@ -15,6 +23,9 @@ pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<Output> {
     new.check_new(new_shown)?;
     if old.is_root() {
         return Err(ToolError::RenameRoot);
+    }
+    if let Some(pre) = pre {
+        super::precondition::check_file(io, &old, old_shown, pre)?;
     }
     let taken = || ToolError::DestinationExists {
         path: new_shown.into(),
@@ -54,8 +65,20 @@ pub fn rename(io: &Io, old_shown: &str, new_shown: &str) -> Result<Output> {
         sync(&old.parent())?;
     }
     Ok(Output::Renamed {
+        sha256: moved_sha256(io, &new, new_shown),
         from: old_shown.into(),
         to: new_shown.into(),
         index: maintain::after_change(io, &[&old, &new]),
     })
+}
+
+/// The moved file's SHA-256 (a rename keeps the content); none for a
+/// directory or what cannot be read whole.
+fn moved_sha256(io: &Io, new: &MemPath, shown: &str) -> Option<String> {
+    match files::lstat(io, new) {
+        Ok(st) if st.kind == Kind::File => files::read_bytes_for_edit(io, new, shown)
+            .ok()
+            .map(|(bytes, _)| sha256_hex(&bytes)),
+        _ => None,
+    }
 }

@@ -5,17 +5,26 @@ use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::{IndexUpkeep, Output};
+use crate::vocab::Precondition;
+use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 /// Occurrences listed in a "multiple matches" error before the list is cut
 /// short (the SDK lists every one, which is quadratic for an empty `old_str`).
 const MAX_LISTED_MATCHES: usize = 1000;
 
-pub fn str_replace(io: &Io, shown: &str, old_str: &str, new_str: &str) -> Result<Output> {
+pub fn str_replace(
+    io: &Io,
+    shown: &str,
+    old_str: &str,
+    new_str: &str,
+    pre: Option<&Precondition>,
+) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     super::refuse_chat(&path, shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
+    super::precondition::check_content(pre, shown, file.text.as_bytes())?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
     crate::quota::check(io, &path, shown, &updated)?;
     files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
@@ -65,6 +74,7 @@ pub fn edited(shown: &str, updated: &str, line: usize, index: IndexUpkeep) -> Ou
         path: shown.into(),
         first_line: first + 1,
         snippet: lines[first..last].iter().map(|l| (*l).to_owned()).collect(),
+        sha256: sha256_hex(updated.as_bytes()),
         index,
     }
 }

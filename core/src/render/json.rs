@@ -17,7 +17,13 @@ pub fn render(result: &Result<Output, ToolError>) -> Value {
 
 /// A failure as JSON: its kind as the WIT names it, and the model's message.
 pub fn error(e: &ToolError) -> Value {
-    failure(e.kind(), &e.to_string())
+    let mut value = failure(e.kind(), &e.to_string());
+    // A failed precondition names the content's hash as data too, so a
+    // program can decide from it without parsing the message.
+    if let ToolError::PreconditionFailed { current, .. } = e {
+        value["error"]["sha256"] = json!(current);
+    }
+    value
 }
 
 /// A failure of `kind` with `message` as JSON (a host's own failures, such

@@ -43,12 +43,13 @@ pub fn render(output: &Output) -> String {
             path,
             first_line,
             lines,
+            ..
         } => {
             let mut out = format!("Here's the content of {path} with line numbers:\n");
             numbered(&mut out, *first_line, lines.lines());
             out
         }
-        Output::Created { path, index } => {
+        Output::Created { path, index, .. } => {
             format!("File created successfully at: {path}") + &upkeep(index)
         }
         Output::Edited {
@@ -63,7 +64,7 @@ pub fn render(output: &Output) -> String {
             numbered(&mut out, *first_line, snippet.iter().map(String::as_str));
             out + &upkeep(index)
         }
-        Output::Inserted { path, index } => {
+        Output::Inserted { path, index, .. } => {
             format!("The file {path} has been edited.") + &upkeep(index)
         }
         Output::Deleted { path, index } => format!("Successfully deleted {path}") + &upkeep(index),
@@ -86,15 +87,16 @@ pub fn render(output: &Output) -> String {
             }
             out + &upkeep(index)
         }
-        Output::Renamed { from, to, index } => {
-            format!("Successfully renamed {from} to {to}") + &upkeep(index)
-        }
+        Output::Renamed {
+            from, to, index, ..
+        } => format!("Successfully renamed {from} to {to}") + &upkeep(index),
         Output::NoteSaved {
             path,
             note_type,
             name,
             replaced,
             index,
+            ..
         } => format!(
             "{} note {path} ({}: {name}). The index /memories/MEMORY.md lists it.{}",
             if *replaced { "Updated" } else { "Saved" },
