@@ -476,6 +476,52 @@ def body_and_slow_clients():
             assert waited < 30, waited
 
 
+@check("revoking a token closes its sessions and their open streams within seconds; other tokens' stay")
+def revoke_closes_streams():
+    with Base() as base:
+        alice, bob = base.token("alice"), base.token("bob")
+        with Server(base) as server:
+            ended: dict[str, float] = {}
+
+            def stream(name: str, raw: Raw) -> None:
+                # A GET stream of the session, read until the server ends it.
+                headers = [*raw.headers, ("mcp-session-id", raw.session)]
+                headers = [(k, "text/event-stream" if k == "accept" else v) for k, v in headers]
+                try:
+                    with httpx2.Client(timeout=httpx2.Timeout(60, read=60)) as http:
+                        with http.stream("GET", server.url, headers=headers) as r:
+                            if r.status_code != 200:
+                                ended[name] = -r.status_code
+                                return
+                            for _ in r.iter_bytes():
+                                pass
+                except httpx2.HTTPError:
+                    pass
+                ended[name] = time.monotonic()
+
+            raws = {name: Raw(server.url, [("authorization", f"Bearer {t}")]) for name, t in [("alice", alice), ("bob", bob)]}
+            threads = []
+            for name, raw in raws.items():
+                assert raw.open().status_code == 200
+                t = threading.Thread(target=stream, args=(name, raw), daemon=True)
+                t.start()
+                threads.append(t)
+            time.sleep(1)
+            assert not ended, f"a stream ended before any revocation: {ended}"
+            revoked_at = time.monotonic()
+            subprocess.run([MEMCAP, *base.args(), "token", "revoke", alice.split("_")[1]],
+                           capture_output=True, check=True)
+            threads[0].join(15)
+            assert "alice" in ended and ended["alice"] > 0, f"alice's stream still open 15 s after the revocation: {ended}"
+            took = ended["alice"] - revoked_at
+            print(f"  alice's stream closed {took:.1f} s after her token was revoked")
+            assert took < 10, took
+            # bob's session and stream are untouched.
+            assert "bob" not in ended, ended
+            _, msgs = raws["bob"].call("memory", {"command": "view", "path": "/memories"})
+            assert msgs and msgs[0]["result"]["isError"] is False, msgs
+
+
 STATELESS = "2026-07-28"
 
 

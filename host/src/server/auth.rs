@@ -183,6 +183,28 @@ impl Gate {
     }
 
     /// Forgets rate-limit state of tokens that have been quiet.
+    /// Those of `ids` that no longer open anything: revoked, expired or
+    /// gone from the store (one read of it). A store that cannot be read
+    /// names none: every request is checked anyway, and a passing fault must
+    /// not end everyone's sessions.
+    pub fn no_longer_valid(&self, ids: Vec<String>) -> Vec<String> {
+        let Admission::Tokens(store) = &self.admission else {
+            return Vec::new();
+        };
+        let Ok(records) = store.all() else {
+            return Vec::new();
+        };
+        let now = tokens::now();
+        let valid: std::collections::HashSet<&str> = records
+            .iter()
+            .filter(|r| r.revoked.is_none() && r.expires.is_none_or(|at| at > now))
+            .map(|r| r.id.as_str())
+            .collect();
+        ids.into_iter()
+            .filter(|id| !valid.contains(id.as_str()))
+            .collect()
+    }
+
     pub fn forget_quiet(&self) {
         self.limiter.retain_recent();
         self.limiter.shrink_to_fit();

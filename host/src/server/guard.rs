@@ -76,6 +76,28 @@ impl Guard {
             .layer(axum::middleware::from_fn_with_state(self, check))
     }
 
+    /// Closes the sessions (and so the streams) of every token that no
+    /// longer opens anything: revoked, expired or removed since it opened them.
+    pub async fn close_revoked(&self) {
+        let holders = self.owners.tokens();
+        if holders.is_empty() {
+            return;
+        }
+        let gate = Arc::clone(&self.gate);
+        let gone = tokio::task::spawn_blocking(move || gate.no_longer_valid(holders)).await;
+        for token in gone.unwrap_or_default() {
+            let sessions = self.owners.of(&token);
+            for session in &sessions {
+                let _ = self.sessions.close_session(&session.as_str().into()).await;
+                self.owners.forget(session);
+            }
+            log::event(
+                "sessions-closed-token-revoked",
+                serde_json::json!({"token": token, "sessions": sessions.len()}),
+            );
+        }
+    }
+
     /// Makes room for a session `token` opens: past its share, or when the
     /// server holds all it may, the token's least recently used session is
     /// closed. `false` when the server is full and the token holds none.

@@ -106,18 +106,22 @@ pub async fn serve(
         busy.clone(),
     );
     let app = Router::new()
-        .nest_service("/mcp", guard.wrap(mcp))
+        .nest_service("/mcp", Arc::clone(&guard).wrap(mcp))
         .route("/healthz", get(healthz));
 
-    // Idle stores and quiet tokens' rate state go on a timer too.
+    // Idle stores, quiet tokens' rate state and the sessions of revoked
+    // tokens go on a timer too.
     let sweeper = {
         let (pool, gate) = (Arc::clone(&pool), Arc::clone(&gate));
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(5));
-            loop {
+            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            for round in 0u64.. {
                 tick.tick().await;
-                pool.sweep();
-                gate.forget_quiet();
+                guard.close_revoked().await;
+                if round % 3 == 0 {
+                    pool.sweep();
+                    gate.forget_quiet();
+                }
             }
         })
     };

@@ -47,6 +47,14 @@ impl Owners {
         self.map().remove(session);
     }
 
+    /// Every token that holds a session.
+    pub fn tokens(&self) -> Vec<String> {
+        let mut tokens: Vec<String> = self.map().values().map(|o| o.owner.clone()).collect();
+        tokens.sort();
+        tokens.dedup();
+        tokens
+    }
+
     /// `owner`'s sessions, least recently used first.
     pub fn of(&self, owner: &str) -> Vec<String> {
         let map = self.map();
@@ -79,6 +87,7 @@ mod tests {
         assert_eq!(owners.used("a1").as_deref(), Some("alice"));
         assert_eq!(owners.of("alice"), ["a2", "a3", "a1"]);
         assert_eq!(owners.of("bob"), ["b1"]);
+        assert_eq!(owners.tokens(), ["alice", "bob"]);
         owners.retain(&["a1".to_owned(), "b1".to_owned()].into());
         assert_eq!(owners.of("alice"), ["a1"]);
         owners.forget("b1");
