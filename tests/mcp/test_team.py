@@ -522,6 +522,60 @@ def revoke_closes_streams():
             assert msgs and msgs[0]["result"]["isError"] is False, msgs
 
 
+def scrape(port: int) -> dict[str, float]:
+    """The metrics page as {series: value}, every line checked for the format."""
+    text = httpx2.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    assert text.rstrip().endswith("# EOF"), text[-200:]
+    series = {}
+    for line in text.splitlines():
+        if line.startswith("#") or not line:
+            continue
+        name, value = line.rsplit(" ", 1)
+        series[name] = float(value)
+    return series, text
+
+
+@check("--metrics serves Prometheus text on its own port: calls, latency, refusals, sessions, streams, stores; no token, namespace or note")
+def metrics_page():
+    with Base() as base:
+        alice = base.token("alice")
+        base.plant("alice", "secret.md", "the launch code is 0000")
+        port = free_port()
+        with Server(base, "--metrics", f"127.0.0.1:{port}") as server:
+            raw = Raw(server.url, [("authorization", f"Bearer {alice}")])
+            assert raw.open().status_code == 200
+            for _ in range(3):
+                _, msgs = raw.call("memory", {"command": "view", "path": "/memories/secret.md"})
+                assert msgs and msgs[0]["result"]["isError"] is False, msgs
+            raw.call("memory", {"command": "view", "path": "/memories/none.md"})
+            raw.call("no_such_tool", {})
+            bad = Raw(server.url, [("authorization", "Bearer memcap_000000000000_" + "0" * 64)])
+            assert bad.open().status_code == 401
+            # A GET stream, counted while open.
+            headers = [(k, "text/event-stream" if k == "accept" else v) for k, v in raw.headers]
+            headers.append(("mcp-session-id", raw.session))
+            with httpx2.Client(timeout=30) as http, http.stream("GET", server.url, headers=headers) as stream:
+                assert stream.status_code == 200
+                series, text = scrape(port)
+                assert series.get("memcap_streams") == 1, {k: v for k, v in series.items() if "stream" in k}
+            m = series
+            assert m.get('memcap_calls_total{tool="memory",outcome="ok"}', 0) >= 3, text
+            assert m.get('memcap_calls_total{tool="memory",outcome="error:not-found"}', 0) >= 1, text
+            assert m.get('memcap_call_seconds_count{tool="memory"}', 0) >= 4, text
+            assert m.get('memcap_refusals_total{reason="unknown-token"}', 0) >= 1, text
+            assert m.get("memcap_sessions") == 1 and m.get("memcap_warm_stores") == 1, text
+            assert m.get("memcap_warm_bytes", 0) > 0, text
+            if STORE:
+                assert m.get("memcap_database_round_trips_total", 0) > 0, text
+            # Labels come from fixed sets: nothing a client or a note wrote.
+            for leak in (alice, alice.split("_")[1], alice.split("_")[2], base.ns("alice"), "launch code", "secret.md", "no_such_tool"):
+                assert leak not in text, f"{leak!r} is on the metrics page"
+            deadline = time.monotonic() + 10
+            while scrape(port)[0].get("memcap_streams") != 0:
+                assert time.monotonic() < deadline, "a closed stream is still counted"
+                time.sleep(0.2)
+
+
 STATELESS = "2026-07-28"
 
 

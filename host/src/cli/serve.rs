@@ -65,6 +65,12 @@ pub struct ServerArgs {
     /// proxy every request comes from the proxy's address).
     #[arg(long, default_value_t = 20)]
     pub max_failed_sign_ins: u32,
+    /// Serve Prometheus metrics (`GET /metrics`) on this address, a listener
+    /// of its own: calls, latency, refusals, stores, sessions, streams and
+    /// database round trips; never a token, namespace or note. No token is
+    /// asked there: bind it where only your scraper reaches.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
     /// Without tokens, admit every request (no printed token, any address):
     /// only for a server behind something that authenticates each request.
     #[arg(long)]
@@ -184,6 +190,7 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             max_failed_sign_ins: args.max_failed_sign_ins,
         },
         shutdown_grace: spec.limits.call_timeout + Duration::from_secs(5),
+        metrics: args.metrics,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

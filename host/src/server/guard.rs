@@ -284,9 +284,20 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
 
     let owner = principal.id.clone();
     parts.extensions.insert(principal);
-    let response = next
+    let streams = parts.method == Method::GET;
+    let mut response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
+    if streams && response.status() == StatusCode::OK {
+        // Counted while the stream is open: the body owns the count.
+        let open = super::metrics::OpenStream::new();
+        response = response.map(|body| {
+            Body::new(body.map_frame(move |frame| {
+                let _ = &open;
+                frame
+            }))
+        });
+    }
     if session.is_none()
         && let Some(new) = response
             .headers()

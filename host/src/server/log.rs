@@ -30,6 +30,7 @@ pub fn call(
     took: Duration,
     outcome: &str,
 ) {
+    super::metrics::call(tool, outcome, took);
     write(json!({
         "time": now(),
         "token": principal.label,
@@ -44,6 +45,7 @@ pub fn call(
 
 /// A request turned away before any store saw it.
 pub fn refused(status: u16, why: &str, peer: Option<std::net::IpAddr>) {
+    super::metrics::refused(why);
     write(json!({
         "time": now(),
         "status": status,

@@ -13,6 +13,7 @@ mod busy;
 mod guard;
 mod listen;
 mod log;
+mod metrics;
 mod owners;
 mod pool;
 mod sign_ins;
@@ -63,6 +64,8 @@ pub struct HttpOptions {
     pub limits: HttpLimits,
     /// How long a shutdown waits for running calls.
     pub shutdown_grace: Duration,
+    /// Where to serve `GET /metrics` (Prometheus text), if anywhere.
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 /// `GET /healthz`: the process answers. No token, no data.
@@ -83,6 +86,10 @@ pub async fn serve(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let metrics_listener = match options.metrics {
+        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
+        None => None,
+    };
     let busy = busy::Busy::default();
     let team = TeamServer::new(Arc::clone(&pool), busy.clone());
     let mut config = StreamableHttpServerConfig::default()
@@ -99,6 +106,13 @@ pub async fn serve(
     sessions.session_config.keep_alive = Some(options.limits.session_idle);
     let sessions = Arc::new(sessions);
     let mcp = StreamableHttpService::new(move || Ok(team.clone()), Arc::clone(&sessions), config);
+    let metrics_task = metrics_listener.map(|listener| {
+        let sources = metrics::Sources {
+            pool: Arc::clone(&pool),
+            sessions: Arc::clone(&sessions),
+        };
+        tokio::spawn(metrics::serve(listener, sources))
+    });
     let guard = guard::Guard::new(
         Arc::clone(&gate),
         sessions,
@@ -136,6 +150,9 @@ pub async fn serve(
     stop_sessions.cancel();
     listening.close(deadline).await;
     sweeper.abort();
+    if let Some(task) = metrics_task {
+        task.abort();
+    }
     log::event("stopped", serde_json::json!({}));
     Ok(())
 }

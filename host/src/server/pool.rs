@@ -226,6 +226,16 @@ impl Pool {
 
     /// Applies the bounds now: called after each call (an instance grows
     /// while it runs) and on a timer (for idle stores).
+    /// The stores kept warm now, and the linear memory their instances hold.
+    pub fn warm(&self) -> (usize, usize) {
+        let kept = self.kept();
+        let bytes = kept
+            .values()
+            .map(|k| k.live.server.memory().warm_bytes())
+            .sum();
+        (kept.len(), bytes)
+    }
+
     pub fn sweep(&self) {
         let mut kept = self.kept();
         self.trim(&mut kept, None);

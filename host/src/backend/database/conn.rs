@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -146,7 +147,33 @@ impl Conn {
 
 /// Runs `request` to its end, driving the connection meanwhile: polling
 /// for [`SPIN`], then sleeping until the socket wakes it.
+/// Round trips to the database and those that failed, since the process
+/// started (for the team server's metrics).
+static ROUND_TRIPS: AtomicU64 = AtomicU64::new(0);
+static FAILED: AtomicU64 = AtomicU64::new(0);
+
+/// Round trips made so far in this process, and how many of them failed.
+pub fn round_trips() -> (u64, u64) {
+    (
+        ROUND_TRIPS.load(Ordering::Relaxed),
+        FAILED.load(Ordering::Relaxed),
+    )
+}
+
 fn wait<T>(
+    runtime: &Runtime,
+    driver: &mut Driver,
+    request: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    ROUND_TRIPS.fetch_add(1, Ordering::Relaxed);
+    let answer = wait_for(runtime, driver, request);
+    if answer.is_err() {
+        FAILED.fetch_add(1, Ordering::Relaxed);
+    }
+    answer
+}
+
+fn wait_for<T>(
     runtime: &Runtime,
     driver: &mut Driver,
     request: impl Future<Output = Result<T, Error>>,

@@ -40,6 +40,7 @@ use super::entries::{CopyError, Entry, Exported, HostEdit, check_import, is_rese
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
+pub use conn::round_trips;
 use conn::{Conn, Pending};
 use error::{log, unreachable_error, unsaved_error};
 pub use listen::CommitListener;
