@@ -399,6 +399,28 @@ def rate_limit():
                 assert r.status_code == 200, r.status_code
 
 
+@check("bytes count too: one token's large writes past --rate-limit-mib get 429 with Retry-After, nothing written; another token is served")
+def byte_rate_limit():
+    with Base() as base:
+        heavy, light = base.token("alice"), base.token("bob")
+        with Server(base, "--rate-limit-mib", "1") as server:
+            raw = Raw(server.url, [("authorization", f"Bearer {heavy}")])
+            assert raw.open().status_code == 200
+            # 6 MB each: the burst (the largest request, 16 MiB) holds two, not three.
+            statuses = []
+            for i in range(3):
+                r, _ = raw.call("memory", {"command": "create", "path": f"/memories/big{i}.md", "file_text": "x" * 6_000_000})
+                statuses.append(r.status_code)
+                if r.status_code == 429:
+                    assert int(r.headers["retry-after"]) >= 1, r.headers
+            assert statuses[:2] == [200, 200] and statuses[2] == 429, statuses
+            assert base.read("alice", "big2.md") is None, "a refused write landed"
+            other = Raw(server.url, [("authorization", f"Bearer {light}")])
+            assert other.open().status_code == 200
+            _, msgs = other.call("memory", {"command": "create", "path": "/memories/small.md", "file_text": "y"})
+            assert msgs and msgs[0]["result"]["isError"] is False, msgs
+
+
 @check("a 50 MB body is refused unread; slow and silent clients are cut off and hold nothing")
 def body_and_slow_clients():
     with Base() as base:

@@ -51,6 +51,11 @@ pub struct ServerArgs {
     /// Calls per second one token may make (bursts of twice that).
     #[arg(long, default_value_t = NonZeroU32::new(50).expect("nonzero"))]
     pub rate_limit: NonZeroU32,
+    /// Request bytes one token may send a second, in MiB (bursts up to the
+    /// largest request, 16 MiB): large writes cost more than small calls.
+    /// 0: no limit.
+    #[arg(long, default_value_t = 8)]
+    pub rate_limit_mib: u32,
     /// The most namespaces kept warm at once.
     #[arg(long, default_value_t = 32)]
     pub warm_stores: usize,
@@ -161,7 +166,18 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
     let burst = args
         .rate_limit
         .saturating_mul(NonZeroU32::new(2).expect("nonzero"));
-    let gate = Arc::new(Gate::new(admission, local.clone(), args.rate_limit, burst));
+    let mut gate = Gate::new(admission, local.clone(), args.rate_limit, burst);
+    if let Some(mib) = NonZeroU32::new(args.rate_limit_mib) {
+        // A burst holds the largest request, which must always be able to pass.
+        let largest_kib = (spec.limits.max_input_bytes + (64 << 10)).div_ceil(1024);
+        let burst_kib = NonZeroU32::new(u32::try_from(largest_kib).unwrap_or(u32::MAX))
+            .expect("the largest request is not empty");
+        gate = gate.with_byte_limit(
+            mib.saturating_mul(NonZeroU32::new(1024).expect("nonzero")),
+            burst_kib,
+        );
+    }
+    let gate = Arc::new(gate);
     let pool = Pool::new(
         PoolLimits {
             max_stores: args.warm_stores.max(1),

@@ -73,6 +73,9 @@ pub struct Gate {
     no_tokens_seen: Mutex<Option<Instant>>,
     local: Access,
     limiter: DefaultKeyedRateLimiter<String>,
+    /// Request bytes (KiB) per token, when limited: large writes cost more
+    /// than small calls.
+    bytes: Option<DefaultKeyedRateLimiter<String>>,
     touched: Mutex<HashMap<String, Instant>>,
 }
 
@@ -91,11 +94,45 @@ impl Gate {
             no_tokens_seen: Mutex::new(None),
             local,
             limiter: RateLimiter::keyed(Quota::per_second(per_second).allow_burst(burst)),
+            bytes: None,
             touched: Mutex::new(HashMap::new()),
         }
     }
 
     /// Whether requests need a token of the store's.
+    /// Limits the request bytes each token may send: `kib_per_second`
+    /// sustained, in bursts up to `burst_kib` (at least the largest request,
+    /// or that request could never pass).
+    pub fn with_byte_limit(mut self, kib_per_second: NonZeroU32, burst_kib: NonZeroU32) -> Self {
+        let burst = burst_kib.max(kib_per_second);
+        self.bytes = Some(RateLimiter::keyed(
+            Quota::per_second(kib_per_second).allow_burst(burst),
+        ));
+        self
+    }
+
+    /// Charges `bytes` of a request to `id`: `Err(seconds)` to wait when
+    /// the token is over its byte rate.
+    pub fn charge(&self, id: &str, bytes: usize) -> Result<(), u64> {
+        let Some(limiter) = &self.bytes else {
+            return Ok(());
+        };
+        let kib = u32::try_from(bytes.div_ceil(1024)).unwrap_or(u32::MAX);
+        let Some(kib) = NonZeroU32::new(kib) else {
+            return Ok(());
+        };
+        match limiter.check_key_n(&id.to_owned(), kib) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(not_until)) => {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                Err(wait.as_secs_f64().ceil().max(1.0) as u64)
+            }
+            // More than a whole burst: refused for good; the body bound is
+            // what keeps requests below it.
+            Err(_) => Err(60),
+        }
+    }
+
     pub fn needs_tokens(&self) -> bool {
         matches!(self.admission, Admission::Tokens(_))
     }
@@ -208,6 +245,10 @@ impl Gate {
     pub fn forget_quiet(&self) {
         self.limiter.retain_recent();
         self.limiter.shrink_to_fit();
+        if let Some(bytes) = &self.bytes {
+            bytes.retain_recent();
+            bytes.shrink_to_fit();
+        }
     }
 }
 

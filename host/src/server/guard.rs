@@ -268,6 +268,15 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
     };
 
+    if let Err(seconds) = guard.gate.charge(&principal.id, bytes.len()) {
+        return refuse_for(
+            peer,
+            StatusCode::TOO_MANY_REQUESTS,
+            "byte-rate-limited",
+            "Too many bytes sent with this token; retry after the time in Retry-After.\n",
+            seconds,
+        );
+    }
     if session.is_none()
         && parts.method == Method::POST
         && opens_session(&bytes)
