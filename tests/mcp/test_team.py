@@ -598,6 +598,54 @@ def metrics_page():
                 time.sleep(0.2)
 
 
+@check("GET streams are counted per token (429 past its share, others unaffected) and end after --max-stream-secs")
+def stream_bounds():
+    with Base() as base:
+        alice, bob = base.token("alice"), base.token("bob")
+        with Server(base, "--max-streams-per-token", "2", "--max-stream-secs", "3") as server:
+            raws = {t: Raw(server.url, [("authorization", f"Bearer {t}")]) for t in (alice, bob)}
+            for raw in raws.values():
+                assert raw.open().status_code == 200
+            ended: list[float] = []
+            opened = threading.Barrier(3)
+
+            def hold(raw: Raw) -> None:
+                headers = [(k, "text/event-stream" if k == "accept" else v) for k, v in raw.headers]
+                headers.append(("mcp-session-id", raw.session))
+                with httpx2.Client(timeout=30) as http, http.stream("GET", server.url, headers=headers) as r:
+                    assert r.status_code == 200, r.status_code
+                    opened.wait(10)
+                    for _ in r.iter_bytes():
+                        pass
+                ended.append(time.monotonic())
+
+            threads = [threading.Thread(target=hold, args=(raws[alice],), daemon=True) for _ in range(2)]
+            for t in threads:
+                t.start()
+            opened.wait(10)
+            started = time.monotonic()
+            headers = [(k, "text/event-stream" if k == "accept" else v) for k, v in raws[alice].headers]
+            headers.append(("mcp-session-id", raws[alice].session))
+            r = httpx2.get(server.url, headers=headers, timeout=10)
+            assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1, r.status_code
+            # bob's share is his own.
+            headers = [(k, "text/event-stream" if k == "accept" else v) for k, v in raws[bob].headers]
+            headers.append(("mcp-session-id", raws[bob].session))
+            with httpx2.Client(timeout=30) as http, http.stream("GET", server.url, headers=headers) as r:
+                assert r.status_code == 200, r.status_code
+            for t in threads:
+                t.join(10)
+            assert len(ended) == 2, "alice's streams outlived --max-stream-secs"
+            lived = max(ended) - started
+            print(f"  streams ended {lived:.1f} s after the third was refused (lifetime 3 s)")
+            assert lived < 6, lived
+            # Their slots came back: a new stream opens.
+            headers = [(k, "text/event-stream" if k == "accept" else v) for k, v in raws[alice].headers]
+            headers.append(("mcp-session-id", raws[alice].session))
+            with httpx2.Client(timeout=30) as http, http.stream("GET", server.url, headers=headers) as r:
+                assert r.status_code == 200, r.status_code
+
+
 STATELESS = "2026-07-28"
 
 

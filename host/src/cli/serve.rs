@@ -45,6 +45,13 @@ pub struct ServerArgs {
     /// recently used (so one token cannot fill the server's sessions).
     #[arg(long, default_value_t = 32)]
     pub max_sessions_per_token: usize,
+    /// The most GET streams one token holds open at once.
+    #[arg(long, default_value_t = 8)]
+    pub max_streams_per_token: usize,
+    /// End a GET stream after this many seconds (the client opens it again,
+    /// and its token is checked again).
+    #[arg(long, default_value_t = 3600)]
+    pub max_stream_secs: u64,
     /// Close an MCP session unused this many seconds.
     #[arg(long, default_value_t = 300)]
     pub session_idle_secs: u64,
@@ -204,6 +211,8 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             max_sessions_per_token: args.max_sessions_per_token.max(1),
             session_idle: Duration::from_secs(args.session_idle_secs.max(1)),
             max_failed_sign_ins: args.max_failed_sign_ins,
+            max_streams_per_token: args.max_streams_per_token.max(1),
+            stream_lifetime: Duration::from_secs(args.max_stream_secs.max(1)),
         },
         shutdown_grace: spec.limits.call_timeout + Duration::from_secs(5),
         metrics: args.metrics,

@@ -10,6 +10,7 @@ use std::net::IpAddr;
 
 use super::owners::Owners;
 use super::sign_ins::{Peer, SignIns};
+use super::streams::Streams;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -41,6 +42,8 @@ pub struct Guard {
     busy: Busy,
     /// Failed sign-ins per peer.
     sign_ins: SignIns,
+    /// Open `GET` streams per token.
+    streams: Arc<Streams>,
 }
 
 impl Guard {
@@ -55,6 +58,7 @@ impl Guard {
             sessions,
             busy,
             sign_ins: SignIns::new(limits.max_failed_sign_ins),
+            streams: Streams::new(limits.max_streams_per_token, limits.stream_lifetime),
             owners: Owners::default(),
             limits,
         })
@@ -293,19 +297,30 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
 
     let owner = principal.id.clone();
     parts.extensions.insert(principal);
-    let streams = parts.method == Method::GET;
+    let slot = if parts.method == Method::GET {
+        match guard.streams.take(&owner) {
+            Some(slot) => Some(slot),
+            None => {
+                return refuse_for(
+                    peer,
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too-many-streams",
+                    "This token holds as many GET streams as it may; close one, or retry later.\n",
+                    5,
+                );
+            }
+        }
+    } else {
+        None
+    };
     let mut response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
-    if streams && response.status() == StatusCode::OK {
-        // Counted while the stream is open: the body owns the count.
-        let open = super::metrics::OpenStream::new();
-        response = response.map(|body| {
-            Body::new(body.map_frame(move |frame| {
-                let _ = &open;
-                frame
-            }))
-        });
+    if let Some(slot) = slot
+        && response.status() == StatusCode::OK
+    {
+        // The body holds the slot: it is given back when the stream ends.
+        response = response.map(|body| guard.streams.bound(body, slot));
     }
     if session.is_none()
         && let Some(new) = response

@@ -17,6 +17,7 @@ mod metrics;
 mod owners;
 mod pool;
 mod sign_ins;
+mod streams;
 mod team;
 
 use std::future::Future;
@@ -49,6 +50,11 @@ pub struct HttpLimits {
     pub max_sessions_per_token: usize,
     /// A session unused this long is closed.
     pub session_idle: Duration,
+    /// The most `GET` streams one token holds open; past it a new one gets 429.
+    pub max_streams_per_token: usize,
+    /// A `GET` stream ends after this long (the client opens it again, and
+    /// its token is checked again).
+    pub stream_lifetime: Duration,
     /// Failed sign-ins one peer may make a minute before its requests are
     /// turned away until the minute is over (0: no limit).
     pub max_failed_sign_ins: u32,
