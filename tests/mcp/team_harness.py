@@ -16,10 +16,14 @@ from pathlib import Path
 
 import httpx2
 
+from checks import Checks
+
 # Set by the script that runs the checks.
 MEMCAP = ""
 STORE: str | None = None
 ACCEPT = "application/json, text/event-stream"
+# Every check of the team suite, in the order the modules register them.
+CHECKS = Checks()
 
 
 def free_port() -> int:
