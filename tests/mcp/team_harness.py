@@ -90,10 +90,11 @@ class Base:
 class Server:
     """One `memcap mcp --http` process; its stderr (the log) is kept."""
 
-    def __init__(self, base: Base, *flags: str, port: int | None = None, netns: str | None = None, host: str = "127.0.0.1"):
+    def __init__(self, base: Base, *flags: str, port: int | None = None, netns: str | None = None,
+                 host: str = "127.0.0.1", args: list[str] | None = None):
         self.port = port or free_port()
         self.host = host
-        cmd = [MEMCAP, *base.args(), "mcp", "--http", f"{host}:{self.port}", *flags]
+        cmd = [MEMCAP, *(args or base.args()), "mcp", "--http", f"{host}:{self.port}", *flags]
         if netns:
             cmd = ["ip", "netns", "exec", netns, *cmd]
         self.proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)

@@ -220,6 +220,21 @@ impl Gate {
     }
 
     /// Forgets rate-limit state of tokens that have been quiet.
+    /// Whether the token store answers (for `/readyz`): `Err` with a word for
+    /// the operator, never the store's address or its error text.
+    pub fn ready(&self) -> Result<(), &'static str> {
+        let tokens = match &self.admission {
+            Admission::Tokens(store) | Admission::Open(store) => store,
+            Admission::Local { tokens, .. } => tokens,
+        };
+        // Read whole, as a request's check reads it: a file that may not be
+        // trusted, or a database that does not answer, is not ready.
+        tokens.all().map(|_| ()).map_err(|e| {
+            eprintln!("memcap: readiness: {e}");
+            "the token store does not answer"
+        })
+    }
+
     /// Those of `ids` that no longer open anything: revoked, expired or
     /// gone from the store (one read of it). A store that cannot be read
     /// names none: every request is checked anyway, and a passing fault must

@@ -30,6 +30,8 @@ use super::busy::Busy;
 use super::{HttpLimits, log};
 
 const SESSION_HEADER: &str = "mcp-session-id";
+/// The longest a request waits for its token to be checked.
+const TOKEN_CHECK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The checks, with what they need.
 pub struct Guard {
@@ -186,7 +188,13 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     }
     let gate = Arc::clone(&guard.gate);
     let headers = parts.headers.clone();
-    let principal = match tokio::task::spawn_blocking(move || gate.admit(&headers)).await {
+    let admit = tokio::task::spawn_blocking(move || gate.admit(&headers));
+    // A token store that stopped answering (a paused database) holds no
+    // request past the deadline: it gets 503, as a store that fails does.
+    let admitted = tokio::time::timeout(TOKEN_CHECK_WAIT, admit)
+        .await
+        .unwrap_or(Ok(Err(Denial::Unavailable)));
+    let principal = match admitted {
         Ok(Ok(principal)) => principal,
         Ok(Err(Denial::Unauthorized(why))) => {
             if let Some(peer) = peer {

@@ -74,6 +74,40 @@ pub struct HttpOptions {
     pub metrics: Option<std::net::SocketAddr>,
 }
 
+/// How long `/readyz` waits for the token store.
+const READY_WAIT: Duration = Duration::from_secs(3);
+
+/// `GET /readyz`: whether the server can admit anyone now: its token store
+/// answers within [`READY_WAIT`] (a database that stopped answering is not
+/// ready). 200 or 503, with no token and no data.
+async fn readyz(
+    axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let check = tokio::task::spawn_blocking(move || gate.ready());
+    let (status, body) = match tokio::time::timeout(READY_WAIT, check).await {
+        Ok(Ok(Ok(()))) => (
+            axum::http::StatusCode::OK,
+            "{\"status\":\"ready\"}\n".to_owned(),
+        ),
+        Ok(Ok(Err(why))) => (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            serde_json::json!({"status": "unavailable", "why": why}).to_string() + "\n",
+        ),
+        Ok(Err(_)) | Err(_) => (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "{\"status\":\"unavailable\",\"why\":\"the token store did not answer in time\"}\n"
+                .to_owned(),
+        ),
+    };
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
 /// `GET /healthz`: the process answers. No token, no data.
 async fn healthz() -> impl axum::response::IntoResponse {
     (
@@ -127,7 +161,8 @@ pub async fn serve(
     );
     let app = Router::new()
         .nest_service("/mcp", Arc::clone(&guard).wrap(mcp))
-        .route("/healthz", get(healthz));
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz).with_state(Arc::clone(&gate)));
 
     // Idle stores, quiet tokens' rate state and the sessions of revoked
     // tokens go on a timer too.
