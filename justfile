@@ -43,6 +43,8 @@ setup: toolchain
     # PostgreSQL for the database backend's tests: Debian's server, started per run by tests/postgres/with-cluster.
     # libfuse 3 for the stalled file system of host/tests/stalled_fs.rs (mfusepy loads it).
     ldconfig -p | grep -q 'libfuse3.so.3 ' || { [ "$(id -u)" != 0 ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfuse3-3 >/dev/null; }; }
+    # haproxy for the fleet check of the team suite (tests/mcp/team_fleet.py).
+    command -v haproxy >/dev/null || { [ "$(id -u)" = 0 ] || { echo "the tests need haproxy: apt-get install haproxy" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] || { echo "the tests need PostgreSQL: apt-get install postgresql-15" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; }
 
 # Build the host (which builds and embeds the guest) and copy both components to dist/.

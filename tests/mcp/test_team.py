@@ -461,6 +461,8 @@ def body_and_slow_clients():
 import team_fairness  # noqa: E402,F401
 # A store that stops answering.
 import team_faults  # noqa: E402,F401
+# Several processes behind haproxy.
+import team_fleet  # noqa: E402,F401
 
 
 @check("200 sessions over 50 namespaces: memory stays under the warm cap; an idle store comes back with the same answers")

@@ -147,8 +147,9 @@ pub async fn serve(
     let sessions = Arc::new(sessions);
     let mcp = StreamableHttpService::new(move || Ok(team.clone()), Arc::clone(&sessions), config);
     let metrics_task = metrics_listener.map(|listener| {
+        let pool = Arc::clone(&pool);
         let sources = metrics::Sources {
-            pool: Arc::clone(&pool),
+            warm: Arc::new(move || pool.warm()),
             sessions: Arc::clone(&sessions),
         };
         tokio::spawn(metrics::serve(listener, sources))
