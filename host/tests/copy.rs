@@ -1,5 +1,5 @@
-//! `memcap copy` between directories: what it will not replace, and what it
-//! leaves out. Both are about host directories (links, FIFOs, names that
+//! `memcap copy` between directories: what it will not replace, what it
+//! leaves out, and what it refuses whole (what memcap never writes). Both are about host directories (links, FIFOs, names that
 //! are not UTF-8, a project that is not a store), so this suite runs on
 //! directories only; `database.rs` copies to a database and back.
 
@@ -141,4 +141,56 @@ fn links_special_files_and_odd_names_are_named_as_skipped_and_the_rest_is_copied
         "bravo\n"
     );
     assert!(!dst.join("passwd-link").exists() && !dst.join("fifo").exists());
+}
+
+#[test]
+fn what_memcap_would_never_write_is_refused_whole_and_nothing_lands() {
+    for (name, bytes, words) in [
+        (
+            "esc\u{1b}[31m.md",
+            b"x\n".to_vec(),
+            "control or invisible character",
+        ),
+        ("rlo\u{202e}dm.exe", b"x\n".to_vec(), "control or invisible"),
+        ("big.md", vec![b'x'; 9 << 20], "over 8 MiB"),
+    ] {
+        let src = tempfile::tempdir().unwrap();
+        store_with(src.path(), &[("fine.md", "fine\n")]);
+        std::fs::write(src.path().join(name), &bytes).unwrap();
+        let dst = tempfile::tempdir().unwrap();
+        let to = dst.path().join("copy");
+        let (code, _, err) = copy(&[src.path(), &to]);
+        assert_ne!(code, 0, "{name:?} was copied");
+        assert!(err.contains(words), "{name:?}: {err}");
+        let landed: Vec<_> = tree(&to)
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with(".memcap"))
+            .collect();
+        assert!(landed.is_empty(), "{name:?}: {landed:?}");
+    }
+}
+
+#[test]
+fn an_import_past_the_destinations_quota_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = memcap::Limits {
+        max_store_files: 2,
+        ..memcap::Limits::default()
+    };
+    let memory = memcap::Memory::builder(dir.path())
+        .create_root(true)
+        .limits(limits)
+        .open()
+        .unwrap();
+    let entries: Vec<memcap::Entry> = (0..3)
+        .map(|i| memcap::Entry::File(format!("n{i}.md"), b"x\n".to_vec()))
+        .collect();
+    let err = memory.import(&entries, false).unwrap_err().to_string();
+    assert!(
+        err.contains("3 files, past the destination's quota of 2"),
+        "{err}"
+    );
+    assert!(memory.view("/memories", None).unwrap().lines().count() <= 2);
+    memory.import(&entries[..2], false).unwrap();
+    assert!(memory.view("/memories/n1.md", None).is_ok());
 }

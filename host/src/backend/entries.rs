@@ -66,10 +66,55 @@ pub enum CopyError {
         "{0} holds files but is not a memcap store (it has no .memcap): copy into an empty directory or a store, so nothing else is replaced"
     )]
     NotAStore(std::path::PathBuf),
+    #[error(
+        "the copy holds {count} {unit}, past the destination's quota of {limit}: nothing was copied; copy a smaller store, or open the destination with a larger --max-files / --max-bytes"
+    )]
+    OverQuota {
+        unit: &'static str,
+        count: u64,
+        limit: u64,
+    },
     #[error("could not read or write the store: {0}")]
     Io(String),
     #[error(transparent)]
     Call(#[from] crate::error::ToolError),
+}
+
+/// memcap's own rules for what a store holds, applied to an import before
+/// anything is written: every file within the size memcap reads and writes
+/// (8 MiB), no name with a control or invisible character (memcap never
+/// makes one: such a name could forge lines of the index), and the whole
+/// within the destination's quota of files and bytes.
+pub(crate) fn check_limits(entries: &[Entry], limits: &crate::Limits) -> Result<(), CopyError> {
+    let (mut files, mut bytes) = (0u64, 0u64);
+    for entry in entries {
+        let path = entry.path();
+        if memcap_core::text::unsafe_char(path).is_some() {
+            return Err(CopyError::Refused(
+                path.to_owned(),
+                "its name has a control or invisible character, which memcap never makes (rename it in the source)",
+            ));
+        }
+        if let Entry::File(_, data) = entry {
+            if data.len() as u64 > memcap_core::files::MAX_FILE_BYTES {
+                return Err(CopyError::Refused(
+                    path.to_owned(),
+                    "it is over 8 MiB, the most memcap reads or writes in one file (split it in the source)",
+                ));
+            }
+            files += 1;
+            bytes += data.len() as u64;
+        }
+    }
+    for (unit, count, limit) in [
+        ("files", files, limits.max_store_files),
+        ("bytes", bytes, limits.max_store_bytes),
+    ] {
+        if count > limit {
+            return Err(CopyError::OverQuota { unit, count, limit });
+        }
+    }
+    Ok(())
 }
 
 /// Whether `path` (under the root) is memcap's own.

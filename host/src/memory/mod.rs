@@ -225,6 +225,7 @@ impl Memory {
     /// generated part, the search index and the graph) is rebuilt from the
     /// files by the next call.
     pub fn import(&self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+        crate::backend::entries::check_limits(entries, self.limits())?;
         self.with_backend(true, |backend| backend.import(entries, replace))
     }
 
