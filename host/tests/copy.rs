@@ -1,6 +1,7 @@
 //! `memcap copy` between directories: what it will not replace, what it
-//! leaves out, and what it refuses whole (what memcap never writes). Both are about host directories (links, FIFOs, names that
-//! are not UTF-8, a project that is not a store), so this suite runs on
+//! leaves out, and what it refuses whole (what memcap never writes). These
+//! are about host directories (links, FIFOs, names that are not UTF-8, a
+//! project that is not a store), so this suite runs on
 //! directories only; `database.rs` copies to a database and back.
 
 use std::os::unix::ffi::OsStrExt;
