@@ -13,8 +13,9 @@ use crate::vocab::timeframe::{self, Timeframe};
 use crate::vocab::{
     ActivityType, MAX_DEPTH, MAX_RELATED_DEFAULT, MAX_RELATED_LIMIT, MAX_RESULTS_DEFAULT,
     MAX_RESULTS_LIMIT, MIN_SCORE_DEFAULT, NoteType, Precondition, Role, SearchFilters, Source,
-    precondition,
 };
+
+mod precondition;
 
 /// One tool input: the command, and the precondition a write was sent with.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,7 +244,7 @@ pub fn parse(input: &str) -> Result<Call> {
         }
     };
     check_fields(command, &fields)?;
-    let precondition = parse_precondition(command, fields.get("precondition"))?;
+    let precondition = precondition::parse(command, fields.get("precondition"))?;
     let text = |name: &str| args.string(command, name).map(str::to_owned);
     let command = match command {
         "view" => Command::View {
@@ -363,52 +364,6 @@ pub fn parse(input: &str) -> Result<Call> {
     })
 }
 
-/// A write's `precondition` (null or absent: none). Only the one shape is
-/// taken, every key checked: a misspelled precondition that passed would be
-/// a guard the model believes it set.
-fn parse_precondition(command: &str, value: Option<&Value>) -> Result<Option<Precondition>> {
-    const SHAPE: &str = "{\"type\": \"content_sha256\", \"content_sha256\": \"<64 hex digits>\"}";
-    let fields = match value {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Object(fields)) => fields,
-        Some(other) => {
-            return Err(invalid(format!(
-                "Parameter \"precondition\" for command {command} must be an object such as \
-                 {SHAPE}, got {}.",
-                type_name(other)
-            )));
-        }
-    };
-    if let Some(key) = fields
-        .keys()
-        .find(|k| !matches!(k.as_str(), "type" | "content_sha256"))
-    {
-        let key: String = key.chars().take(64).collect();
-        return Err(invalid(format!(
-            "Unknown key {key:?} in \"precondition\" for command {command}: send {SHAPE}."
-        )));
-    }
-    if fields.get("type").and_then(Value::as_str) != Some("content_sha256") {
-        return Err(invalid(format!(
-            "\"precondition\" for command {command} must have \"type\": \"content_sha256\" \
-             (the only kind memcap checks): send {SHAPE}."
-        )));
-    }
-    let digest = fields
-        .get("content_sha256")
-        .and_then(Value::as_str)
-        .and_then(precondition::parse_hex)
-        .ok_or_else(|| {
-            invalid(format!(
-                "\"content_sha256\" in \"precondition\" for command {command} must be the \
-                 file's SHA-256 as 64 hex digits (the `sha256` a view answered): send {SHAPE}."
-            ))
-        })?;
-    Ok(Some(Precondition {
-        content_sha256: digest,
-    }))
-}
-
 /// What is wrong with input that is not JSON, in words that say what to send.
 fn json_problem(e: &serde_json::Error) -> String {
     let text = e.to_string();
@@ -470,13 +425,13 @@ fn timeframe_param(command: &str, name: &str, text: &str) -> Result<Option<(Stri
 }
 
 /// An input error; what it says back of the input is cut.
-fn invalid(message: String) -> ToolError {
+pub(crate) fn invalid(message: String) -> ToolError {
     ToolError::InvalidInput {
         problem: crate::text::cut_echo(message),
     }
 }
 
-fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
