@@ -6,6 +6,7 @@ page shows it all without a token, namespace or note."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import threading
 import time
@@ -259,3 +260,43 @@ def session_bounds():
             assert late.open().status_code == 200
             _, msgs = late.call("memory", {"command": "view", "path": "/memories"})
             assert msgs and msgs[0]["result"]["isError"] is False, msgs
+
+
+@check("600 silent connections from one address take at most its share: a token holder elsewhere is served within 3 s")
+def silent_connections_from_one_peer():
+    with Base() as base:
+        token = base.token("alice")
+        with Server(base, "--max-connections-per-peer", "64") as server:
+            idle = []
+            try:
+                for _ in range(600):
+                    s = socket.socket()
+                    s.bind(("127.0.0.2", 0))
+                    s.connect(("127.0.0.1", server.port))
+                    idle.append(s)
+                time.sleep(0.5)
+                started = time.monotonic()
+                raw = Raw(server.url, [("authorization", f"Bearer {token}")])
+                assert raw.open().status_code == 200
+                _, msgs = raw.call("memory", {"command": "view", "path": "/memories"})
+                waited = time.monotonic() - started
+                assert msgs and msgs[0]["result"]["isError"] is False, msgs
+                # The connections past the share were closed at once.
+                closed = 0
+                for s in idle:
+                    s.settimeout(0.05)
+                    try:
+                        if s.recv(1) == b"":
+                            closed += 1
+                    except (socket.timeout, OSError):
+                        pass
+            finally:
+                for s in idle:
+                    s.close()
+            print(f"  600 silent connections from 127.0.0.2: {closed} closed at once, a token holder served in {waited:.2f} s")
+            assert waited < 3, waited
+            assert closed >= 600 - 64, closed
+            refusals = [l for l in server.log() if l.get("event") == "connections-refused"]
+            assert refusals and refusals[0]["detail"]["peer"] == "127.0.0.2", refusals[:1]
+            assert len(refusals) <= 3, f"{len(refusals)} log lines for one flood"
+

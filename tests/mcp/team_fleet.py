@@ -77,7 +77,7 @@ def fleet_behind_haproxy():
     assert haproxy, "haproxy is not installed: ./dev setup installs it (apt-get install haproxy)"
     with Base() as base:
         token = base.token("fleet")
-        servers = [Server(base, "--rate-limit", "1000") for _ in range(3)]
+        servers = [Server(base, "--rate-limit", "1000", "--max-connections-per-peer", "512") for _ in range(3)]
         front = free_port()
         cfg = Path(tempfile.mkdtemp()) / "haproxy.cfg"
         lines = "\n".join(f"    server m{i} 127.0.0.1:{s.port}" for i, s in enumerate(servers))

@@ -38,6 +38,11 @@ pub struct ServerArgs {
     /// The most connections open at once.
     #[arg(long, default_value_t = 512)]
     pub max_connections: usize,
+    /// The most connections open at once from one address (more are closed
+    /// at once). Behind a proxy every connection comes from the proxy: raise
+    /// it to --max-connections there.
+    #[arg(long, default_value_t = 128)]
+    pub max_connections_per_peer: usize,
     /// The most MCP sessions at once.
     #[arg(long, default_value_t = 1000)]
     pub max_sessions: usize,
@@ -207,6 +212,7 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             max_body: spec.limits.max_input_bytes + (64 << 10),
             read_timeout: Duration::from_secs(args.read_timeout_secs.max(1)),
             max_connections: args.max_connections.max(1),
+            max_connections_per_peer: args.max_connections_per_peer.max(1),
             max_sessions: args.max_sessions.max(1),
             max_sessions_per_token: args.max_sessions_per_token.max(1),
             session_idle: Duration::from_secs(args.session_idle_secs.max(1)),

@@ -1,12 +1,16 @@
 //! Accepting connections: at most a set number open at once (the rest wait
-//! in the kernel's listen queue), each closed if a request's headers do not
+//! in the kernel's listen queue), and at most a share of them from one peer
+//! address (more are closed at once), so one host's silent sockets cannot
+//! keep everyone else waiting; each closed if a request's headers do not
 //! arrive in time, so a client that connects and sends nothing (or a byte
 //! a second) holds nothing for long. On shutdown, connections finish the
 //! request they are in and close.
 
 use super::sign_ins::Peer;
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Body;
@@ -32,12 +36,18 @@ impl Listening {
         let open = Arc::new(Semaphore::new(max as usize));
         let (close, closing) = watch::channel(false);
         let read_timeout = limits.read_timeout;
+        let peers = Arc::new(Peers {
+            open: Mutex::new(HashMap::new()),
+            max: limits.max_connections_per_peer.max(1),
+            refused: Mutex::new((0, None)),
+        });
         let accept = tokio::spawn(accept(
             listener,
             app,
             Arc::clone(&open),
             closing,
             read_timeout,
+            peers,
         ));
         Self {
             accept,
@@ -60,12 +70,66 @@ impl Listening {
     }
 }
 
+/// Connections open per peer address, and those turned away.
+struct Peers {
+    open: Mutex<HashMap<IpAddr, usize>>,
+    max: usize,
+    /// Refused since the last log line, and when that was.
+    refused: Mutex<(u64, Option<Instant>)>,
+}
+
+impl Peers {
+    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Counts a connection from `peer`, unless it holds its share already.
+    fn take(&self, peer: IpAddr) -> bool {
+        let mut open = self.open();
+        let count = open.entry(peer).or_default();
+        if *count >= self.max {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+
+    fn give_back(&self, peer: IpAddr) {
+        let mut open = self.open();
+        if let Some(count) = open.get_mut(&peer) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&peer);
+            }
+        }
+    }
+
+    /// Notes a refused connection: counted in the metrics each time, logged
+    /// at most once every 10 s (a flood must not flood the log too).
+    fn refused(&self, peer: IpAddr) {
+        super::metrics::refused("too-many-connections-from-peer");
+        let mut refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        refused.0 += 1;
+        if refused
+            .1
+            .is_none_or(|at| at.elapsed() >= Duration::from_secs(10))
+        {
+            super::log::event(
+                "connections-refused",
+                serde_json::json!({"peer": peer.to_string(), "refused": refused.0, "per_peer": self.max}),
+            );
+            *refused = (0, Some(Instant::now()));
+        }
+    }
+}
+
 async fn accept(
     listener: TcpListener,
     app: Router,
     open: Arc<Semaphore>,
     closing: watch::Receiver<bool>,
     read_timeout: Duration,
+    peers: Arc<Peers>,
 ) {
     loop {
         let Ok(permit) = Arc::clone(&open).acquire_owned().await else {
@@ -85,6 +149,13 @@ async fn accept(
                 continue;
             }
         };
+        let from = peer.ip();
+        if !peers.take(from) {
+            peers.refused(from);
+            drop(stream);
+            continue;
+        }
+        let peers = Arc::clone(&peers);
         let app = app.clone();
         let mut closing = closing.clone();
         tokio::spawn(async move {
@@ -112,6 +183,7 @@ async fn accept(
                     }
                 }
             }
+            peers.give_back(from);
             drop(permit);
         });
     }

@@ -42,6 +42,8 @@ pub struct HttpLimits {
     pub read_timeout: Duration,
     /// The most connections open at once; more wait in the listen queue.
     pub max_connections: usize,
+    /// The most of them from one peer address; more are closed at once.
+    pub max_connections_per_peer: usize,
     /// The most MCP sessions at once; past it a token's new session closes
     /// its own least recently used one, or gets 503 if it holds none.
     pub max_sessions: usize,
