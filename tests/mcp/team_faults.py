@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -24,10 +25,18 @@ class PausingProxy:
     """TCP on a local port to the test cluster's socket; `pause()` stops
     passing bytes either way (as a database that stopped answering)."""
 
+    # A simple-protocol query holding only COMMIT: how memcap ends a write.
+    COMMIT = b"Q\x00\x00\x00\x0bCOMMIT\x00"
+    # A write's statement, as it is prepared on the connection.
+    WRITE = b"UPDATE memcap_namespaces SET version"
+
     def __init__(self, target: str):
         self.target = target
         self.running = threading.Event()
         self.running.set()
+        # "after": the next COMMIT reaches the server and its answer is lost;
+        # "before": the connection breaks just before the next COMMIT.
+        self.cut: str | None = None
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(64)
@@ -42,13 +51,30 @@ class PausingProxy:
                 return
             upstream = socket.socket(socket.AF_UNIX)
             upstream.connect(self.target)
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self.pump, args=(a, b), daemon=True).start()
+            pair = {"lost": False, "wrote": False}
+            threading.Thread(target=self.pump, args=(client, upstream, pair, True), daemon=True).start()
+            threading.Thread(target=self.pump, args=(upstream, client, pair, False), daemon=True).start()
 
-    def pump(self, src: socket.socket, dst: socket.socket) -> None:
+    def pump(self, src: socket.socket, dst: socket.socket, pair: dict, to_server: bool) -> None:
         try:
             while data := src.recv(65536):
                 self.running.wait()
+                # Only the COMMIT that ends a call's writes (the setup commits too).
+                if to_server and self.WRITE in data:
+                    pair["wrote"] = True
+                if to_server and self.cut and pair["wrote"] and self.COMMIT in data:
+                    how, self.cut = self.cut, None
+                    if how == "after":
+                        pair["lost"] = True
+                        dst.sendall(data)
+                        time.sleep(0.3)
+                    # The client's side of the connection goes, with no answer.
+                    src.shutdown(socket.SHUT_RDWR)
+                    if how == "before":
+                        dst.shutdown(socket.SHUT_RDWR)
+                    return
+                if not to_server and pair["lost"]:
+                    continue
                 dst.sendall(data)
         except OSError:
             pass
@@ -117,3 +143,41 @@ def store_stops_answering():
                 assert time.monotonic() < deadline, f"calls never recovered: {r.status_code}"
                 time.sleep(0.5)
             assert msgs and msgs[0]["result"]["isError"] is False, msgs
+
+
+@check("on the database, a commit whose answer is lost is looked up: the agent hears saved or not saved, and it is true")
+def lost_commit_answer():
+    if not h.STORE:
+        print("  (a directory has no commit to lose: checked on the database run)")
+        return
+    with Base() as base:
+        cluster = os.environ["MEMCAP_TEST_CLUSTER"]
+        port = urllib.parse.urlsplit(h.STORE).port
+        proxy = PausingProxy(os.path.join(cluster, f".s.PGSQL.{port}"))
+        ns = base.ns("lost")
+        proxied = f"{proxied_store(proxy.port)}"
+
+        def create(name: str, store: str):
+            return subprocess.run([h.MEMCAP, "--store", store, "--namespace", ns, "create", f"/memories/{name}", "text\n"],
+                                  capture_output=True, text=True, timeout=60)
+
+        def exists(name: str) -> bool:
+            r = subprocess.run([h.MEMCAP, "--store", h.STORE, "--namespace", ns, "view", f"/memories/{name}"],
+                               capture_output=True, text=True, timeout=60)
+            return r.returncode == 0
+
+        assert create("first.md", proxied).returncode == 0
+        proxy.cut = "after"
+        r = create("landed.md", proxied)
+        assert proxy.cut is None, "the proxy never saw the COMMIT"
+        print(f"  answer lost after COMMIT: exit {r.returncode}, {r.stdout.strip() or r.stderr.strip()!r}")
+        assert exists("landed.md"), "the commit did not land (the check needs it to)"
+        assert r.returncode == 0 and "File created successfully" in r.stdout, (r.returncode, r.stdout, r.stderr)
+        proxy.cut = "before"
+        r = create("gone.md", proxied)
+        assert proxy.cut is None, "the proxy never saw the COMMIT"
+        print(f"  connection cut before COMMIT: exit {r.returncode}, {r.stdout.strip() or r.stderr.strip()!r}")
+        assert not exists("gone.md")
+        assert r.returncode != 0 and "not saved" in (r.stdout + r.stderr), (r.returncode, r.stdout, r.stderr)
+        assert "postgres" not in (r.stdout + r.stderr).lower(), r.stderr
+

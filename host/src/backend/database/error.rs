@@ -51,6 +51,24 @@ pub(crate) fn unsaved_error(e: &postgres::Error, limit: Duration) -> ToolError {
     )
 }
 
+/// A commit whose answer was lost, found not to have landed.
+pub(crate) fn lost_commit_not_saved() -> ToolError {
+    ToolError::new(
+        ToolErrorKind::Io,
+        "The connection to the memory database broke as the change was being saved, and the \
+         database says it was not saved: nothing was changed. Try again in a moment.",
+    )
+}
+
+/// A commit whose answer was lost, and whose fate the database would not tell.
+pub(crate) fn lost_commit_unknown() -> ToolError {
+    ToolError::new(
+        ToolErrorKind::Io,
+        "The connection to the memory database broke as the change was being saved, and memcap \
+         could not learn whether it was saved. View the file before trying again.",
+    )
+}
+
 /// The database's own words go to the operator (stderr), never the agent.
 pub(crate) fn log(e: &postgres::Error) {
     eprintln!("memcap: memory database: {}", describe(e));

@@ -98,6 +98,9 @@ pub(crate) struct DatabaseStore {
     /// The call imported a store: the tables' statistics are refreshed
     /// after it commits.
     imported: bool,
+    /// The id of the writing call's transaction, asked about if its
+    /// commit's answer is lost.
+    xid: Option<i64>,
 }
 
 impl DatabaseStore {
@@ -167,6 +170,7 @@ impl DatabaseStore {
             mode: None,
             news: None,
             imported: false,
+            xid: None,
         })
     }
 
@@ -254,7 +258,8 @@ impl DatabaseStore {
         }
         let locks = self.locks();
         let client = self.client.as_mut().expect("connected above");
-        let versions = rows::begin_locked(client, locks, opened)?;
+        let (versions, xid) = rows::begin_locked(client, locks, opened, true)?;
+        self.xid = xid;
         self.refresh(&versions)
     }
 
@@ -350,6 +355,13 @@ impl DatabaseStore {
 
     /// Writes what the call changed (in the open transaction) and commits.
     fn save(&mut self) -> Result<(), postgres::Error> {
+        self.write_changes()?;
+        let client = self.client.as_mut().expect("a call holds a connection");
+        client.batch_execute("COMMIT")
+    }
+
+    /// Writes what the call changed, in the open transaction.
+    fn write_changes(&mut self) -> Result<(), postgres::Error> {
         let client = self.client.as_mut().expect("a call holds a connection");
         let mut state = self.fs.lock();
         for (ns, mount) in self.namespaces.iter_mut().zip(&mut state.mounts) {
@@ -363,8 +375,50 @@ impl DatabaseStore {
             rows::save(client, id, &mut mount.tree, version)?;
             ns.version = Some(version);
         }
-        drop(state);
-        client.batch_execute("COMMIT")
+        Ok(())
+    }
+
+    /// A call's commit failed. When the server answered (an error of its
+    /// own), nothing was saved. When the answer was lost (the connection
+    /// broke), the commit may have landed: the transaction's fate is asked
+    /// on a new connection, and the agent told what it was.
+    fn commit_failed(&mut self, e: &postgres::Error) -> Result<Instance, ToolError> {
+        let xid = self.xid.take();
+        let (Some(xid), None) = (xid, e.as_db_error()) else {
+            self.discard();
+            return Err(unsaved_error(e, self.call_timeout));
+        };
+        log(e);
+        self.client = None;
+        // The server may not have seen the old connection go yet: while the
+        // transaction is in progress, ask again, within a bound.
+        let deadline = std::time::Instant::now() + self.call_timeout.min(Duration::from_secs(5));
+        let fate = loop {
+            let asked = self.client().and_then(|c| rows::commit_status(c, xid));
+            match asked {
+                Ok(Some(fate)) => break Some(fate),
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Ok(None) => break None,
+                Err(e) => {
+                    log(&e);
+                    break None;
+                }
+            }
+        };
+        match fate {
+            // Saved: the trees held here are what was committed.
+            Some(true) => Ok(Instance::stale()),
+            Some(false) => {
+                self.discard();
+                Err(error::lost_commit_not_saved())
+            }
+            None => {
+                self.discard();
+                Err(error::lost_commit_unknown())
+            }
+        }
     }
 
     /// What a read changed (the guest's derived state), saved under the
@@ -375,7 +429,7 @@ impl DatabaseStore {
             return Ok(true);
         }
         let locks = self.locks();
-        let versions = rows::begin_locked(self.client()?, locks, false)?;
+        let (versions, _) = rows::begin_locked(self.client()?, locks, false, false)?;
         if !self.current(&versions) {
             self.discard();
             return Ok(false);
@@ -500,18 +554,23 @@ impl Backend for DatabaseStore {
         };
         match (outcome, mode) {
             (Outcome::Returned, Mode::ReadingAhead(pending)) => Ok(self.end_read_ahead(pending)),
-            (Outcome::Returned, Mode::Locked) => match self.save() {
-                Ok(()) => {
-                    if std::mem::take(&mut self.imported) {
-                        self.analyze();
-                    }
-                    Ok(Instance::default())
-                }
-                Err(e) => {
+            (Outcome::Returned, Mode::Locked) => {
+                if let Err(e) = self.write_changes() {
                     self.discard();
-                    Err(unsaved_error(&e, self.call_timeout))
+                    return Err(unsaved_error(&e, self.call_timeout));
                 }
-            },
+                let client = self.client.as_mut().expect("a call holds a connection");
+                match client.batch_execute("COMMIT") {
+                    Ok(()) => {
+                        self.xid = None;
+                        if std::mem::take(&mut self.imported) {
+                            self.analyze();
+                        }
+                        Ok(Instance::default())
+                    }
+                    Err(e) => self.commit_failed(&e),
+                }
+            }
             // The answer stands either way: it was read from one snapshot.
             (Outcome::Returned, Mode::Reading) => match self.save_after_read() {
                 Ok(saved) => Ok(Instance {

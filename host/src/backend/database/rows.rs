@@ -31,11 +31,14 @@ pub(crate) fn create(client: &mut Conn, name: &str) -> Result<i64, postgres::Err
 /// their versions after the locks are held: one round trip. `opened`: the
 /// transaction is open already. The ids are numbers memcap holds, written
 /// into the text as such.
+/// Also returns the transaction's id when `with_xid` (for a write: what
+/// [`commit_status`] asks about should the commit's answer be lost).
 pub(crate) fn begin_locked(
     client: &mut Conn,
     mut ids: Vec<(i64, bool)>,
     opened: bool,
-) -> Result<Versions, postgres::Error> {
+    with_xid: bool,
+) -> Result<(Versions, Option<i64>), postgres::Error> {
     ids.sort_unstable();
     ids.dedup_by_key(|(id, _)| *id);
     let mut sql = String::from(if opened { "" } else { "BEGIN;" });
@@ -58,9 +61,20 @@ pub(crate) fn begin_locked(
             listed.join(", ")
         }
     ));
+    if with_xid {
+        sql.push_str("; SELECT 'xid', txid_current()");
+    }
     let mut versions = HashMap::new();
+    let mut xid = None;
     for message in client.simple_query(&sql)? {
-        // The locks' rows have one column, the versions' three.
+        // The locks' rows have one column, the transaction id's two, the
+        // versions' three.
+        if let postgres::SimpleQueryMessage::Row(row) = &message
+            && row.len() == 2
+            && row.get(0) == Some("xid")
+        {
+            xid = row.get(1).and_then(|v| v.parse::<i64>().ok());
+        }
         if let postgres::SimpleQueryMessage::Row(row) = message
             && row.len() == 3
         {
@@ -70,7 +84,19 @@ pub(crate) fn begin_locked(
             }
         }
     }
-    Ok(versions)
+    Ok((versions, xid))
+}
+
+/// What became of transaction `xid`, asked on another connection: `Some(true)`
+/// committed, `Some(false)` aborted, `None` not known yet (the server has
+/// not seen the first connection go) or at all.
+pub(crate) fn commit_status(client: &mut Conn, xid: i64) -> Result<Option<bool>, postgres::Error> {
+    let status: Option<String> = client.query_one("SELECT txid_status($1)", &[&xid])?.get(0);
+    Ok(match status.as_deref() {
+        Some("committed") => Some(true),
+        Some("aborted") => Some(false),
+        _ => None,
+    })
 }
 
 /// What [`versions`] reads: by namespace id, its version and next inode
