@@ -62,6 +62,11 @@ class PausingProxy:
                 # Only the COMMIT that ends a call's writes (the setup commits too).
                 if to_server and self.WRITE in data:
                     pair["wrote"] = True
+                    if self.cut == "pause":
+                        # The server stops answering as the write arrives.
+                        self.cut = None
+                        self.running.clear()
+                        self.running.wait()
                 if to_server and self.cut and pair["wrote"] and self.COMMIT in data:
                     how, self.cut = self.cut, None
                     if how == "after":
@@ -180,4 +185,30 @@ def lost_commit_answer():
         assert not exists("gone.md")
         assert r.returncode != 0 and "not saved" in (r.stdout + r.stderr), (r.returncode, r.stdout, r.stderr)
         assert "postgres" not in (r.stdout + r.stderr).lower(), r.stderr
+
+
+@check("on the database, a server that stops answering mid-call: the call ends within its limit + 5 s, truthfully, and nothing lands")
+def server_stops_mid_call():
+    if not h.STORE:
+        print("  (a directory has no server to stop: checked on the database run)")
+        return
+    with Base() as base:
+        cluster = os.environ["MEMCAP_TEST_CLUSTER"]
+        port = urllib.parse.urlsplit(h.STORE).port
+        proxy = PausingProxy(os.path.join(cluster, f".s.PGSQL.{port}"))
+        ns = base.ns("paused")
+        run = lambda *args: subprocess.run([h.MEMCAP, "--store", proxied_store(proxy.port), "--namespace", ns,
+                                            "--call-timeout-ms", "2000", *args], capture_output=True, text=True, timeout=120)
+        assert run("create", "/memories/first.md", "x\n").returncode == 0
+        proxy.cut = "pause"
+        started = time.monotonic()
+        r = run("create", "/memories/held.md", "x\n")
+        took = time.monotonic() - started
+        proxy.resume()
+        print(f"  the server paused as the write arrived: exit {r.returncode} after {took:.1f} s: {r.stderr.strip().splitlines()[-1]!r}")
+        assert r.returncode != 0 and took < 2 + 5 + 5, (r.returncode, took, r.stderr)
+        assert "nothing was changed" in r.stderr and "postgres" not in r.stderr.lower(), r.stderr
+        view = subprocess.run([h.MEMCAP, "--store", h.STORE, "--namespace", ns, "view", "/memories/held.md"],
+                              capture_output=True, text=True, timeout=60)
+        assert view.returncode != 0, "a write reported not saved is in the store"
 

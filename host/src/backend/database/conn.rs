@@ -36,6 +36,13 @@ pub(crate) struct Conn {
     /// A current-thread runtime: only this connection's waits drive it.
     runtime: Arc<Runtime>,
     statements: HashMap<String, Statement>,
+    /// The longest any wait for the server lasts. The server stops a
+    /// statement at the call's limit itself (`statement_timeout`); this is
+    /// for a server that stopped answering at all (paused, cut off).
+    deadline: Duration,
+    /// A wait ran out: the request's answer may still come, so nothing
+    /// more is sent on this connection.
+    broken: bool,
 }
 
 type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
@@ -52,18 +59,29 @@ pub(crate) fn runtime() -> std::io::Result<Arc<Runtime>> {
 }
 
 impl Conn {
-    /// Connects as `config` says, through `tls`, on `runtime`.
-    pub fn connect<T>(config: &Config, tls: T, runtime: Arc<Runtime>) -> Result<Self, Error>
+    /// Connects as `config` says, through `tls`, on `runtime`, every wait
+    /// (the connection's setup too) within `deadline`.
+    pub fn connect<T>(
+        config: &Config,
+        tls: T,
+        runtime: Arc<Runtime>,
+        deadline: Duration,
+    ) -> Result<Self, Error>
     where
         T: MakeTlsConnect<Socket> + 'static + Send,
         T::Stream: Send,
     {
-        let (client, mut connection) = runtime.block_on(config.connect(tls))?;
+        // Made inside the runtime: a timer needs its clock.
+        let connecting =
+            runtime.block_on(async { tokio::time::timeout(deadline, config.connect(tls)).await });
+        let (client, mut connection) = connecting.map_err(|_| Error::__private_api_timeout())??;
         Ok(Self {
             client: Arc::new(client),
             driver: Box::new(move |cx| connection.poll_message(cx)),
             runtime,
             statements: HashMap::new(),
+            deadline,
+            broken: false,
         })
     }
 
@@ -71,7 +89,13 @@ impl Conn {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = wait(&self.runtime, &mut self.driver, self.client.prepare(sql))?;
+        let statement = wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            self.client.prepare(sql),
+        )?;
         self.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
@@ -79,25 +103,49 @@ impl Conn {
     pub fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, Error> {
         let statement = self.statement(sql)?;
         let request = self.client.execute(&statement, params);
-        wait(&self.runtime, &mut self.driver, request)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
     }
 
     pub fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, Error> {
         let statement = self.statement(sql)?;
         let request = self.client.query(&statement, params);
-        wait(&self.runtime, &mut self.driver, request)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
     }
 
     pub fn query_opt(&mut self, sql: &str, params: Params<'_>) -> Result<Option<Row>, Error> {
         let statement = self.statement(sql)?;
         let request = self.client.query_opt(&statement, params);
-        wait(&self.runtime, &mut self.driver, request)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
     }
 
     pub fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, Error> {
         let statement = self.statement(sql)?;
         let request = self.client.query_one(&statement, params);
-        wait(&self.runtime, &mut self.driver, request)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
     }
 
     /// Sends a query and returns at once: the caller works while the
@@ -125,23 +173,41 @@ impl Conn {
 
     /// The answer to a query [`Conn::send`] sent.
     pub fn finish(&mut self, pending: Pending) -> Result<Vec<Row>, Error> {
-        wait(&self.runtime, &mut self.driver, pending.0)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            pending.0,
+        )
     }
 
     /// Statements without parameters (`BEGIN`, `COMMIT`), in one round trip.
     pub fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
         let request = self.client.batch_execute(sql);
-        wait(&self.runtime, &mut self.driver, request)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
     }
 
     /// Statements without parameters, with the rows they return as text.
     pub fn simple_query(&mut self, sql: &str) -> Result<Vec<SimpleQueryMessage>, Error> {
         let request = self.client.simple_query(sql);
-        wait(&self.runtime, &mut self.driver, request)
+        wait(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
     }
 
     pub fn is_closed(&self) -> bool {
-        self.client.is_closed()
+        self.broken || self.client.is_closed()
     }
 }
 
@@ -163,22 +229,28 @@ pub fn round_trips() -> (u64, u64) {
 fn wait<T>(
     runtime: &Runtime,
     driver: &mut Driver,
+    deadline: Duration,
+    broken: &mut bool,
     request: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Error> {
     ROUND_TRIPS.fetch_add(1, Ordering::Relaxed);
-    let answer = wait_for(runtime, driver, request);
+    let answer =
+        runtime.block_on(async { tokio::time::timeout(deadline, wait_for(driver, request)).await });
+    let answer = answer.unwrap_or_else(|_| {
+        *broken = true;
+        Err(Error::__private_api_timeout())
+    });
     if answer.is_err() {
         FAILED.fetch_add(1, Ordering::Relaxed);
     }
     answer
 }
 
-fn wait_for<T>(
-    runtime: &Runtime,
+async fn wait_for<T>(
     driver: &mut Driver,
     request: impl Future<Output = Result<T, Error>>,
 ) -> Result<T, Error> {
-    runtime.block_on(async {
+    {
         let mut request = pin!(request);
         let started = Instant::now();
         loop {
@@ -207,5 +279,5 @@ fn wait_for<T>(
                 None => tokio::task::yield_now().await,
             }
         }
-    })
+    }
 }

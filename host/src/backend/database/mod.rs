@@ -454,8 +454,10 @@ impl DatabaseStore {
     /// (read again by the next call).
     fn discard(&mut self) {
         self.imported = false;
+        // A connection given up on (or gone) is dropped, not asked to roll
+        // back: the server rolls the transaction back when it goes.
         if let Some(client) = self.client.as_mut()
-            && client.batch_execute("ROLLBACK").is_err()
+            && (client.is_closed() || client.batch_execute("ROLLBACK").is_err())
         {
             self.client = None;
         }

@@ -44,7 +44,10 @@ impl Url {
         call_timeout: Duration,
         runtime: Arc<Runtime>,
     ) -> Result<Conn, postgres::Error> {
-        let mut conn = Conn::connect(&self.config, self.tls.clone(), runtime)?;
+        // The server stops a statement at the call's limit; a server that
+        // answers nothing at all is given up on a little after it.
+        let deadline = call_timeout + Duration::from_secs(5);
+        let mut conn = Conn::connect(&self.config, self.tls.clone(), runtime, deadline)?;
         conn.batch_execute(&statement_timeout(call_timeout))?;
         Ok(conn)
     }
