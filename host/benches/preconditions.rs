@@ -34,17 +34,16 @@ fn main() {
     let root = dir.path().join("memories");
     std::fs::create_dir_all(&root).unwrap();
     let m = Memory::builder(&root).open().unwrap();
-    let body = "A line of a typical note, about ten kilobytes in all.\n".repeat(190);
+    // One word to swap back and forth, in ten kilobytes of lines.
+    let body =
+        "alpha\n".to_owned() + &"A line of a typical note, ten kilobytes in all.\n".repeat(200);
     let path = "/memories/note.md";
     call(
         &m,
         json!({"command": "create", "path": path, "file_text": body}),
     );
     let words = ["alpha", "omega"];
-    call(
-        &m,
-        json!({"command": "str_replace", "path": path, "old_str": "about", "new_str": "alpha"}),
-    );
+
     let mut hash = call(&m, json!({"command": "view", "path": path}))["sha256"]
         .as_str()
         .unwrap()
