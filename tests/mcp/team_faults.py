@@ -84,6 +84,13 @@ class PausingProxy:
         except OSError:
             pass
 
+    @classmethod
+    def to_cluster(cls) -> "PausingProxy":
+        """A proxy to the test cluster's socket (tests/postgres/with-cluster)."""
+        cluster = os.environ["MEMCAP_TEST_CLUSTER"]
+        port = urllib.parse.urlsplit(h.STORE).port
+        return cls(os.path.join(cluster, f".s.PGSQL.{port}"))
+
     def pause(self) -> None:
         self.running.clear()
 
@@ -108,9 +115,7 @@ def store_stops_answering():
     with Base() as base:
         alice = base.token("alice")
         if h.STORE:
-            cluster = os.environ["MEMCAP_TEST_CLUSTER"]
-            port = urllib.parse.urlsplit(h.STORE).port
-            proxy = PausingProxy(os.path.join(cluster, f".s.PGSQL.{port}"))
+            proxy = PausingProxy.to_cluster()
             base_args = ["--store", proxied_store(proxy.port)]
             pause, resume = proxy.pause, proxy.resume
         else:
@@ -156,9 +161,7 @@ def lost_commit_answer():
         print("  (a directory has no commit to lose: checked on the database run)")
         return
     with Base() as base:
-        cluster = os.environ["MEMCAP_TEST_CLUSTER"]
-        port = urllib.parse.urlsplit(h.STORE).port
-        proxy = PausingProxy(os.path.join(cluster, f".s.PGSQL.{port}"))
+        proxy = PausingProxy.to_cluster()
         ns = base.ns("lost")
         proxied = f"{proxied_store(proxy.port)}"
 
@@ -193,9 +196,7 @@ def server_stops_mid_call():
         print("  (a directory has no server to stop: checked on the database run)")
         return
     with Base() as base:
-        cluster = os.environ["MEMCAP_TEST_CLUSTER"]
-        port = urllib.parse.urlsplit(h.STORE).port
-        proxy = PausingProxy(os.path.join(cluster, f".s.PGSQL.{port}"))
+        proxy = PausingProxy.to_cluster()
         ns = base.ns("paused")
         run = lambda *args: subprocess.run([h.MEMCAP, "--store", proxied_store(proxy.port), "--namespace", ns,
                                             "--call-timeout-ms", "2000", *args], capture_output=True, text=True, timeout=120)
