@@ -131,6 +131,7 @@ bench: setup build
     MEMCAP_PYTHON={{venv}}/bin/python MEMCAP_WASMTIME={{wasmtime}} cargo bench -p memcap-host --bench latency
     cargo bench -p memcap-host --bench index
     cargo bench -p memcap-host --bench preconditions
+    cargo bench -p memcap-host --bench history
     cargo bench -p memcap-host --bench scale
     cargo bench -p memcap-host --bench search
     cargo bench -p memcap-host --bench graph

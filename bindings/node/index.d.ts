@@ -96,6 +96,9 @@ export interface StatsAnswer {
   unresolved: number;
   unreadable: string[];
   cut: string[];
+  historyVersions: bigint;
+  historyBytes: bigint;
+  historySince?: string;
 }
 export interface GraphNote {
   path: string;
@@ -185,6 +188,7 @@ export class Memory {
   memoryStats(): Promise<StatsAnswer>;
   buildContext(url: string, depth?: number, timeframe?: string, maxRelated?: number, page?: number): Promise<ContextAnswer>;
   recentActivity(timeframe?: string, type?: string, page?: number): Promise<ActivityAnswer>;
+  memoryHistory(path: string, version?: number, page?: number): Promise<string>;
   recordTurn(session: string, role: 'user' | 'assistant' | 'system' | 'tool', text: string): Promise<string>;
   prompt(): Promise<string>;
   describe(): Promise<ToolDefinition[]>;

@@ -15,7 +15,7 @@ import { instantiate } from './component/memcap.js';
 const API = '@0.2.0';
 const READS = new Set([
   'view', 'memory_read', 'memory_view', 'prompt', 'memory_search', 'memory_get', 'memory_stats',
-  'build_context', 'recent_activity', 'memory_guide',
+  'build_context', 'recent_activity', 'memory_guide', 'memory_history',
 ]);
 
 /** A memory command that did nothing; `message` is what the agent sees. */
@@ -233,6 +233,11 @@ export class Memory {
   /** What changed in `timeframe` (default 7d), newest first: `{items, since, page, pages, total}`. */
   recentActivity(timeframe, type, page) {
     return this.#export('graph', 'recentActivity', [timeframe, type, page], false);
+  }
+  /** The versions of `path` (a file, or everything under a directory), newest first, 50 a page; with `version`, that version's text. */
+  memoryHistory(path, version, page) {
+    const v = version === undefined || version === null ? undefined : BigInt(version);
+    return this.#export('versions', 'memoryHistory', [path, v, page], false);
   }
   /** Records one turn of conversation `session` in `/memories/chat/SESSION.md`, found by `memorySearch` as source `chat`; `role` is user, assistant, system or tool. */
   recordTurn(session, role, text) {

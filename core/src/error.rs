@@ -160,6 +160,35 @@ pub enum ToolError {
     },
     DeleteRoot,
     RenameRoot,
+
+    // History.
+    /// No version `version` of `path` in the history.
+    NoSuchVersion {
+        path: String,
+        version: u64,
+    },
+    /// The version's content was erased by `by` at `at`.
+    VersionRedacted {
+        path: String,
+        version: u64,
+        by: String,
+        at: String,
+    },
+    /// The version's content is no longer kept (retention dropped it).
+    VersionPruned {
+        path: String,
+        version: u64,
+    },
+    /// The version removed the file: it has no content to give back.
+    VersionIsDeletion {
+        path: String,
+        version: u64,
+    },
+    /// The version's content is what a file holds now.
+    RedactCurrent {
+        path: String,
+        version: u64,
+    },
     MoveIntoItself {
         from: String,
         to: String,
@@ -280,7 +309,12 @@ impl ToolError {
             Self::Missing { .. }
             | Self::NoSuchPath { .. }
             | Self::NoSuchNote { .. }
-            | Self::NoNoteAt { .. } => K::NotFound,
+            | Self::NoNoteAt { .. }
+            | Self::NoSuchVersion { .. }
+            | Self::VersionRedacted { .. }
+            | Self::VersionPruned { .. }
+            | Self::VersionIsDeletion { .. } => K::NotFound,
+            Self::RedactCurrent { .. } => K::Protected,
             Self::NotAFile { .. }
             | Self::UnsupportedFileType { .. }
             | Self::NoteIsNotAFile { .. }
@@ -494,6 +528,37 @@ impl std::fmt::Display for ToolError {
                     ". Nothing was changed. View it again and decide from what it holds now.",
                 )
             }
+            Self::NoSuchVersion { path, version } => write!(
+                f,
+                "The history has no version {version} of {path}. List its versions first \
+                 (memory_history with just the path, or `memcap history list PATH`)."
+            ),
+            Self::VersionRedacted {
+                path,
+                version,
+                by,
+                at,
+            } => write!(
+                f,
+                "Version {version} of {path} was redacted by {by} at {at}: its content is \
+                 erased for good."
+            ),
+            Self::VersionPruned { path, version } => write!(
+                f,
+                "The content of version {version} of {path} is no longer kept (history keeps \
+                 a bounded number of days and bytes). Pick a newer version."
+            ),
+            Self::VersionIsDeletion { path, version } => write!(
+                f,
+                "Version {version} of {path} removed it, so it has no content to give back. \
+                 Pick the version before it."
+            ),
+            Self::RedactCurrent { path, version } => write!(
+                f,
+                "Version {version} of {path} holds what a file holds now, so erasing it from \
+                 history would not forget it. Change or delete the file first, then redact; \
+                 nothing was redacted."
+            ),
             Self::DeleteRoot => f.write_str("Cannot delete the /memories directory itself"),
             Self::RenameRoot => f.write_str("Cannot rename the /memories directory itself"),
             Self::MoveIntoItself { from, to } => {

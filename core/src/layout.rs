@@ -37,3 +37,14 @@ pub fn is_reserved<'a>(mut components: impl Iterator<Item = &'a str>) -> bool {
         _ => false,
     }
 }
+
+/// Where the version history lives (`history/`): the log, the content of
+/// every version kept, and the one change in flight.
+pub const HISTORY_DIR: &str = ".memcap/history";
+/// The log: one JSON line per version, oldest first.
+pub const HISTORY_LOG: &str = ".memcap/history/log.jsonl";
+/// Each version's content, once, named by its SHA-256.
+pub const HISTORY_BLOBS: &str = ".memcap/history/blobs";
+/// The versions of the change being made, written before it is: what a
+/// crash leaves here is checked against the files by the next change.
+pub const HISTORY_PENDING: &str = ".memcap/history/pending.jsonl";

@@ -19,6 +19,7 @@ pub mod error;
 pub mod execute;
 pub mod files;
 pub mod graph;
+pub mod history;
 pub mod indexes;
 pub mod io;
 pub mod layout;

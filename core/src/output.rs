@@ -116,6 +116,22 @@ pub enum Output {
     Context(ContextAnswer),
     /// `recent_activity`: what changed lately, newest first.
     Activity(ActivityAnswer),
+    /// `memory_history` of a path: its versions, newest first, a page at
+    /// a time.
+    History {
+        path: String,
+        versions: Vec<VersionInfo>,
+        page: Page,
+    },
+    /// `memory_history` with a version: what it held.
+    OldVersion {
+        path: String,
+        version: VersionInfo,
+        /// The content as text, cut at the answer's bound.
+        text: String,
+        /// The content is not UTF-8 text: `text` is empty.
+        binary: bool,
+    },
     /// `memory_guide`: the whole protocol, with examples.
     Guide { text: String },
     /// `prompt`: the memory protocol and the index, for a system prompt.
@@ -374,6 +390,10 @@ pub struct StatsAnswer {
     pub unreadable: Vec<String>,
     /// Notes the indexes took only in part (past a bound), at most 100.
     pub cut: Vec<String>,
+    /// The version history: versions kept, their bytes, the oldest's time.
+    pub history_versions: u64,
+    pub history_bytes: u64,
+    pub history_since: Option<String>,
 }
 
 /// A note as the graph's answers name it.
@@ -486,4 +506,52 @@ pub struct ActivityAnswer {
     pub item_type: Option<String>,
     pub items: Vec<ActivityItem>,
     pub page: Page,
+}
+
+/// One version as answers show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VersionInfo {
+    pub version: u64,
+    /// `/memories/...`
+    pub path: String,
+    /// `created`, `modified`, `deleted`, `renamed` or `restored`.
+    pub op: &'static str,
+    /// A rename's old path (`/memories/...`).
+    pub from: Option<String>,
+    /// UTC, RFC 3339.
+    pub time: String,
+    pub actor: String,
+    pub actor_id: Option<String>,
+    pub sha256: Option<String>,
+    pub size: u64,
+    /// Who erased the content, and when (RFC 3339).
+    pub redacted: Option<RedactedBy>,
+}
+
+/// Who erased a version's content, and when (RFC 3339).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RedactedBy {
+    pub by: String,
+    pub at: String,
+}
+
+impl VersionInfo {
+    pub fn of(v: &crate::history::Version) -> Self {
+        let shown = |p: &str| format!("{}/{p}", crate::vpath::ROOT);
+        Self {
+            version: v.v,
+            path: shown(&v.path),
+            op: v.op.as_str(),
+            from: v.from.as_deref().map(shown),
+            time: crate::text::rfc3339(v.t),
+            actor: v.actor.clone(),
+            actor_id: v.actor_id.clone(),
+            sha256: v.sha256.clone(),
+            size: v.size,
+            redacted: v.redacted.as_ref().map(|r| RedactedBy {
+                by: r.actor.clone(),
+                at: crate::text::rfc3339(r.t),
+            }),
+        }
+    }
 }

@@ -260,6 +260,16 @@ pub const COMMANDS: &[CommandSpec] = &[
         offered: Offered::OwnTool,
     },
     CommandSpec {
+        name: "memory_history",
+        fields: &[
+            text("path"),
+            optional("version", FieldKind::Page),
+            optional("page", FieldKind::Page),
+        ],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
         name: "prompt",
         fields: &[],
         writes: false,

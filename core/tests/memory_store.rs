@@ -385,12 +385,10 @@ fn journal_records(s: &Store) -> usize {
 #[test]
 fn a_walk_left_unfinished_goes_on_as_a_walk_not_behind_the_once_more_reads() {
     use memcap_core::storage::Storage;
-    let mut s = Store::new();
+    let s = Store::new();
     // A call's walks get a share of 20 ms: a few hundred reads of a clock
     // that moves 50 µs a read.
-    s.env
-        .vars
-        .insert("MEMCAP_CALL_TIMEOUT_MS".into(), "20".into());
+    s.env.set_var("MEMCAP_CALL_TIMEOUT_MS", Some("20"));
     s.ok(
         json!({"command": "memory_write", "filename": "first", "name": "First",
         "description": "the first", "type": "user", "content": "x"}),

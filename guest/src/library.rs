@@ -23,7 +23,12 @@ use exports::memcap::memory::types::{
     ToolDefinition as WitTool, ToolError as WitError, ToolResult as WitResult,
     WrittenRelation as WitWrittenRelation,
 };
+use exports::memcap::memory::versions::{
+    self, Change as WitChange, LeftFile as WitLeftFile, RedactReport as WitRedactReport,
+    UndoReport as WitUndoReport, Version as WitVersion,
+};
 use exports::memcap::memory::{files, graph, notes as note_tools, search, tool, watch};
+use memcap_core::history::{self as core_history, host as history_host};
 use memcap_core::vocab::Role;
 
 struct Component;
@@ -182,6 +187,96 @@ impl history::Guest for Component {
 impl watch::Guest for Component {
     fn changed(paths: Vec<String>) -> Result<String, WitError> {
         exec(Command::Changed { paths })
+    }
+}
+
+impl versions::Guest for Component {
+    fn set_actor(name: String, id: Option<String>) {
+        crate::wasi::set_actor(name, id);
+    }
+
+    fn memory_history(
+        path: String,
+        version: Option<u64>,
+        page: Option<u32>,
+    ) -> Result<String, WitError> {
+        exec(Command::MemoryHistory {
+            path,
+            version,
+            page,
+        })
+    }
+
+    fn list_versions(
+        path: String,
+        since: Option<String>,
+        by: Option<String>,
+    ) -> Result<Vec<WitVersion>, WitError> {
+        with_history(|io| history_host::list(io, &path, since.as_deref(), by.as_deref()))
+            .map(|versions| versions.iter().map(wit_version).collect())
+    }
+
+    fn show_version(path: String, number: u64) -> Result<Vec<u8>, WitError> {
+        with_history(|io| history_host::show(io, &path, number))
+    }
+
+    fn restore(path: String, number: u64) -> Result<WitUndoReport, WitError> {
+        with_history(|io| history_host::restore(io, &path, number)).map(wit_undo)
+    }
+
+    fn revert(since: String, by: Option<String>) -> Result<WitUndoReport, WitError> {
+        with_history(|io| history_host::revert(io, &since, by.as_deref())).map(wit_undo)
+    }
+
+    fn redact(path: String, number: Option<u64>) -> Result<WitRedactReport, WitError> {
+        with_history(|io| history_host::redact(io, &path, number)).map(|r| WitRedactReport {
+            versions: r.versions,
+            contents: u32::try_from(r.contents).unwrap_or(u32::MAX),
+            current: r.current,
+        })
+    }
+}
+
+/// Runs a history function on the store, with its error as the WIT type.
+fn with_history<T>(
+    f: impl FnOnce(&memcap_core::Io) -> memcap_core::error::Result<T>,
+) -> Result<T, WitError> {
+    silence_panics();
+    crate::wasi::with_io(f).map_err(|e| to_wit_error!(WitError, e))
+}
+
+fn wit_version(v: &core_history::Version) -> WitVersion {
+    let info = memcap_core::output::VersionInfo::of(v);
+    WitVersion {
+        number: info.version,
+        path: info.path,
+        change: match v.op {
+            core_history::Op::Created => WitChange::Created,
+            core_history::Op::Modified => WitChange::Modified,
+            core_history::Op::Deleted => WitChange::Deleted,
+            core_history::Op::Renamed => WitChange::Renamed,
+            core_history::Op::Restored => WitChange::Restored,
+        },
+        from: info.from,
+        time: info.time,
+        actor: info.actor,
+        actor_id: info.actor_id,
+        sha256: info.sha256,
+        size: info.size,
+        redacted: info.redacted.map(|r| (r.by, r.at)),
+    }
+}
+
+fn wit_undo(undone: core_history::restore::Undone) -> WitUndoReport {
+    WitUndoReport {
+        restored: undone.restored,
+        removed: undone.removed,
+        unchanged: undone.unchanged,
+        left: undone
+            .left
+            .into_iter()
+            .map(|(path, why)| WitLeftFile { path, why })
+            .collect(),
     }
 }
 

@@ -13,3 +13,6 @@ pub use exports::memcap::memory::types::{
     ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, Observation,
     RelatedNote, Relation, SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer,
 };
+pub use exports::memcap::memory::versions::{
+    Change, LeftFile, RedactReport, UndoReport, Version as HistoryVersion,
+};

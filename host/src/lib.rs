@@ -32,15 +32,15 @@ mod wasi_link;
 pub use backend::database::CommitListener;
 pub use backend::entries::{CopyError, Entry, Exported, HostEdit, Skipped};
 pub use bindings::{
-    ActivityAnswer, ActivityItem, ContextAnswer, ContextNote, GetAnswer, GraphNote, NoteType,
-    Observation, RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source,
-    StatsAnswer,
+    ActivityAnswer, ActivityItem, Change, ContextAnswer, ContextNote, GetAnswer, GraphNote,
+    HistoryVersion, LeftFile, NoteType, Observation, RedactReport, RelatedNote, Relation, Role,
+    SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer, UndoReport,
 };
 #[cfg(feature = "database")]
 pub use error::OpenDbError;
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 pub use limits::Limits;
-pub use memory::{DEFAULT_NAMESPACE, Memory, MemoryBuilder};
+pub use memory::{Actor, DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 
 /// The library component (`memcap.wasm`) this host embeds.
 pub const GUEST_WASM: &[u8] = include_bytes!(env!("MEMCAP_GUEST_WASM"));

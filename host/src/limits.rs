@@ -19,6 +19,11 @@ pub struct Limits {
     pub max_store_files: u64,
     /// The store's quota in bytes, likewise.
     pub max_store_bytes: u64,
+    /// How many days of version history to keep (the oldest go first).
+    pub history_days: u64,
+    /// How many MiB of version history to keep (log and contents); 0
+    /// records no history.
+    pub history_mib: u64,
 }
 
 impl Default for Limits {
@@ -29,6 +34,8 @@ impl Default for Limits {
             max_input_bytes: memcap_core::lines::DEFAULT_MAX_INPUT_BYTES,
             max_store_files: 200_000,
             max_store_bytes: 1 << 30,
+            history_days: 30,
+            history_mib: 256,
         }
     }
 }

@@ -69,6 +69,16 @@ struct Cli {
     /// The most memory one call may use, in MiB.
     #[arg(long, env = "MEMCAP_MEMORY_MIB", default_value_t = (Limits::default().memory_bytes >> 20) as u64, global = true)]
     memory_mib: u64,
+    /// Who the changes are made for, as the version history records them
+    /// (default: the OS user).
+    #[arg(long, env = "MEMCAP_ACTOR", global = true)]
+    actor: Option<String>,
+    /// Keep this many days of version history (the oldest go first).
+    #[arg(long, env = "MEMCAP_HISTORY_DAYS", default_value_t = Limits::default().history_days, global = true)]
+    history_days: u64,
+    /// Keep this many MiB of version history; 0 records none.
+    #[arg(long, env = "MEMCAP_HISTORY_MIB", default_value_t = Limits::default().history_mib, global = true)]
+    history_mib: u64,
     #[command(subcommand)]
     command: Command,
 }
@@ -143,6 +153,11 @@ enum Command {
     Token {
         #[command(subcommand)]
         action: cli::token::TokenAction,
+    },
+    /// The version history: list, show, diff, restore, revert, redact.
+    History {
+        #[command(subcommand)]
+        action: cli::history::HistoryAction,
     },
     /// Run tool calls: one tool_use input JSON per line on stdin, one
     /// {"content": …, "is_error": …} JSON line per input on stdout, in order.
@@ -348,6 +363,26 @@ fn main() -> ExitCode {
     }
 }
 
+/// The OS user's name, the CLI's actor when `--actor` is not given.
+fn os_user() -> String {
+    ["USER", "LOGNAME"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .or_else(passwd_name)
+        .unwrap_or_else(|| format!("uid {}", rustix::process::getuid().as_raw()))
+}
+
+/// This process's user name from `/etc/passwd`, where it is listed.
+fn passwd_name() -> Option<String> {
+    let uid = rustix::process::getuid().as_raw().to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.get(2) == Some(&uid.as_str()) && !fields[0].is_empty())
+            .then(|| fields[0].to_owned())
+    })
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         cause
@@ -367,6 +402,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         max_store_bytes: cli.max_bytes,
         call_timeout: std::time::Duration::from_millis(cli.call_timeout_ms.max(1)),
         memory_bytes: usize::try_from(cli.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
+        history_days: cli.history_days,
+        history_mib: cli.history_mib,
         ..Limits::default()
     };
     let spec = cli::StoreSpec {
@@ -443,7 +480,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // leaves no directories behind.
     let serving = matches!(cli.command, Command::Mcp { .. });
     let memory = open_flagged(serving)?;
+    memory.set_actor(memcap::Actor::named(
+        cli.actor.clone().unwrap_or_else(os_user),
+    ));
     let result: Result<String, ToolError> = match cli.command {
+        Command::History { action } => {
+            print!("{}", cli::history::run(&memory, action)?);
+            return Ok(ExitCode::SUCCESS);
+        }
         Command::Copy { .. } => unreachable!("handled before the store is opened"),
         Command::Call { json } => return serve_lines(&memory, json),
         Command::Token { .. } => unreachable!("handled before the store is opened"),
@@ -562,6 +606,24 @@ fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
     let to = open(dst, true)?;
     let entries = exported.entries;
     to.import(&entries, replace)?;
+    // The files arrive as another program's: the version history at DST
+    // records each one (the component's `changed`, 10,000 paths a call).
+    let paths: Vec<String> = entries
+        .iter()
+        .filter_map(|e| match e {
+            memcap::Entry::File(path, _) => Some(format!("/memories/{path}")),
+            memcap::Entry::Dir(_) => None,
+        })
+        .collect();
+    for chunk in paths.chunks(10_000) {
+        if let Err(e) = to.changed(chunk) {
+            eprintln!(
+                "memcap: the copied files were not all recorded in DST's history: {}",
+                e.message
+            );
+            break;
+        }
+    }
     for skipped in &exported.skipped {
         eprintln!("memcap: skipped {:?}: {}", skipped.path, skipped.why);
     }

@@ -56,6 +56,9 @@ fn eight_processes_two_hundred_edits_each_lose_nothing() {
         }
     }
     assert_eq!(f.read("shared.txt"), expected());
+    // Every acknowledged edit has exactly one version, in an order whose
+    // every step replaced what the step before left.
+    assert_eq!(common::history_agrees(&f.memory, ""), 1 + WRITERS * EDITS);
 }
 }
 

@@ -131,6 +131,13 @@ fn kill_nine_leaves_old_or_new_content_and_no_temp_files() {
         }
     }
     check_recovery(&root, "at the end");
+    // The next change settles what the kills left in flight; then every
+    // version of big.txt replaced what the one before left, and the newest
+    // is what it holds.
+    let memory = Memory::open(&root).unwrap();
+    memory.create("/memories/probe.txt", "p\n").unwrap();
+    let versions = common::history_agrees(&memory, "big.txt");
+    assert!(versions > kills / 4, "{versions} versions");
     println!(
         "{kills} kills: {interrupted_writes} interrupted a write, {created} files created whole, \
          the index exact after every recovery"

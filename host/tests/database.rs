@@ -569,6 +569,10 @@ fn a_killed_host_leaves_old_or_new_text_and_nothing_staged() {
             }
         }
     }
+    // Every committed write has its version and no version its change
+    // missing: one transaction holds both.
+    memory.create("/memories/probe.md", "p\n").unwrap();
+    common::history_agrees(&memory, "n");
     // Nothing staged: `.memcap/tmp` is empty in the saved rows.
     let staged = psql(&format!(
         "SELECT count(*) FROM memcap_entries e JOIN memcap_namespaces n ON n.id = e.ns \

@@ -114,6 +114,19 @@ def prompt_and_resource():
             assert "flat white" in read.contents[0].text
 
 
+@check("versions made over stdio name the client; the CLI's name its --actor")
+def versions_name_the_client():
+    with tempfile.TemporaryDirectory() as d:
+        with McpMemory(MEMCAP, ["--root", d]) as server:
+            text, is_error, _ = server.call("memory", {"command": "create", "path": "/memories/a.md", "file_text": "x\n"})
+            assert not is_error, text
+        subprocess.run([MEMCAP, "--root", d, "--actor", "ops", "delete", "/memories/a.md"], check=True, capture_output=True)
+        listed = subprocess.run([MEMCAP, "--root", d, "history", "list", "--json"], capture_output=True, text=True, check=True).stdout
+        got = [(v["op"], v["actor"]) for v in map(json.loads, listed.splitlines())]
+        # The Python SDK's client calls itself "mcp".
+        assert got == [("deleted", "ops"), ("created", "mcp")], got
+
+
 @check("two servers on one store writing at once lose nothing")
 def two_servers_concurrent():
     with tempfile.TemporaryDirectory() as d:

@@ -380,6 +380,38 @@ def read_only_token():
         assert "new.md" not in base.listing("alice") and "b.md" not in base.listing("alice")
 
 
+@check("versions name the token's label and id, never the token; agents read them with memory_history")
+def versions_name_the_token():
+    with Base() as base:
+        alice = base.token("team", "--label", "alice-laptop")
+        bob = base.token("team", "--label", "bob-ci")
+        with Server(base) as server:
+            async def write(s, text):
+                r = await s.call_tool("memory", {"command": "create", "path": f"/memories/{text}.md", "file_text": text})
+                assert not r.is_error, call_text(r)
+
+            async def history(s):
+                r = await s.call_tool("memory_history", {"path": "/memories"})
+                return call_text(r), r.is_error
+
+            asyncio.run(session(server.url, alice, lambda s: write(s, "a")))
+            asyncio.run(session(server.url, bob, lambda s: write(s, "b")))
+            text, is_error = asyncio.run(session(server.url, bob, history))
+            assert not is_error and "by alice-laptop" in text and "by bob-ci" in text, text
+        listed = subprocess.run(
+            [MEMCAP, *base.args(), "--namespace", base.ns("team"), "history", "list", "--json"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        versions = [json.loads(line) for line in listed.splitlines()]
+        by_path = {v["path"]: v for v in versions}
+        assert by_path["/memories/a.md"]["actor"] == "alice-laptop", versions
+        assert by_path["/memories/b.md"]["actor"] == "bob-ci", versions
+        ids = {by_path["/memories/a.md"]["actor_id"], by_path["/memories/b.md"]["actor_id"]}
+        assert len(ids) == 2 and None not in ids, versions
+        for v in versions:
+            assert v["actor_id"] not in (alice, bob) and alice not in listed and bob not in listed
+
+
 @check("a 50 MB body is refused unread; slow clients are cut off and hold nothing")
 def body_and_slow_clients():
     with Base() as base:

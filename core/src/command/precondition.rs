@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{invalid, type_name};
+use super::args::{invalid, type_name};
 use crate::error::Result;
 use crate::vocab::Precondition;
 use crate::vocab::precondition::parse_hex;

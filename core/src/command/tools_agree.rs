@@ -83,7 +83,8 @@ fn every_tool_has_a_description_and_an_object_schema() {
             "memory_stats",
             "memory_guide",
             "build_context",
-            "recent_activity"
+            "recent_activity",
+            "memory_history"
         ]
     );
     for tool in &tools {

@@ -26,6 +26,11 @@ pub fn changed(io: &Io, paths: &[String]) -> Result<Output> {
         .take(MAX_PATHS)
         .collect();
     let refs: Vec<&MemPath> = valid.iter().collect();
+    // Recorded before the indexes take them in; a history that cannot be
+    // written does not keep the indexes stale (the next change memcap
+    // makes to such a file keeps its content first, whatever happens here).
+    let keys: Vec<String> = valid.iter().map(MemPath::key).collect();
+    let _ = crate::history::found(io, &keys);
     let index = if refs.is_empty() {
         Default::default()
     } else {

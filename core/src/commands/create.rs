@@ -75,7 +75,7 @@ fn replace(
     let (old, stamp) = files::read_bytes_for_edit(io, path, shown)?;
     super::precondition::check_content(Some(pre), shown, &old)?;
     crate::quota::check(io, path, shown, file_text)?;
-    files::replace_file(io, path, shown, file_text.as_bytes(), stamp)?;
+    files::replace_file(io, path, shown, &old, file_text.as_bytes(), stamp)?;
     Ok(Output::Created {
         path: shown.into(),
         sha256: sha256_hex(file_text.as_bytes()),

@@ -2,6 +2,7 @@
 
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
+use crate::history;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
@@ -36,11 +37,13 @@ pub fn delete(io: &Io, shown: &str, pre: Option<&Precondition>) -> Result<Output
     if target.kind == Kind::Dir && io.fs.holds_mount(&rel) {
         return Err(fail(FsError::MountPoint));
     }
-    if target.kind == Kind::Dir {
-        files::remove_tree(io, &rel).map_err(fail)?;
-    } else {
-        io.fs.remove_file(&rel).map_err(fail)?;
-    }
+    history::tracked(io, history::removal(io, &rel), || {
+        if target.kind == Kind::Dir {
+            files::remove_tree(io, &rel).map_err(fail)
+        } else {
+            io.fs.remove_file(&rel).map_err(fail)
+        }
+    })?;
     files::sync_dir(io, &path.parent()).map_err(fail)?;
     Ok(Output::Deleted {
         path: shown.into(),

@@ -39,7 +39,14 @@ pub fn insert(
         updated.push('\n');
     }
     crate::quota::check(io, &path, shown, &updated)?;
-    files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
+    files::replace_file(
+        io,
+        &path,
+        shown,
+        file.text.as_bytes(),
+        updated.as_bytes(),
+        file.stamp,
+    )?;
     Ok(Output::Inserted {
         path: shown.into(),
         sha256: sha256_hex(updated.as_bytes()),

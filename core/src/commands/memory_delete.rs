@@ -2,6 +2,7 @@
 
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
+use crate::history;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
@@ -27,7 +28,10 @@ pub fn memory_delete(io: &Io, filename: &str, pre: Option<&Precondition>) -> Res
     if target.kind == Kind::Dir {
         return Err(ToolError::NoteIsDirectory { path: shown });
     }
-    io.fs.remove_file(&path.relative()).map_err(fail)?;
+    let rel = path.relative();
+    history::tracked(io, history::removal(io, &rel), || {
+        io.fs.remove_file(&rel).map_err(fail)
+    })?;
     files::sync_dir(io, &path.parent()).map_err(fail)?;
     Ok(Output::NoteDeleted {
         index: maintain::after_change(io, &[&path]),

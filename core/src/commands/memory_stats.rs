@@ -50,6 +50,8 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
                 .collect();
             Ok((files, chunks, index.note_stamps(), graph, unreadable, cut))
         })?;
+    // What cannot be read of the history is not worth failing the stats.
+    let history = crate::history::held(io).unwrap_or_default();
     let model = io.env.embedder().map(|e| e.model().to_owned());
     // The sources that hold something, memory always: it is where notes go.
     let mut sources = vec![Source::Memory];
@@ -89,5 +91,8 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         unresolved: graph.unresolved,
         unreadable,
         cut,
+        history_versions: history.versions,
+        history_bytes: history.bytes,
+        history_since: history.oldest.map(rfc3339),
     }))
 }

@@ -26,7 +26,14 @@ pub fn memory_update(
     let updated = frontmatter::with_updated(&replaced, &io.today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;
     crate::quota::check(io, &path, &shown, &updated)?;
-    files::replace_file(io, &path, &shown, updated.as_bytes(), file.stamp)?;
+    files::replace_file(
+        io,
+        &path,
+        &shown,
+        file.text.as_bytes(),
+        updated.as_bytes(),
+        file.stamp,
+    )?;
     Ok(edited(
         &shown,
         &updated,

@@ -52,7 +52,7 @@ pub fn memory_write(
         Ok(st) if st.kind == Kind::File => {
             let (old, stamp) = files::read_bytes_for_edit(io, &path, &shown)?;
             super::precondition::check_content(pre, &shown, &old)?;
-            files::replace_file(io, &path, &shown, text.as_bytes(), stamp)?;
+            files::replace_file(io, &path, &shown, &old, text.as_bytes(), stamp)?;
             true
         }
         Ok(_) => {

@@ -10,6 +10,7 @@ pub mod insert;
 pub mod memory_delete;
 pub mod memory_get;
 pub mod memory_guide;
+pub mod memory_history;
 pub mod memory_read;
 pub mod memory_search;
 pub mod memory_stats;
@@ -76,6 +77,11 @@ pub fn run_call(io: &Io, call: Call) -> Result<Output> {
         } => memory_search::memory_search(io, &query, max_results, min_score, source, &filters),
         Command::MemoryGet { path, first, last } => memory_get::memory_get(io, &path, first, last),
         Command::MemoryStats => memory_stats::memory_stats(io),
+        Command::MemoryHistory {
+            path,
+            version,
+            page,
+        } => memory_history::memory_history(io, &path, version, page),
         Command::MemoryGuide => memory_guide::memory_guide(),
         Command::BuildContext {
             url,

@@ -68,7 +68,14 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
             let file = files::read_for_edit(io, &path, &shown)?;
             let (updated, turns, dropped) = appended(&file.text, &turn);
             crate::quota::check(io, &path, &shown, &updated)?;
-            files::replace_file(io, &path, &shown, updated.as_bytes(), file.stamp)?;
+            files::replace_file(
+                io,
+                &path,
+                &shown,
+                file.text.as_bytes(),
+                updated.as_bytes(),
+                file.stamp,
+            )?;
             (turns, dropped)
         }
         Ok(false) => {
@@ -202,9 +209,14 @@ fn prune_sessions(io: &Io, keep: &MemPath) -> Vec<MemPath> {
         if &mem == keep || !recorded_here(io, &path) {
             continue;
         }
-        match io.fs.remove_file(&path) {
-            Ok(()) | Err(FsError::NotFound) => removed.push(mem),
-            Err(_) => {}
+        let gone = crate::history::tracked(io, crate::history::removal(io, &path), || {
+            match io.fs.remove_file(&path) {
+                Ok(()) | Err(FsError::NotFound) => Ok(()),
+                Err(e) => Err(crate::files::tool_error(e, &mem.display(), "remove")),
+            }
+        });
+        if gone.is_ok() {
+            removed.push(mem);
         }
     }
     removed

@@ -2,6 +2,7 @@
 
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
+use crate::history;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
@@ -51,12 +52,13 @@ pub fn rename(
         });
     }
     files::create_parents(io, &new, new_shown)?;
-    io.fs
-        .rename(&old.relative(), &new.relative())
-        .map_err(|e| match e {
+    let (from, to) = (old.relative(), new.relative());
+    history::tracked(io, history::moving(io, &from, &to), || {
+        io.fs.rename(&from, &to).map_err(|e| match e {
             FsError::NotFound => missing(),
             e => files::tool_error(e, new_shown, "rename to"),
-        })?;
+        })
+    })?;
     let sync = |dir: &MemPath| {
         files::sync_dir(io, dir).map_err(|e| files::tool_error(e, new_shown, "rename to"))
     };

@@ -27,7 +27,14 @@ pub fn str_replace(
     super::precondition::check_content(pre, shown, file.text.as_bytes())?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
     crate::quota::check(io, &path, shown, &updated)?;
-    files::replace_file(io, &path, shown, updated.as_bytes(), file.stamp)?;
+    files::replace_file(
+        io,
+        &path,
+        shown,
+        file.text.as_bytes(),
+        updated.as_bytes(),
+        file.stamp,
+    )?;
     Ok(edited(
         shown,
         &updated,

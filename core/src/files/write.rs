@@ -4,6 +4,7 @@
 
 use super::{MAX_FILE_BYTES, stamp, sync_dir, too_large, tool_error};
 use crate::error::{FsError, Result, ToolError};
+use crate::history::{self, Change, Op};
 use crate::io::Io;
 use crate::layout::RESERVED;
 use crate::storage::Stamp;
@@ -97,10 +98,26 @@ fn stage<'a>(
 /// Replaces the content of an existing file atomically: temp file, fsync,
 /// rename over the original, fsync of the directory. Refuses with `conflict`
 /// when the file changed since `expected` was taken.
+/// `old` is the content replaced (as read with `expected`), which the
+/// version history keeps if it does not hold it yet.
 pub fn replace_file(
     io: &Io,
     path: &MemPath,
     shown: &str,
+    old: &[u8],
+    bytes: &[u8],
+    expected: Stamp,
+) -> Result<()> {
+    replace_file_as(io, Op::Modified, path, shown, old, bytes, expected)
+}
+
+/// [`replace_file`], recorded in the history as `op`.
+pub fn replace_file_as(
+    io: &Io,
+    op: Op,
+    path: &MemPath,
+    shown: &str,
+    old: &[u8],
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
@@ -108,7 +125,16 @@ pub fn replace_file(
         durable: true,
         stamped: false,
     };
-    replace_staged(io, path, shown, bytes, expected, staging)?;
+    let change = Change {
+        path: path.key(),
+        op,
+        from: None,
+        old: Some(old.to_vec()),
+        new: Some(bytes.to_vec()),
+    };
+    history::tracked(io, vec![change], || {
+        replace_staged(io, path, shown, bytes, expected, staging)
+    })?;
     io.remember_written(path.key(), bytes);
     sync_dir(io, &path.parent()).map_err(|e| tool_error(e, shown, "write"))
 }
@@ -174,11 +200,37 @@ pub fn put_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError>
     Ok(())
 }
 
+/// Puts `bytes` at `relative` (under the reserved directory) under a new
+/// name: staged whole, then hard-linked, so the name never shows partial
+/// content; [`FsError::Exists`] when the name is taken (nothing replaced).
+pub fn link_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError> {
+    let staging = Staging {
+        durable: false,
+        stamped: false,
+    };
+    let (temp, _) = write_temp(io, relative, bytes, staging)?;
+    io.fs.hard_link(&temp.name, relative)
+}
+
 /// Creates a new file with `bytes` atomically and without ever replacing an
 /// existing one: the temp file is hard-linked to the final name (which fails
 /// if the name is taken), so the name never shows partial content.
 pub fn create_file(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<()> {
-    create_staged(io, path, shown, bytes, false).map(drop)
+    create_file_as(io, Op::Created, path, shown, bytes)
+}
+
+/// [`create_file`], recorded in the history as `op`.
+pub fn create_file_as(io: &Io, op: Op, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<()> {
+    let change = Change {
+        path: path.key(),
+        op,
+        from: None,
+        old: None,
+        new: Some(bytes.to_vec()),
+    };
+    history::tracked(io, vec![change], || {
+        create_staged(io, path, shown, bytes, false).map(drop)
+    })
 }
 
 /// As [`create_file`], returning the stamp the new file has (taken from the

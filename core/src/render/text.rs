@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::notes::index_file::index_path;
 use crate::output::{
     ActivityAnswer, ContextAnswer, GraphNote, IndexUpkeep, NoteInfo, NoteText, ObservationItem,
-    Output, Page, RelationItem,
+    Output, Page, RelationItem, VersionInfo,
 };
 use crate::text::{format_size, numbered};
 
@@ -113,6 +113,17 @@ pub fn render(output: &Output) -> String {
         Output::Stats(answer) => pretty(answer),
         Output::Context(answer) => context(answer),
         Output::Activity(answer) => activity(answer),
+        Output::History {
+            path,
+            versions,
+            page,
+        } => history(path, versions, page),
+        Output::OldVersion {
+            path,
+            version,
+            text,
+            binary,
+        } => old_version(path, version, text, *binary),
         Output::Index { text } if text.is_empty() => EMPTY.to_owned(),
         Output::Index { text } | Output::Prompt { text } | Output::Guide { text } => text.clone(),
         Output::NoteList { total, notes, page } => note_list(*total, notes, page),
@@ -478,4 +489,61 @@ fn relation(r: &RelationItem) -> String {
 
 fn pretty(answer: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(answer).expect("answers always serialise")
+}
+
+/// `memory_history`'s list: a line a version, newest first.
+fn history(path: &str, versions: &[VersionInfo], page: &Page) -> String {
+    if page.total == 0 {
+        return format!(
+            "{path} has no recorded versions: memcap records a version of every change \
+             it makes from now on."
+        );
+    }
+    let mut out = format!(
+        "Versions of {path}, newest first ({} in all; page {} of {}):\n",
+        page.total, page.number, page.pages
+    );
+    for v in versions {
+        let _ = writeln!(out, "- {}", version_line(v));
+    }
+    if page.number < page.pages {
+        let _ = writeln!(
+            out,
+            "More on page {} (memory_history with \"page\").",
+            page.number + 1
+        );
+    }
+    out.push_str("Read one with memory_history and its \"version\".");
+    out
+}
+
+/// One version as a line: number, time, what happened, by whom, size.
+fn version_line(v: &VersionInfo) -> String {
+    let actor = crate::text::one_line(&v.actor, 80);
+    let what = match &v.from {
+        Some(from) if v.path.is_empty() => format!("renamed from {from}"),
+        Some(from) => format!("{} {} from {from}", v.op, v.path),
+        None => format!("{} {}", v.op, v.path),
+    };
+    let mut line = format!(
+        "version {} · {} · {what} by {actor} · {} bytes",
+        v.version, v.time, v.size
+    );
+    if let Some(r) = &v.redacted {
+        let by = crate::text::one_line(&r.by, 80);
+        let _ = write!(line, " · redacted by {by} at {}", r.at);
+    }
+    line
+}
+
+/// `memory_history` with a version: what it held.
+fn old_version(path: &str, v: &VersionInfo, text: &str, binary: bool) -> String {
+    let head = format!("{path}, {}:", version_line(v));
+    match (v.op, binary) {
+        ("deleted", _) => format!(
+            "{head}\nThis version removed the file; the version before it holds what it had."
+        ),
+        (_, true) => format!("{head}\nIts content is not text ({} bytes).", v.size),
+        _ => format!("{head}\n{text}"),
+    }
 }

@@ -432,7 +432,7 @@ pub struct FixedEnvironment {
     pub step: Cell<u64>,
     monotonic: Cell<u64>,
     counter: Cell<u64>,
-    pub vars: BTreeMap<String, String>,
+    vars: std::cell::RefCell<BTreeMap<String, String>>,
 }
 
 impl FixedEnvironment {
@@ -442,6 +442,15 @@ impl FixedEnvironment {
             now: Cell::new(now),
             ..Self::default()
         }
+    }
+
+    /// Sets (or with `None` removes) the host's setting `name`.
+    pub fn set_var(&self, name: &str, value: Option<&str>) {
+        let mut vars = self.vars.borrow_mut();
+        match value {
+            Some(value) => vars.insert(name.to_owned(), value.to_owned()),
+            None => vars.remove(name),
+        };
     }
 }
 
@@ -463,6 +472,6 @@ impl Environment for FixedEnvironment {
     }
 
     fn var(&self, name: &str) -> Option<String> {
-        self.vars.get(name).cloned()
+        self.vars.borrow().get(name).cloned()
     }
 }

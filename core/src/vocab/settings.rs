@@ -15,3 +15,19 @@ pub const CALL_TIMEOUT_MS: &str = "MEMCAP_CALL_TIMEOUT_MS";
 pub const MEMORY_MIB: &str = "MEMCAP_MEMORY_MIB";
 /// `off` turns the embedder off: search is keyword-only (BM25).
 pub const VECTORS: &str = "MEMCAP_VECTORS";
+/// Who the calls are made for, as the version history records it (the
+/// host's name for its user: a token's label, a CLI `--actor`, an MCP
+/// client's name). Hosts that pass nothing are recorded as
+/// [`DEFAULT_ACTOR`].
+pub const ACTOR: &str = "MEMCAP_ACTOR";
+/// The id that goes with [`ACTOR`] where the host has one (a token's id).
+pub const ACTOR_ID: &str = "MEMCAP_ACTOR_ID";
+/// The actor of versions when the host names none.
+pub const DEFAULT_ACTOR: &str = "memcap";
+/// The actor of versions memcap records for content it finds changed by
+/// another program (before it changes or removes that content itself).
+pub const OUTSIDE_ACTOR: &str = "(outside memcap)";
+/// How many days of history to keep (default 30).
+pub const HISTORY_DAYS: &str = "MEMCAP_HISTORY_DAYS";
+/// How many MiB of history to keep (default 256); `0` records none.
+pub const HISTORY_MIB: &str = "MEMCAP_HISTORY_MIB";

@@ -6,6 +6,19 @@ use memcap_core::storage::Environment;
 
 use crate::embedder::CompiledModel;
 
+thread_local! {
+    /// Who the host said the calls are for (`versions.set-actor`), over
+    /// `MEMCAP_ACTOR` from the environment.
+    static ACTOR_SET: std::cell::RefCell<Option<(String, Option<String>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Names who the calls that follow are for, as versions record them.
+#[cfg(not(feature = "tools-world"))]
+pub fn set_actor(name: String, id: Option<String>) {
+    ACTOR_SET.with(|a| *a.borrow_mut() = Some((name, id)));
+}
+
 pub struct WasiEnvironment {
     /// The compiled-in model, unless the host set `MEMCAP_VECTORS=off`.
     pub model: Option<CompiledModel>,
@@ -32,7 +45,13 @@ impl Environment for WasiEnvironment {
     }
 
     fn var(&self, name: &str) -> Option<String> {
-        std::env::var(name).ok()
+        use memcap_core::vocab::settings::{ACTOR, ACTOR_ID};
+        let set = ACTOR_SET.with(|a| a.borrow().clone());
+        match (name, set) {
+            (ACTOR, Some((actor, _))) => Some(actor),
+            (ACTOR_ID, Some((_, id))) => id,
+            _ => std::env::var(name).ok(),
+        }
     }
 
     fn embedder(&self) -> Option<&dyn Embedder> {

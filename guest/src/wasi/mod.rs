@@ -5,6 +5,8 @@
 //! ports, with the indexes this instance keeps warm between calls.
 
 mod environment;
+#[cfg(not(feature = "tools-world"))]
+pub use environment::set_actor;
 mod storage;
 
 use std::cell::{OnceCell, RefCell};

@@ -2,6 +2,7 @@
 //! it is opened ([`StoreSpec`]), tokens ([`token`]) and the HTTP server
 //! ([`serve`]).
 
+pub mod history;
 pub mod serve;
 pub mod token;
 

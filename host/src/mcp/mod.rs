@@ -27,7 +27,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::feed::{ChangeFeed, FeedError};
-use crate::{Memory, ToolDefinition};
+use crate::{Actor, Memory, ToolDefinition};
 
 /// The prompt that carries the memory protocol and the index.
 pub const PROMPT_NAME: &str = "memory";
@@ -183,8 +183,17 @@ impl ServerHandler for MemoryServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Who the version history names: what the host put in the request
+        // (the team server: the token), else the client's own name.
+        let actor = context.extensions.get::<Actor>().cloned().or_else(|| {
+            context
+                .peer
+                .peer_info()
+                .map(|info| Actor::named(info.client_info.name.clone()))
+                .filter(|a| !a.name.trim().is_empty())
+        });
         let name = request.name.to_string();
         if !self.tools.iter().any(|t| t.name == name) {
             let known: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
@@ -195,7 +204,7 @@ impl ServerHandler for MemoryServer {
         }
         let input = call_input(&name, request.arguments);
         let result = self
-            .run(move |memory| memory.call_with_data(&input))
+            .run(move |memory| memory.call_with_data_as(&input, actor.as_ref()))
             .await?;
         let content = vec![ContentBlock::text(result.content)];
         let mut answer = if result.is_error {

@@ -336,8 +336,14 @@ impl Memory {
     /// same result, as an MCP server answers with `content` and
     /// `structuredContent`. A command that writes runs once.
     pub fn call_with_data(&self, input: &str) -> DataResult {
+        self.call_with_data_as(input, None)
+    }
+
+    /// [`Memory::call_with_data`] for `actor` (the store's own when
+    /// `None`): the version history records the change as theirs.
+    pub fn call_with_data_as(&self, input: &str, actor: Option<&super::Actor>) -> DataResult {
         let owned = input.to_owned();
-        self.invoke(input.len(), call_writes(input), move |b, s| {
+        self.invoke_as(actor, input.len(), call_writes(input), move |b, s| {
             b.memcap_memory_tool().call_call_with_data(s, &owned)
         })
         .map(|r| DataResult {

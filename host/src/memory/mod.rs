@@ -3,6 +3,7 @@
 
 mod api;
 mod builder;
+mod history;
 mod worker;
 
 use std::path::Path;
@@ -46,6 +47,8 @@ pub struct Memory {
     vectors: bool,
     /// Whether every call that changes files is refused before it runs.
     read_only: bool,
+    /// Who calls are for unless a call says (see [`Memory::set_actor`]).
+    actor: Mutex<Option<Actor>>,
     /// The linear memory the warm instance held after its last call, for
     /// a host that keeps many stores warm within a memory budget.
     warm_bytes: std::sync::atomic::AtomicUsize,
@@ -83,6 +86,26 @@ impl Drop for Memory {
 struct Warm {
     store: Store<StoreData>,
     bindings: Memcap,
+    /// Who the instance was last told the calls are for.
+    actor: Option<Actor>,
+}
+
+/// Who calls are made for, as the version history records them: a token's
+/// label and id, a CLI's `--actor`, an MCP client's name. Set by the host,
+/// never by the agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor {
+    pub name: String,
+    pub id: Option<String>,
+}
+
+impl Actor {
+    pub fn named(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            id: None,
+        }
+    }
 }
 
 impl Memory {
@@ -130,6 +153,7 @@ impl Memory {
             limits,
             vectors,
             read_only,
+            actor: Mutex::new(None),
             warm_bytes: Default::default(),
             runtime: runtime::get()?,
             served: Mutex::new(Served {
@@ -147,6 +171,13 @@ impl Memory {
         served.warm = Some(warm);
         drop(served);
         Ok(memory)
+    }
+
+    /// Who the calls that follow are for, as the version history records
+    /// them, unless a call names its own ([`Memory::call_with_data_as`]).
+    /// Without it, versions name `memcap`.
+    pub fn set_actor(&self, actor: Actor) {
+        *self.actor.lock().unwrap_or_else(|e| e.into_inner()) = Some(actor);
     }
 
     /// The linear memory of the warm instance after the last call (0 when
@@ -327,6 +358,18 @@ impl Memory {
         writes: bool,
         f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R> + Send + 'static,
     ) -> Result<R, ToolError> {
+        self.invoke_as(None, input_bytes, writes, f)
+    }
+
+    /// [`Memory::invoke`] for `actor` (the store's own when `None`).
+    fn invoke_as<R: Send + 'static>(
+        &self,
+        actor: Option<&Actor>,
+        input_bytes: usize,
+        writes: bool,
+        f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R> + Send + 'static,
+    ) -> Result<R, ToolError> {
+        let wanted = actor.cloned().or_else(|| self.actor.lock().ok()?.clone());
         let max = self.limits.max_input_bytes;
         if input_bytes > max {
             return Err(ToolError::new(
@@ -375,11 +418,13 @@ impl Memory {
                 .set_epoch_deadline(runtime::deadline_ticks(self.limits.call_timeout));
             warm.store.data_mut().limiter.refused = false;
             let runtime = self.runtime;
+            let wanted = wanted.clone();
             let ran = served.worker.run(
                 self.wait_limit(),
                 || runtime.tick(),
                 move || {
-                    let r = f(&warm.bindings, &mut warm.store);
+                    let r = tell_actor(&mut warm, wanted)
+                        .and_then(|()| f(&warm.bindings, &mut warm.store));
                     (warm, f, r)
                 },
             );
@@ -517,7 +562,9 @@ impl Memory {
             .env(
                 settings::MEMORY_MIB,
                 (self.limits.memory_bytes >> 20).to_string(),
-            );
+            )
+            .env(settings::HISTORY_DAYS, self.limits.history_days.to_string())
+            .env(settings::HISTORY_MIB, self.limits.history_mib.to_string());
         if !self.vectors {
             wasi.env(settings::VECTORS, "off");
         }
@@ -543,8 +590,29 @@ impl Memory {
         store.limiter(|d| &mut d.limiter);
         store.set_epoch_deadline(u64::MAX / 2);
         let bindings = instantiate_retrying(|| pre.instantiate(&mut store))?;
-        Ok(Warm { store, bindings })
+        Ok(Warm {
+            store,
+            bindings,
+            actor: None,
+        })
     }
+}
+
+/// Tells the instance who the call is for, when it was told otherwise.
+fn tell_actor(warm: &mut Warm, wanted: Option<Actor>) -> wasmtime::Result<()> {
+    let Some(actor) = wanted else {
+        return Ok(());
+    };
+    if warm.actor.as_ref() == Some(&actor) {
+        return Ok(());
+    }
+    warm.bindings.memcap_memory_versions().call_set_actor(
+        &mut warm.store,
+        &actor.name,
+        actor.id.as_deref(),
+    )?;
+    warm.actor = Some(actor);
+    Ok(())
 }
 
 /// The first instance maps the component's memory image into a sealed

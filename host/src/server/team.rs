@@ -117,6 +117,11 @@ impl ServerHandler for TeamServer {
             .and_then(|a| a.get("command"))
             .and_then(|c| c.as_str())
             .map(str::to_owned);
+        let mut context = context;
+        context.extensions.insert(crate::Actor {
+            name: principal.label.clone(),
+            id: Some(principal.id.clone()),
+        });
         let answer = store.call_tool(request, context).await;
         let kind = match &answer {
             Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => result

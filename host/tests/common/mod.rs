@@ -464,3 +464,60 @@ pub fn memcap_cli(args: &[&str]) -> (i32, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Checks that the version history and the files agree (after a change,
+/// which settles what a crash left in flight): each file's versions form
+/// one chain, every version replacing exactly the content the one before
+/// left (so no change went unrecorded and no version was logged for a
+/// change not made), and the newest version of each path under `under`
+/// (relative; "" for all) is what is there now. Returns how many versions
+/// the log holds.
+pub fn history_agrees(memory: &Memory, under: &str) -> usize {
+    use sha2::{Digest, Sha256};
+    let log = memory
+        .host_read(".memcap/history/log.jsonl")
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        memory
+            .host_read(".memcap/history/pending.jsonl")
+            .unwrap()
+            .is_none(),
+        "a change is still in flight"
+    );
+    let mut last: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut count = 0;
+    for line in String::from_utf8(log).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        count += 1;
+        let path = v["path"].as_str().unwrap().to_owned();
+        let sha = v["sha256"].as_str().map(str::to_owned);
+        let prev = v["prev"].as_str().map(str::to_owned);
+        let before = match v["from"].as_str() {
+            Some(from) => last.insert(from.to_owned(), None).flatten(),
+            None => last.get(&path).cloned().flatten(),
+        };
+        match v["op"].as_str().unwrap() {
+            "created" => assert_eq!(before, None, "{line}: created over a file"),
+            _ if v["actor"] == "(outside memcap)" => {}
+            _ => assert_eq!(prev, before, "{line}: replaced a content no version left"),
+        }
+        last.insert(path, sha);
+    }
+    for (path, sha) in last {
+        if !path.starts_with(under) {
+            continue;
+        }
+        let now = memory.host_read(&path).unwrap().map(|bytes| {
+            Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        });
+        assert_eq!(
+            now, sha,
+            "{path}: the files and the newest version disagree"
+        );
+    }
+    count
+}

@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 # Commands that only read; any other `call` may write.
 _READS = frozenset({
     "view", "memory_read", "memory_view", "prompt", "memory_search", "memory_get", "memory_stats",
-    "build_context", "recent_activity", "memory_guide",
+    "build_context", "recent_activity", "memory_guide", "memory_history",
 })
 
 
@@ -207,6 +207,11 @@ class Memory:
         `/memories/chat/SESSION.md`, found by `memory_search` as source
         `chat`; `role` is user, assistant, system or tool."""
         return self._typed("history", "record-turn", (session, role, text))
+
+    def memory_history(self, path: str, version: Optional[int] = None, page: Optional[int] = None) -> str:
+        """The versions of `path` (a file, or everything under a directory),
+        newest first, 50 a page; with `version`, that version's text."""
+        return self._typed("versions", "memory-history", (path, version, page), writes=False)
 
     def prompt(self) -> str:
         """The memory protocol and the current index, for a system prompt."""

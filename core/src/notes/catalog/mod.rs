@@ -131,6 +131,14 @@ pub fn with<T>(
     })
 }
 
+/// Drops the warm catalog (and its derived indexes): the next call loads
+/// them from the journal, or rebuilds them from the files when it is gone.
+pub fn forget(io: &Io) {
+    if let Some(indexes) = io.warm().borrow_mut().downcast_mut::<Indexes>() {
+        indexes.catalog = None;
+    }
+}
+
 /// The warm catalog brought up to date with the journal, or the journal's.
 fn current(io: &Io, warm: Option<Catalog>, registry: Registry) -> Result<Catalog, FsError> {
     if let Some(mut warm) = warm

@@ -1,0 +1,97 @@
+//! Changes memcap did not make, recorded when a host reports them (a file
+//! watcher, a `memcap copy`): each reported file whose content is not
+//! what the log last recorded there gets a version by [`OUTSIDE_ACTOR`],
+//! and a reported file that is gone where the log still has one gets a
+//! `deleted`.
+
+use std::collections::HashMap;
+
+use super::track::Change;
+use super::version::{Op, Version};
+use super::{blobs, log, pending, retention};
+use crate::error::FsError;
+use crate::files;
+use crate::io::Io;
+use crate::storage::Kind;
+use crate::vocab::precondition::sha256_hex;
+use crate::vocab::settings::OUTSIDE_ACTOR;
+
+/// Records what is now at `keys` (relative paths) where the log says
+/// otherwise. Returns how many versions were added.
+pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
+    let retention = retention::Retention::of(io);
+    let keys: Vec<&String> = keys.iter().filter(|k| Change::covers(io, k)).collect();
+    if keys.is_empty() || !retention.enabled() {
+        return Ok(0);
+    }
+    pending::recover(io)?;
+    let versions = log::read_all(io)?;
+    let mut state: HashMap<&str, Option<&str>> = HashMap::new();
+    for v in &versions {
+        if let Some(from) = v.from.as_deref() {
+            state.insert(from, None);
+        }
+        state.insert(v.path.as_str(), v.left_at(&v.path).map(|s| s.unwrap_or("")));
+    }
+    // Whoever the host serves did not make these: another program did.
+    let (name, id) = (OUTSIDE_ACTOR.to_owned(), None::<String>);
+    let mut next = versions.last().map_or(1, |v| v.v + 1);
+    let mut total = versions.last().map_or(0, |v| v.total);
+    let t = io.now_seconds();
+    let mut added = Vec::new();
+    for key in keys {
+        let logged = state.get(key.as_str()).copied().flatten();
+        let now = read(io, key);
+        let (op, sha, size, prev) = match (&now, logged) {
+            (Some(bytes), logged) => {
+                let sha = sha256_hex(bytes);
+                if logged == Some(sha.as_str()) {
+                    continue;
+                }
+                if blobs::put(io, &sha, bytes)? {
+                    total += bytes.len() as u64;
+                }
+                let op = if logged.is_some() {
+                    Op::Modified
+                } else {
+                    Op::Created
+                };
+                (op, Some(sha), bytes.len() as u64, logged.map(str::to_owned))
+            }
+            (None, Some(logged)) => (Op::Deleted, None, 0, Some(logged.to_owned())),
+            (None, None) => continue,
+        };
+        let mut version = Version {
+            v: next,
+            t,
+            path: key.clone(),
+            op,
+            from: None,
+            sha256: sha,
+            size,
+            actor: name.clone(),
+            actor_id: id.clone(),
+            prev: prev.filter(|p| !p.is_empty()),
+            redacted: None,
+            total: 0,
+        };
+        next += 1;
+        total = super::track::with_line(&mut version, total);
+        added.push(version);
+    }
+    log::append(io, &added)?;
+    if let Some(newest) = added.last() {
+        let _ = retention::after(io, newest, &retention);
+    }
+    Ok(added.len())
+}
+
+/// The regular file at `key`, whole, if there is one memcap can read.
+fn read(io: &Io, key: &str) -> Option<Vec<u8>> {
+    let meta = io.fs.stat(key, false).ok()?;
+    if meta.kind != Kind::File || meta.size > files::MAX_FILE_BYTES {
+        return None;
+    }
+    let file = io.fs.open(key, false).ok()?;
+    files::read_to_end(&*file, 0, Some(files::MAX_FILE_BYTES), Some(meta.size)).ok()
+}

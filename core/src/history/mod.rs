@@ -1,0 +1,53 @@
+//! The version history: every change memcap makes to a file of the root
+//! (and every outside change a host reports) is an immutable version in
+//! the store's own reserved state, `.memcap/history/`: a log line (path,
+//! operation, time, actor, content hash and size) and the content itself,
+//! kept once per distinct content. A change and its versions land
+//! together: on a database in the call's one transaction, on a directory
+//! by writing the versions as in flight first and settling them against
+//! the files after a crash (`pending.rs`).
+//!
+//! People read it, restore, revert and redact through the host's
+//! `memcap history` (the WIT `versions` interface); agents read it through
+//! the `memory_history` tool and can neither prune nor redact it.
+
+mod blobs;
+mod found;
+pub mod host;
+mod log;
+mod pending;
+pub mod query;
+pub mod redact;
+pub mod restore;
+pub mod retention;
+mod track;
+pub mod version;
+
+pub use found::found;
+pub use track::{Change, moving, recording, removal, tracked};
+pub use version::{Op, Version};
+
+use crate::error::FsError;
+use crate::io::Io;
+
+/// What the history holds, for `memory_stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Held {
+    pub versions: u64,
+    /// The log's bytes and every kept content's.
+    pub bytes: u64,
+    /// The oldest version's time (seconds since the epoch).
+    pub oldest: Option<u64>,
+}
+
+/// What the history holds now.
+pub fn held(io: &Io) -> Result<Held, FsError> {
+    let versions = log::read_all(io)?;
+    let oldest = versions.first().map(|v| v.t);
+    let bytes = versions.last().map_or(0, |v| v.total);
+    Ok(Held {
+        versions: versions.len() as u64,
+        bytes,
+        oldest,
+    })
+}

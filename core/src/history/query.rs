@@ -1,0 +1,95 @@
+//! Reading the history: the versions of a file or of everything under a
+//! directory, newest first, and one version's content.
+
+use super::blobs;
+use super::pending::content_hash;
+use super::version::{Op, Version};
+use crate::error::{FsError, Result, ToolError};
+use crate::files;
+use crate::io::Io;
+use crate::vpath::{MemPath, ROOT};
+
+/// Which versions to list.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Seconds since the epoch: versions made at or after it.
+    pub since: Option<u64>,
+    /// An actor's name or id.
+    pub by: Option<String>,
+}
+
+impl Filter {
+    pub fn keeps(&self, v: &Version) -> bool {
+        self.since.is_none_or(|since| v.t >= since)
+            && self
+                .by
+                .as_deref()
+                .is_none_or(|by| v.actor == by || v.actor_id.as_deref() == Some(by))
+    }
+}
+
+/// The versions that touch `path` (a file, or everything below a
+/// directory; the root is everything), newest first, deleted files' too.
+pub fn list(io: &Io, path: &MemPath, filter: &Filter) -> Result<Vec<Version>> {
+    let key = path.key();
+    let mut versions = read(io)?;
+    versions.retain(|v| v.touches(&key, true) && filter.keeps(v));
+    versions.reverse();
+    Ok(versions)
+}
+
+/// Every version in the log, oldest first.
+pub fn read(io: &Io) -> Result<Vec<Version>> {
+    super::log::read_all(io).map_err(|e| files::tool_error(e, ROOT, "read the history of"))
+}
+
+/// Version `number` of `path` and its content (`None` for a deletion).
+pub fn show(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    number: u64,
+) -> Result<(Version, Option<Vec<u8>>)> {
+    let key = path.key();
+    let versions = read(io)?;
+    let version = versions
+        .into_iter()
+        .find(|v| v.v == number && v.touches(&key, false))
+        .ok_or_else(|| ToolError::NoSuchVersion {
+            path: shown.into(),
+            version: number,
+        })?;
+    if version.op == Op::Deleted || version.path != key {
+        return Ok((version, None));
+    }
+    let content = content_of(io, &version, shown)?;
+    Ok((version, Some(content)))
+}
+
+/// The content `version` left: kept in the history, or (for a file's
+/// newest version) the file itself while it still has that content.
+pub fn content_of(io: &Io, version: &Version, shown: &str) -> Result<Vec<u8>> {
+    if let Some(redacted) = &version.redacted {
+        return Err(ToolError::VersionRedacted {
+            path: shown.into(),
+            version: version.v,
+            by: redacted.actor.clone(),
+            at: crate::text::rfc3339(redacted.t),
+        });
+    }
+    let gone = || ToolError::VersionPruned {
+        path: shown.into(),
+        version: version.v,
+    };
+    let sha = version.sha256.as_deref().ok_or_else(gone)?;
+    let fail = |e: FsError| files::tool_error(e, shown, "read the history of");
+    if let Some(bytes) = blobs::get(io, sha).map_err(fail)? {
+        return Ok(bytes);
+    }
+    if content_hash(io, &version.path).as_deref() == Some(sha) {
+        let path = MemPath::parse(&format!("{ROOT}/{}", version.path))?;
+        let (bytes, _) = files::read_bytes_for_edit(io, &path, shown)?;
+        return Ok(bytes);
+    }
+    Err(gone())
+}

@@ -1,0 +1,265 @@
+//! Undoing: a file or a directory given back an earlier version's content
+//! (`restore`), and every change made since a time, or one actor's, undone
+//! where nobody changed the file after (`revert`). Each undo is a change
+//! like any other: recorded as a version (`restored`, or `deleted` for a
+//! file the undone change had made).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::pending::content_hash;
+use super::query::{Filter, content_of, read};
+use super::track::{Change, tracked};
+use super::version::{Op, Version, within};
+use crate::error::{FsError, Result, ToolError};
+use crate::files;
+use crate::io::Io;
+use crate::notes::maintain;
+use crate::storage::Kind;
+use crate::vocab::precondition::sha256_hex;
+use crate::vocab::settings::OUTSIDE_ACTOR;
+use crate::vpath::{MemPath, ROOT};
+
+/// What an undo did, path by path (`/memories/...`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Undone {
+    /// Given back an earlier content.
+    pub restored: Vec<String>,
+    /// Removed: the undone change had made them.
+    pub removed: Vec<String>,
+    /// Already as they were: nothing to do.
+    pub unchanged: Vec<String>,
+    /// Left as they are, with why (changed later by someone else, or by
+    /// another program; content pruned or redacted).
+    pub left: Vec<(String, String)>,
+}
+
+/// Gives `path` the content of version `number`: a file that version
+/// touched, or every file under a directory as it was then (files made
+/// since are left in place).
+pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undone> {
+    let key = path.key();
+    let versions = read(io)?;
+    let Some(chosen) = versions.iter().find(|v| v.v == number) else {
+        return Err(ToolError::NoSuchVersion {
+            path: shown.into(),
+            version: number,
+        });
+    };
+    let mut undone = Undone::default();
+    if chosen.touches(&key, false) {
+        let Some(Some(_)) = state_at(&versions, &key, number) else {
+            return Err(ToolError::VersionIsDeletion {
+                path: shown.into(),
+                version: number,
+            });
+        };
+        let at = versions
+            .iter()
+            .rev()
+            .find(|v| v.v <= number && v.touches(&key, false));
+        let source = at.expect("a state was found");
+        let bytes = source_content(io, source, shown)?;
+        put(io, &key, &bytes, &mut undone)?;
+    } else if within(&chosen.path, &key) || chosen.from.as_deref().is_some_and(|f| within(f, &key))
+    {
+        let paths: BTreeSet<&str> = versions
+            .iter()
+            .filter(|v| v.v <= number)
+            .flat_map(|v| [Some(v.path.as_str()), v.from.as_deref()])
+            .flatten()
+            .filter(|p| within(p, &key))
+            .collect();
+        for p in paths {
+            if let Some(Some(_)) = state_at(&versions, p, number) {
+                let source = versions
+                    .iter()
+                    .rev()
+                    .find(|v| v.v <= number && v.touches(p, false))
+                    .expect("a state was found");
+                match source_content(io, source, &shown_of(p)) {
+                    Ok(bytes) => put(io, p, &bytes, &mut undone)?,
+                    Err(e) => undone.left.push((shown_of(p), e.to_string())),
+                }
+            }
+        }
+    } else {
+        return Err(ToolError::NoSuchVersion {
+            path: shown.into(),
+            version: number,
+        });
+    }
+    Ok(undone)
+}
+
+/// Undoes every change made at or after `since` (only `by`'s, if given),
+/// file by file: a file someone else changed after the first change undone
+/// is left as it is and reported, as is one changed by another program
+/// since memcap last recorded it.
+pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
+    let versions = read(io)?;
+    // What memcap found another program had done is a fact about the
+    // files, not a change of memcap's to undo (unless asked for by name).
+    let mine = Filter {
+        since: Some(since),
+        by: Some(by.unwrap_or_default().to_owned()).filter(|b| !b.is_empty()),
+    };
+    let undoes = |v: &Version| mine.keeps(v) && (by.is_some() || v.actor != OUTSIDE_ACTOR);
+    let anyone = Filter {
+        since: Some(since),
+        by: None,
+    };
+    // Each path the changes to undo touched, with the first of them.
+    let mut first: BTreeMap<&str, u64> = BTreeMap::new();
+    for v in versions.iter().filter(|v| undoes(v)) {
+        for p in [Some(v.path.as_str()), v.from.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            first.entry(p).or_insert(v.v);
+        }
+    }
+    let mut undone = Undone::default();
+    for (path, first_v) in first {
+        let shown = shown_of(path);
+        let touching: Vec<&Version> = versions.iter().filter(|v| v.touches(path, false)).collect();
+        if let Some(other) = touching
+            .iter()
+            .find(|v| v.v > first_v && anyone.keeps(v) && !undoes(v))
+        {
+            undone.left.push((
+                shown,
+                format!(
+                    "changed later by {} (version {}, {})",
+                    other.actor,
+                    other.v,
+                    crate::text::rfc3339(other.t)
+                ),
+            ));
+            continue;
+        }
+        let latest = touching.last().expect("touched by the change undone");
+        let expected = latest.left_at(path).map(|sha| sha.map(str::to_owned));
+        let now = content_hash(io, path);
+        let as_logged = match &expected {
+            Some(Some(sha)) => now.as_deref() == Some(sha.as_str()),
+            Some(None) => false,
+            None => now.is_none(),
+        };
+        if !as_logged {
+            undone
+                .left
+                .push((shown, "changed by another program since".to_owned()));
+            continue;
+        }
+        match state_at(&versions, path, first_v - 1) {
+            None => remove(io, path, &mut undone)?,
+            Some(None) => undone
+                .left
+                .push((shown, "its earlier content was redacted".to_owned())),
+            Some(Some(_)) => {
+                let source = touching
+                    .iter()
+                    .rev()
+                    .find(|v| v.v < first_v)
+                    .expect("a state was found");
+                match source_content(io, source, &shown) {
+                    Ok(bytes) => put(io, path, &bytes, &mut undone)?,
+                    Err(e) => undone.left.push((shown, e.to_string())),
+                }
+            }
+        }
+    }
+    Ok(undone)
+}
+
+/// What was at `path` as of version `number`: `None` for no file,
+/// `Some(hash)` for a file (`Some(None)` when its content was redacted).
+fn state_at<'a>(versions: &'a [Version], path: &str, number: u64) -> Option<Option<&'a str>> {
+    let last = versions
+        .iter()
+        .rev()
+        .find(|v| v.v <= number && v.touches(path, false))?;
+    last.left_at(path)
+}
+
+/// The content a version left at its path (a rename's too).
+fn source_content(io: &Io, version: &Version, shown: &str) -> Result<Vec<u8>> {
+    content_of(io, version, shown)
+}
+
+fn shown_of(path: &str) -> String {
+    format!("{ROOT}/{path}")
+}
+
+/// Gives the file at `key` the content `bytes` (making it, and its parents,
+/// when missing), as a `restored` version.
+fn put(io: &Io, key: &str, bytes: &[u8], undone: &mut Undone) -> Result<()> {
+    let shown = shown_of(key);
+    let path = MemPath::parse(&shown)?;
+    let text = String::from_utf8_lossy(bytes);
+    match files::lstat(io, &path) {
+        Ok(meta) if meta.kind == Kind::File => {
+            let (old, stamp) = files::read_bytes_for_edit(io, &path, &shown)?;
+            if sha256_hex(&old) == sha256_hex(bytes) {
+                undone.unchanged.push(shown);
+                return Ok(());
+            }
+            crate::quota::check(io, &path, &shown, &text)?;
+            files::replace_file_as(io, Op::Restored, &path, &shown, &old, bytes, stamp)?;
+        }
+        Ok(_) => {
+            undone
+                .left
+                .push((shown, "a directory or link is there now".to_owned()));
+            return Ok(());
+        }
+        Err(FsError::NotFound) => {
+            crate::quota::check(io, &path, &shown, &text)?;
+            files::create_parents(io, &path, &shown)?;
+            files::create_file_as(io, Op::Restored, &path, &shown, bytes)?;
+        }
+        Err(e) => return Err(files::tool_error(e, &shown, "restore")),
+    }
+    let _ = maintain::after_change(io, &[&path]);
+    undone.restored.push(shown);
+    Ok(())
+}
+
+/// Removes the file at `key`, which the change undone had made.
+fn remove(io: &Io, key: &str, undone: &mut Undone) -> Result<()> {
+    let shown = shown_of(key);
+    let path = MemPath::parse(&shown)?;
+    match files::lstat(io, &path) {
+        Ok(meta) if meta.kind == Kind::File => {}
+        Ok(_) => {
+            undone
+                .left
+                .push((shown, "a directory or link is there now".to_owned()));
+            return Ok(());
+        }
+        Err(FsError::NotFound) => {
+            undone.unchanged.push(shown);
+            return Ok(());
+        }
+        Err(e) => return Err(files::tool_error(e, &shown, "remove")),
+    }
+    let old = files::read_bytes_for_edit(io, &path, &shown)
+        .ok()
+        .map(|(b, _)| b);
+    let change = Change {
+        path: key.to_owned(),
+        op: Op::Deleted,
+        from: None,
+        old,
+        new: None,
+    };
+    tracked(io, vec![change], || {
+        io.fs
+            .remove_file(key)
+            .map_err(|e| files::tool_error(e, &shown, "remove"))
+    })?;
+    let _ = files::sync_dir(io, &path.parent());
+    let _ = maintain::after_change(io, &[&path]);
+    undone.removed.push(shown);
+    Ok(())
+}

@@ -1,0 +1,264 @@
+//! Recording a change as it is made: the content it leaves and the content
+//! it replaces are kept first, its versions written as in flight, then the
+//! change is made and its versions logged ([`tracked`]). A content memcap
+//! finds that it never recorded (written by another program, or there
+//! before history was kept) is recorded first as a version of its own, by
+//! [`OUTSIDE_ACTOR`], so nothing memcap overwrites or removes is lost.
+
+use super::version::{Op, Version};
+use super::{blobs, log, pending, retention};
+use crate::error::{FsError, Result, ToolError};
+use crate::io::Io;
+use crate::layout::{INDEX_FILE, is_reserved};
+use crate::storage::Grant;
+use crate::vocab::precondition::sha256_hex;
+use crate::vocab::settings::{ACTOR, ACTOR_ID, DEFAULT_ACTOR, OUTSIDE_ACTOR};
+
+/// One file a change is about to touch.
+pub struct Change {
+    /// Relative to the root (`notes/a.md`); a rename's new path.
+    pub path: String,
+    pub op: Op,
+    /// A rename's old path.
+    pub from: Option<String>,
+    /// The content replaced or removed (a rename's content), when there
+    /// was one that could be read.
+    pub old: Option<Vec<u8>>,
+    /// The content the change leaves; `None` when the file goes.
+    pub new: Option<Vec<u8>>,
+}
+
+impl Change {
+    /// Whether the version history covers `path` (relative): the root's
+    /// own files, not memcap's, not the generated MEMORY.md, not what a
+    /// host mounts from elsewhere (which has its own store).
+    pub fn covers(io: &Io, path: &str) -> bool {
+        !path.is_empty()
+            && path != INDEX_FILE
+            && !is_reserved(path.split('/'))
+            && io.fs.grant(path) == Grant::Root
+    }
+}
+
+/// Who the host says the calls are for.
+pub fn actor(io: &Io) -> (String, Option<String>) {
+    let name = io
+        .env
+        .var(ACTOR)
+        .filter(|a| !a.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_ACTOR.to_owned());
+    let id = io.env.var(ACTOR_ID).filter(|id| !id.trim().is_empty());
+    (name, id)
+}
+
+/// Makes the change `apply` makes, with its versions recorded. When the
+/// history cannot be written the change is refused before anything
+/// changes; once made, a failure to log it leaves the versions in flight
+/// for the next change to settle, and the answer is the change's.
+pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<T>) -> Result<T> {
+    let changes: Vec<Change> = changes
+        .into_iter()
+        .filter(|c| Change::covers(io, &c.path))
+        .collect();
+    let retention = retention::Retention::of(io);
+    if changes.is_empty() || !retention.enabled() {
+        return apply();
+    }
+    let (planned, fresh) = plan(io, changes).map_err(|error| ToolError::Fs {
+        error,
+        path: crate::vpath::ROOT.to_owned(),
+        doing: "record the history of",
+    })?;
+    let result = apply();
+    let done: Vec<Version> = match &result {
+        Ok(_) => planned,
+        // Part of it may have been made (a tree half removed).
+        Err(_) => {
+            let done: Vec<Version> = planned
+                .into_iter()
+                .filter(|v| pending::holds(io, v))
+                .collect();
+            // A failed change keeps nothing it brought.
+            for sha in fresh {
+                if !done
+                    .iter()
+                    .any(|v| v.sha256.as_deref() == Some(sha.as_str()))
+                {
+                    let _ = blobs::remove(io, &sha);
+                }
+            }
+            done
+        }
+    };
+    // Pruning again is what the next change does if this fails.
+    if log::append(io, &done).is_ok()
+        && pending::clear(io).is_ok()
+        && let Some(newest) = done.last()
+    {
+        let _ = retention::after(io, newest, &retention);
+    }
+    result
+}
+
+/// Keeps the contents, logs what memcap never recorded, and writes the
+/// versions of `changes` as in flight; with the hashes of the contents
+/// the versions brought (kept for the first time).
+fn plan(
+    io: &Io,
+    changes: Vec<Change>,
+) -> std::result::Result<(Vec<Version>, Vec<String>), FsError> {
+    pending::recover(io)?;
+    let last = log::last(io)?;
+    let mut next = last.as_ref().map_or(1, |v| v.v + 1);
+    let mut total = match &last {
+        Some(v) => v.total,
+        None => log::size(io)?,
+    };
+    let (actor, actor_id) = actor(io);
+    let t = io.now_seconds();
+    let mut found = Vec::new();
+    let mut planned = Vec::new();
+    let mut fresh = Vec::new();
+    for change in changes {
+        let prev = match &change.old {
+            Some(old) => {
+                let sha = sha256_hex(old);
+                if blobs::put(io, &sha, old)? {
+                    // Never recorded: another program's, or older than the history.
+                    let at = change.from.clone().unwrap_or_else(|| change.path.clone());
+                    let mut version = Version {
+                        v: next,
+                        t,
+                        path: at,
+                        op: Op::Modified,
+                        from: None,
+                        sha256: Some(sha.clone()),
+                        size: old.len() as u64,
+                        actor: OUTSIDE_ACTOR.to_owned(),
+                        actor_id: None,
+                        prev: None,
+                        redacted: None,
+                        total: 0,
+                    };
+                    next += 1;
+                    total += old.len() as u64;
+                    total = with_line(&mut version, total);
+                    found.push(version);
+                }
+                Some(sha)
+            }
+            None => None,
+        };
+        let (sha256, size) = match &change.new {
+            Some(new) => {
+                let sha = sha256_hex(new);
+                if blobs::put(io, &sha, new)? {
+                    total += new.len() as u64;
+                    fresh.push(sha.clone());
+                }
+                (Some(sha), new.len() as u64)
+            }
+            None => (None, 0),
+        };
+        let mut version = Version {
+            v: next,
+            t,
+            path: change.path,
+            op: change.op,
+            from: change.from,
+            sha256,
+            size,
+            actor: actor.clone(),
+            actor_id: actor_id.clone(),
+            prev,
+            redacted: None,
+            total: 0,
+        };
+        next += 1;
+        total = with_line(&mut version, total);
+        planned.push(version);
+    }
+    log::append(io, &found)?;
+    pending::write(io, &planned)?;
+    Ok((planned, fresh))
+}
+
+/// Sets `version.total` to `total` plus its own line's bytes, and returns it.
+pub(super) fn with_line(version: &mut Version, total: u64) -> u64 {
+    version.total = total;
+    let line = serde_json::to_string(version).map_or(0, |l| l.len() as u64 + 1);
+    // The total's own digits may grow the line; a few bytes over is fine.
+    version.total = total + line + 4;
+    version.total
+}
+
+/// Whether versions are being recorded (the host did not turn history off).
+pub fn recording(io: &Io) -> bool {
+    retention::Retention::of(io).enabled()
+}
+
+/// The changes removing `rel` (a file, or a directory and all under it) makes.
+pub fn removal(io: &Io, rel: &str) -> Vec<Change> {
+    files_under(io, rel)
+        .into_iter()
+        .map(|(path, old)| Change {
+            path,
+            op: Op::Deleted,
+            from: None,
+            old,
+            new: None,
+        })
+        .collect()
+}
+
+/// The changes moving `from` (a file, or a directory and all under it) to
+/// `to` makes: one `renamed` a file, content kept.
+pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
+    files_under(io, from)
+        .into_iter()
+        .map(|(path, content)| Change {
+            path: format!("{to}{}", &path[from.len()..]),
+            op: Op::Renamed,
+            from: Some(path),
+            old: content.clone(),
+            new: content,
+        })
+        .collect()
+}
+
+/// Every regular file at or under `rel` that the history covers, with its
+/// content when it can be read (none past the largest file memcap reads).
+/// Nothing when history is off.
+fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>)> {
+    use crate::storage::Kind;
+    let mut found = Vec::new();
+    if !recording(io) {
+        return found;
+    }
+    let read = |path: &str, size: u64| -> Option<Vec<u8>> {
+        if size > crate::files::MAX_FILE_BYTES {
+            return None;
+        }
+        let file = io.fs.open(path, false).ok()?;
+        crate::files::read_to_end(&*file, 0, Some(crate::files::MAX_FILE_BYTES), Some(size)).ok()
+    };
+    let mut stack = vec![rel.to_owned()];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = io.fs.stat(&path, false) else {
+            continue;
+        };
+        match meta.kind {
+            Kind::File if Change::covers(io, &path) => {
+                found.push((path.clone(), read(&path, meta.size)))
+            }
+            Kind::Dir if !crate::layout::is_reserved(path.split('/')) => {
+                for entry in io.fs.list(&path).unwrap_or_default() {
+                    stack.push(format!("{path}/{}", entry.name));
+                }
+            }
+            _ => {}
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}

@@ -1,0 +1,183 @@
+//! What the version history costs and how fast it reads, on a directory:
+//! warm `str_replace` and `create` of a 10 KB note with history and with
+//! it off (`history_mib` 0); a one-shot `create` (a fresh open, one call)
+//! in a store of 10,000 notes whose history holds 10,000 versions;
+//! `history list` of a note with 10,000 versions and of a 10,000-note
+//! store; and the history's bytes per byte written for a 10 KB note edited
+//! 1,000 times. Medians of one run, with ratios from it; nothing is
+//! asserted. Run with `./dev bench`.
+
+mod common;
+
+use common::{median_ms, time_ms};
+use memcap::{Limits, Memory};
+
+const N: usize = 300;
+
+fn open(root: &std::path::Path, history_mib: u64) -> Memory {
+    Memory::builder(root)
+        .limits(Limits {
+            history_mib,
+            ..Limits::default()
+        })
+        .open()
+        .unwrap()
+}
+
+fn warm(history_mib: u64) -> (f64, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(dir.path(), history_mib);
+    let body =
+        "alpha\n".to_owned() + &"A line of a typical note, ten kilobytes in all.\n".repeat(200);
+    m.create("/memories/note.md", &body).unwrap();
+    let words = ["alpha", "omega"];
+    let edit = median_ms(
+        (0..N)
+            .map(|i| {
+                time_ms(|| {
+                    m.str_replace("/memories/note.md", words[i % 2], words[(i + 1) % 2])
+                        .unwrap();
+                })
+            })
+            .collect(),
+    );
+    let create = median_ms(
+        (0..N)
+            .map(|i| time_ms(|| drop(m.create(&format!("/memories/new/{i}.md"), &body).unwrap())))
+            .collect(),
+    );
+    (edit * 1e3, create * 1e3)
+}
+
+fn history_bytes(root: &std::path::Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![root.join(".memcap/history")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                total += meta.len();
+            }
+        }
+    }
+    total
+}
+
+fn main() {
+    let (edit_on, create_on) = warm(256);
+    let (edit_off, create_off) = warm(0);
+
+    // A 10,000-note store whose history holds 10,000 versions.
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(dir.path(), 256);
+    for i in 0..10_000 {
+        m.create(
+            &format!("/memories/area-{:02}/note-{i:05}.md", i % 50),
+            &format!(
+                "---\nname: Note {i}\ndescription: note {i}\n---\n\n{}\n",
+                "Body text. ".repeat(40)
+            ),
+        )
+        .unwrap();
+    }
+    let list_store = median_ms(
+        (0..20)
+            .map(|_| {
+                time_ms(|| {
+                    assert_eq!(
+                        m.history_list("/memories", None, None).unwrap().len(),
+                        10_000
+                    )
+                })
+            })
+            .collect(),
+    );
+    drop(m);
+    let one_shot = median_ms(
+        (0..20)
+            .map(|i| {
+                time_ms(|| {
+                    let m = open(dir.path(), 256);
+                    m.create(&format!("/memories/one-shot-{i}.md"), "x\n")
+                        .unwrap();
+                })
+            })
+            .collect(),
+    );
+
+    // A note edited 10,000 times (10 KB): list its versions; bytes per byte.
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(dir.path(), 256);
+    let body = |i: usize| format!("{i:06}\n{}", "A line of a typical note.\n".repeat(400));
+    m.create("/memories/busy.md", &body(0)).unwrap();
+    let mut written = body(0).len() as u64;
+    for i in 1..1_000 {
+        m.create_or_replace_for_bench(&body(i));
+        written += body(i).len() as u64;
+    }
+    let per_byte = history_bytes(dir.path()) as f64 / written as f64;
+    for i in 1_000..10_000 {
+        m.create_or_replace_for_bench(&body(i));
+    }
+    let list_note = median_ms(
+        (0..20)
+            .map(|_| {
+                time_ms(|| {
+                    assert!(
+                        m.history_list("/memories/busy.md", None, None)
+                            .unwrap()
+                            .len()
+                            >= 10_000
+                    )
+                })
+            })
+            .collect(),
+    );
+
+    println!("the version history on a directory, medians of one run; ratios from it");
+    println!("| measure | with history | without | ratio |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| warm str_replace, 10 KB note (µs, {N} calls) | {edit_on:.0} | {edit_off:.0} | {:.2}× |",
+        edit_on / edit_off
+    );
+    println!(
+        "| warm create, 10 KB (µs, {N} calls) | {create_on:.0} | {create_off:.0} | {:.2}× |",
+        create_on / create_off
+    );
+    println!(
+        "| one-shot create (fresh open + call), 10,000 notes and versions (ms) | {one_shot:.1} | | |"
+    );
+    println!("| history list of a 10,000-note store (ms) | {list_store:.1} | | |");
+    println!("| history list of a note with 10,000 versions (ms) | {list_note:.1} | | |");
+    println!(
+        "| history bytes per byte written, 10 KB note edited 1,000 times | {per_byte:.2} | | |"
+    );
+}
+
+trait ReplaceBusy {
+    fn create_or_replace_for_bench(&self, text: &str);
+}
+
+impl ReplaceBusy for Memory {
+    /// Replaces busy.md's whole content, as an agent's `create` with a
+    /// precondition does.
+    fn create_or_replace_for_bench(&self, text: &str) {
+        let now = self.call_json(
+            &serde_json::json!({"command": "view", "path": "/memories/busy.md"}).to_string(),
+        );
+        let sha = serde_json::from_str::<serde_json::Value>(&now.content).unwrap()["sha256"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let r = self.call(
+            &serde_json::json!({"command": "create", "path": "/memories/busy.md", "file_text": text,
+                "precondition": {"type": "content_sha256", "content_sha256": sha}})
+            .to_string(),
+        );
+        assert!(!r.is_error, "{}", r.content);
+    }
+}

@@ -1,0 +1,77 @@
+//! The version history's functions for people (WIT `versions`): what
+//! `memcap history` runs. Agents reach only `memory_history`, through
+//! `call`.
+
+use super::Memory;
+use crate::bindings::{HistoryVersion, RedactReport, UndoReport};
+use crate::error::ToolError;
+
+impl Memory {
+    /// The versions that touch `path` (`/memories/...`: a file, or all
+    /// under a directory), newest first, made at or after `since` (`2h`,
+    /// `7d`, a date, RFC 3339) and by `by` (an actor's name or id).
+    pub fn history_list(
+        &self,
+        path: &str,
+        since: Option<&str>,
+        by: Option<&str>,
+    ) -> Result<Vec<HistoryVersion>, ToolError> {
+        let (path, since, by) = (
+            path.to_owned(),
+            since.map(str::to_owned),
+            by.map(str::to_owned),
+        );
+        let bytes =
+            path.len() + since.as_ref().map_or(0, String::len) + by.as_ref().map_or(0, String::len);
+        self.invoke(bytes, false, move |b, s| {
+            b.memcap_memory_versions()
+                .call_list_versions(s, &path, since.as_deref(), by.as_deref())
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// The exact bytes version `number` of `path` left.
+    pub fn history_show(&self, path: &str, number: u64) -> Result<Vec<u8>, ToolError> {
+        let path = path.to_owned();
+        self.invoke(path.len(), false, move |b, s| {
+            b.memcap_memory_versions()
+                .call_show_version(s, &path, number)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// Gives `path` (a file, or every file under a directory) the content
+    /// of version `number`; each file restored is a new version.
+    pub fn history_restore(&self, path: &str, number: u64) -> Result<UndoReport, ToolError> {
+        let path = path.to_owned();
+        self.invoke(path.len(), true, move |b, s| {
+            b.memcap_memory_versions().call_restore(s, &path, number)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// Undoes every change made at or after `since` (only `by`'s, if
+    /// given), leaving files someone else changed later, and says which.
+    pub fn history_revert(&self, since: &str, by: Option<&str>) -> Result<UndoReport, ToolError> {
+        let (since, by) = (since.to_owned(), by.map(str::to_owned));
+        self.invoke(since.len(), true, move |b, s| {
+            b.memcap_memory_versions()
+                .call_revert(s, &since, by.as_deref())
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// Erases for good the content of version `number` of `path` (all of
+    /// its versions when `None`); the records stay, marked redacted.
+    pub fn history_redact(
+        &self,
+        path: &str,
+        number: Option<u64>,
+    ) -> Result<RedactReport, ToolError> {
+        let path = path.to_owned();
+        self.invoke(path.len(), true, move |b, s| {
+            b.memcap_memory_versions().call_redact(s, &path, number)
+        })?
+        .map_err(ToolError::from)
+    }
+}

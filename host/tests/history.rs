@@ -1,0 +1,205 @@
+//! The version history through the real component, on both backends:
+//! versions carry the host's actor, a deleted directory comes back, a
+//! revert by actor leaves someone else's later work, and a redacted secret
+//! is gone from every file of the directory and from `pg_dump`.
+
+#[macro_use]
+mod common;
+
+use common::Fixture;
+use memcap::{Actor, Change};
+
+fn store_bytes(f: &Fixture) -> Vec<(String, Vec<u8>)> {
+    if common::on_database() {
+        let out = std::process::Command::new("pg_dump")
+            .args(["--data-only", "--dbname", &common::test_store()])
+            .output()
+            .expect("pg_dump runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return vec![("pg_dump".to_owned(), out.stdout)];
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![f.root()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(entry.path());
+            } else {
+                let bytes = std::fs::read(entry.path()).unwrap();
+                found.push((entry.path().display().to_string(), bytes));
+            }
+        }
+    }
+    found
+}
+
+both_backends! {
+fn versions_name_the_actor_and_a_deleted_directory_comes_back() {
+    let f = Fixture::new();
+    let m = &f.memory;
+    m.set_actor(Actor { name: "alice".into(), id: Some("tok-1".into()) });
+    m.create("/memories/p/a.md", "a1\n").unwrap();
+    m.create("/memories/p/b.md", "b1\n").unwrap();
+    m.str_replace("/memories/p/a.md", "a1", "a2").unwrap();
+    let before_delete = m.history_list("/memories", None, None).unwrap()[0].number;
+    m.set_actor(Actor::named("bob"));
+    m.delete("/memories/p").unwrap();
+    assert!(!f.exists("p/a.md"));
+    let all = m.history_list("/memories", None, None).unwrap();
+    let seen: Vec<(String, Change, String)> = all
+        .iter()
+        .rev()
+        .map(|v| (v.path.clone(), v.change, v.actor.clone()))
+        .collect();
+    let v = |p: &str, c, a: &str| (p.to_owned(), c, a.to_owned());
+    assert_eq!(
+        seen,
+        vec![
+            v("/memories/p/a.md", Change::Created, "alice"),
+            v("/memories/p/b.md", Change::Created, "alice"),
+            v("/memories/p/a.md", Change::Modified, "alice"),
+            v("/memories/p/a.md", Change::Deleted, "bob"),
+            v("/memories/p/b.md", Change::Deleted, "bob"),
+        ]
+    );
+    assert_eq!(all[4].actor_id.as_deref(), Some("tok-1"));
+    assert_eq!(m.history_list("/memories", None, Some("tok-1")).unwrap().len(), 3);
+    assert_eq!(m.history_show("/memories/p/a.md", 1).unwrap(), b"a1\n");
+    let done = m.history_restore("/memories/p", before_delete).unwrap();
+    assert_eq!(done.restored, ["/memories/p/a.md", "/memories/p/b.md"]);
+    assert_eq!(f.read("p/a.md"), "a2\n");
+    assert_eq!(f.read("p/b.md"), "b1\n");
+    // Another process sees the same history.
+    let other = f.reopen();
+    let newest = &other.history_list("/memories/p/b.md", None, None).unwrap()[0];
+    assert_eq!((newest.change, newest.actor.as_str()), (Change::Restored, "bob"));
+    // The agent's answers are as before: no trace of the history.
+    let listing = m.view("/memories", None).unwrap();
+    assert!(!listing.contains(".memcap"), "{listing}");
+}
+}
+
+both_backends! {
+fn a_revert_by_actor_undoes_their_changes_and_leaves_later_work() {
+    let f = Fixture::new();
+    let m = &f.memory;
+    m.set_actor(Actor::named("alice"));
+    m.create("/memories/keep.md", "alice's\n").unwrap();
+    m.create("/memories/shared.md", "v1\n").unwrap();
+    // Versions are stamped in whole seconds: the revert's time is after
+    // alice's work.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let since = time_now();
+    m.set_actor(Actor::named("mallory"));
+    m.delete("/memories/keep.md").unwrap();
+    m.create("/memories/junk.md", "junk\n").unwrap();
+    m.str_replace("/memories/shared.md", "v1", "bad").unwrap();
+    m.set_actor(Actor::named("bob"));
+    m.str_replace("/memories/shared.md", "bad", "bob fixed").unwrap();
+    let done = m.history_revert(&since, Some("mallory")).unwrap();
+    assert_eq!(done.restored, ["/memories/keep.md"]);
+    assert_eq!(done.removed, ["/memories/junk.md"]);
+    assert_eq!(done.left.len(), 1);
+    assert_eq!(done.left[0].path, "/memories/shared.md");
+    assert!(done.left[0].why.contains("changed later by bob"), "{}", done.left[0].why);
+    assert_eq!(f.read("keep.md"), "alice's\n");
+    assert!(!f.exists("junk.md"));
+    assert_eq!(f.read("shared.md"), "bob fixed\n");
+}
+}
+
+both_backends! {
+fn a_redacted_secret_is_gone_from_every_file_and_row() {
+    let f = Fixture::new();
+    let m = &f.memory;
+    let secret = "Zebra-Quokka-7731-SECRET";
+    m.memory_write("creds", "Creds", &format!("key {secret}"), memcap::NoteType::Reference,
+        &format!("The key is {secret}.\n")).unwrap();
+    m.memory_search(secret, None, None, None, None).unwrap();
+    m.memory_write("creds", "Creds", "rotated", memcap::NoteType::Reference,
+        "The key was rotated.\n").unwrap();
+    let forms = [
+        secret.to_owned(),
+        secret.to_lowercase(),
+        secret.bytes().map(|b| format!("{b:02x}")).collect::<String>(),
+    ];
+    let holds = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes).to_lowercase();
+        forms.iter().any(|form| text.contains(&form.to_lowercase()))
+    };
+    // Kept in history until redacted (so this test can fail).
+    assert!(store_bytes(&f).iter().any(|(_, b)| holds(b)));
+    m.set_actor(Actor::named("security"));
+    let report = m.history_redact("/memories/creds.md", None).unwrap();
+    assert_eq!(report.versions.len(), 1);
+    m.memory_view(false).unwrap();
+    for (place, bytes) in store_bytes(&f) {
+        assert!(!holds(&bytes), "the secret is still in {place}");
+    }
+    let found = m.memory_search(secret, None, None, None, None).unwrap();
+    assert!(found.results.is_empty(), "{found:?}");
+    let versions = m.history_list("/memories/creds.md", None, None).unwrap();
+    let redacted = versions.iter().find(|v| v.redacted.is_some()).unwrap();
+    assert_eq!(redacted.redacted.as_ref().unwrap().0, "security");
+    assert_eq!(redacted.sha256, None);
+}
+}
+
+/// Now, as RFC 3339 in whole seconds.
+fn time_now() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    time::OffsetDateTime::from_unix_timestamp(now as i64)
+        .unwrap()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap()
+}
+
+both_backends! {
+fn five_thousand_edits_stay_within_a_one_mib_history() {
+    let f = Fixture::new();
+    let m = f
+        .builder()
+        .limits(memcap::Limits {
+            history_mib: 1,
+            ..memcap::Limits::default()
+        })
+        .open()
+        .unwrap();
+    let body = |i: usize| format!("{i:06}\n{}", "A line of a typical note.\n".repeat(400));
+    m.create("/memories/big.md", &body(0)).unwrap();
+    for i in 1..5_000 {
+        m.str_replace("/memories/big.md", &format!("{:06}\n", i - 1), &format!("{i:06}\n"))
+            .unwrap();
+    }
+    let held: usize = m
+        .export_all()
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e {
+            memcap::Entry::File(path, data) if path.starts_with(".memcap/history/") => {
+                Some(data.len())
+            }
+            _ => None,
+        })
+        .sum();
+    assert!(held <= 1 << 20, "the history holds {held} bytes");
+    let kept = m.history_list("/memories/big.md", None, None).unwrap();
+    assert_eq!(kept[0].number, 5_000);
+    assert!(kept.len() >= 50, "{} versions kept", kept.len());
+    for v in kept.iter().take(10) {
+        let n = v.number as usize - 1;
+        assert_eq!(m.history_show("/memories/big.md", v.number).unwrap(), body(n).as_bytes());
+    }
+    let stats = m.memory_stats().unwrap();
+    assert_eq!(stats.history_versions, kept.len() as u64);
+    assert!(stats.history_bytes <= 1 << 20 && stats.history_bytes > 0, "{}", stats.history_bytes);
+}
+}
