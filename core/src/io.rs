@@ -38,6 +38,9 @@ pub struct Io<'a> {
     /// The note this call last wrote, with its bytes: the catalog takes
     /// them instead of reading the file straight back.
     written: RefCell<Option<(String, Vec<u8>)>>,
+    /// Contents this call hashed, with their SHA-256: a content the history
+    /// keeps and the answer names is hashed once.
+    hashes: RefCell<Vec<(Vec<u8>, String)>>,
     /// Whether the warm catalog has read the journal in this call: it is
     /// not read again (the host's lock keeps other writers out meanwhile,
     /// and a save checks the journal's end whatever this says).
@@ -58,6 +61,7 @@ impl<'a> Io<'a> {
             temp_names: Cell::new(None),
             now: Cell::new(None),
             written: RefCell::new(None),
+            hashes: RefCell::new(Vec::new()),
             journal_read: Cell::new(false),
         }
     }
@@ -87,6 +91,26 @@ impl<'a> Io<'a> {
                 None
             }
         }
+    }
+
+    /// The SHA-256 of `bytes` as 64 lowercase hex digits, hashed once per
+    /// call for the last few contents of up to 1 MiB (comparing is far
+    /// cheaper than hashing).
+    pub fn sha256_hex(&self, bytes: &[u8]) -> String {
+        const KEPT: usize = 4;
+        const MAX_KEPT_BYTES: usize = 1 << 20;
+        if let Some((_, sha)) = self.hashes.borrow().iter().find(|(b, _)| b == bytes) {
+            return sha.clone();
+        }
+        let sha = crate::vocab::precondition::sha256_hex(bytes);
+        if bytes.len() <= MAX_KEPT_BYTES {
+            let mut hashes = self.hashes.borrow_mut();
+            if hashes.len() == KEPT {
+                hashes.remove(0);
+            }
+            hashes.push((bytes.to_vec(), sha.clone()));
+        }
+        sha
     }
 
     /// Whether the warm catalog has read the journal in this call.

@@ -409,3 +409,26 @@ fn changes_a_watcher_reports_are_recorded_as_another_programs() {
     );
     assert_eq!(show(&s, "/memories/a.md", 2), b"MINE\n");
 }
+
+#[test]
+fn files_the_walk_finds_changed_by_another_program_are_recorded() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.ok(json!({"command": "create", "path": "/memories/a.md", "file_text": "mine\n"}));
+    s.fs.write_new("dropped.md", b"from an editor\n", false)
+        .unwrap();
+    s.fs.remove_file("a.md").unwrap();
+    // Any answer that looks at the store finds them.
+    s.ok(json!({"command": "view", "path": "/memories"}));
+    s.ok(json!({"command": "memory_view"}));
+    let a = |op, p: &str, who: &str| (op, p.to_owned(), who.to_owned());
+    assert_eq!(
+        ops(&s),
+        vec![
+            a(Op::Created, "a.md", "memcap"),
+            // In the order the walk found them.
+            a(Op::Created, "dropped.md", "(outside memcap)"),
+            a(Op::Deleted, "a.md", "(outside memcap)"),
+        ]
+    );
+}

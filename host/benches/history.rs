@@ -69,6 +69,24 @@ fn history_bytes(root: &std::path::Path) -> u64 {
 fn main() {
     let (edit_on, create_on) = warm(256);
     let (edit_off, create_off) = warm(0);
+    let ratios = |edit_on: f64, edit_off: f64, create_on: f64, create_off: f64| {
+        println!("the version history on a directory, medians of one run; ratios from it");
+        println!("| measure | with history | without | ratio |");
+        println!("|---|---:|---:|---:|");
+        println!(
+            "| warm str_replace, 10 KB note (µs, {N} calls) | {edit_on:.0} | {edit_off:.0} | {:.2}× |",
+            edit_on / edit_off
+        );
+        println!(
+            "| warm create, 10 KB (µs, {N} calls) | {create_on:.0} | {create_off:.0} | {:.2}× |",
+            create_on / create_off
+        );
+    };
+    // `cargo bench --bench history -- warm`: the warm calls only.
+    if std::env::args().any(|a| a == "warm") {
+        ratios(edit_on, edit_off, create_on, create_off);
+        return;
+    }
 
     // A 10,000-note store whose history holds 10,000 versions.
     let dir = tempfile::tempdir().unwrap();
@@ -137,17 +155,7 @@ fn main() {
             .collect(),
     );
 
-    println!("the version history on a directory, medians of one run; ratios from it");
-    println!("| measure | with history | without | ratio |");
-    println!("|---|---:|---:|---:|");
-    println!(
-        "| warm str_replace, 10 KB note (µs, {N} calls) | {edit_on:.0} | {edit_off:.0} | {:.2}× |",
-        edit_on / edit_off
-    );
-    println!(
-        "| warm create, 10 KB (µs, {N} calls) | {create_on:.0} | {create_off:.0} | {:.2}× |",
-        create_on / create_off
-    );
+    ratios(edit_on, edit_off, create_on, create_off);
     println!(
         "| one-shot create (fresh open + call), 10,000 notes and versions (ms) | {one_shot:.1} | | |"
     );

@@ -82,6 +82,7 @@ fn threads_with_separate_handles_lose_nothing() {
         .map(|w| format!("w{w}={}\n", EDITS / 4))
         .collect();
     assert_eq!(f.read("shared.txt"), expected);
+    assert_eq!(common::history_agrees(&f.memory, ""), 1 + WRITERS * EDITS / 4);
 }
 }
 

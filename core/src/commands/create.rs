@@ -9,7 +9,6 @@ use crate::notes::maintain;
 use crate::output::Output;
 use crate::storage::Kind;
 use crate::vocab::Precondition;
-use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 pub fn create(io: &Io, shown: &str, file_text: &str, pre: Option<&Precondition>) -> Result<Output> {
@@ -46,7 +45,7 @@ pub fn create(io: &Io, shown: &str, file_text: &str, pre: Option<&Precondition>)
         .map_err(taken)?;
     Ok(Output::Created {
         path: shown.into(),
-        sha256: sha256_hex(file_text.as_bytes()),
+        sha256: io.sha256_hex(file_text.as_bytes()),
         index: maintain::after_change(io, &[&path]),
     })
 }
@@ -73,12 +72,12 @@ fn replace(
         Err(_) => return Err(super::precondition::missing(pre, shown, false)),
     }
     let (old, stamp) = files::read_bytes_for_edit(io, path, shown)?;
-    super::precondition::check_content(Some(pre), shown, &old)?;
+    super::precondition::check_content(io, Some(pre), shown, &old)?;
     crate::quota::check(io, path, shown, file_text)?;
     files::replace_file(io, path, shown, &old, file_text.as_bytes(), stamp)?;
     Ok(Output::Created {
         path: shown.into(),
-        sha256: sha256_hex(file_text.as_bytes()),
+        sha256: io.sha256_hex(file_text.as_bytes()),
         index: maintain::after_change(io, &[path]),
     })
 }

@@ -6,7 +6,6 @@ use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::Output;
 use crate::vocab::Precondition;
-use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 pub fn insert(
@@ -20,7 +19,7 @@ pub fn insert(
     super::refuse_chat(&path, shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
-    super::precondition::check_content(pre, shown, file.text.as_bytes())?;
+    super::precondition::check_content(io, pre, shown, file.text.as_bytes())?;
     let mut lines: Vec<&str> = file.text.split('\n').collect();
     if lines.last() == Some(&"") {
         lines.pop();
@@ -49,7 +48,7 @@ pub fn insert(
     )?;
     Ok(Output::Inserted {
         path: shown.into(),
-        sha256: sha256_hex(updated.as_bytes()),
+        sha256: io.sha256_hex(updated.as_bytes()),
         index: maintain::after_change(io, &[&path]),
     })
 }

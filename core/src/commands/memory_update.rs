@@ -21,7 +21,7 @@ pub fn memory_update(
     super::refuse_chat(&path, &shown)?;
     super::require_file(io, &path, &shown)?;
     let file = files::read_for_edit(io, &path, &shown)?;
-    super::precondition::check_content(pre, &shown, file.text.as_bytes())?;
+    super::precondition::check_content(io, pre, &shown, file.text.as_bytes())?;
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
     let updated = frontmatter::with_updated(&replaced, &io.today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;
@@ -35,6 +35,7 @@ pub fn memory_update(
         file.stamp,
     )?;
     Ok(edited(
+        io,
         &shown,
         &updated,
         line,

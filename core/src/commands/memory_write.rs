@@ -8,7 +8,6 @@ use crate::notes::frontmatter::MAX_NAME_CHARS;
 use crate::notes::{frontmatter, maintain};
 use crate::output::Output;
 use crate::storage::Kind;
-use crate::vocab::precondition::sha256_hex;
 use crate::vocab::{NoteType, Precondition};
 
 /// The longest description `memory_write` takes; the index shows less.
@@ -51,7 +50,7 @@ pub fn memory_write(
     let replaced = match files::stat(io, &path) {
         Ok(st) if st.kind == Kind::File => {
             let (old, stamp) = files::read_bytes_for_edit(io, &path, &shown)?;
-            super::precondition::check_content(pre, &shown, &old)?;
+            super::precondition::check_content(io, pre, &shown, &old)?;
             files::replace_file(io, &path, &shown, &old, text.as_bytes(), stamp)?;
             true
         }
@@ -80,6 +79,6 @@ pub fn memory_write(
         note_type: kind,
         name: crate::text::one_line(name, MAX_NAME_CHARS),
         replaced,
-        sha256: sha256_hex(text.as_bytes()),
+        sha256: io.sha256_hex(text.as_bytes()),
     })
 }

@@ -9,16 +9,24 @@ use crate::files;
 use crate::io::Io;
 use crate::storage::Kind;
 use crate::vocab::Precondition;
-use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 /// Refuses unless `content` is what `pre` expects.
-pub fn check_content(pre: Option<&Precondition>, shown: &str, content: &[u8]) -> Result<()> {
-    match pre {
-        Some(pre) if !pre.holds(content) => {
-            Err(failed(pre, shown, Some(sha256_hex(content)), false))
-        }
-        _ => Ok(()),
+/// (Hashed through `io`, so the history and the answer reuse the hash.)
+pub fn check_content(
+    io: &Io,
+    pre: Option<&Precondition>,
+    shown: &str,
+    content: &[u8],
+) -> Result<()> {
+    let Some(pre) = pre else {
+        return Ok(());
+    };
+    let sha = io.sha256_hex(content);
+    if sha == pre.expected() {
+        Ok(())
+    } else {
+        Err(failed(pre, shown, Some(sha), false))
     }
 }
 
@@ -27,7 +35,7 @@ pub fn check_file(io: &Io, path: &MemPath, shown: &str, pre: &Precondition) -> R
     match files::stat(io, path) {
         Ok(st) if st.kind == Kind::File => {
             let (bytes, _) = files::read_bytes_for_edit(io, path, shown)?;
-            check_content(Some(pre), shown, &bytes)
+            check_content(io, Some(pre), shown, &bytes)
         }
         Ok(st) => Err(failed(pre, shown, None, st.kind == Kind::Dir)),
         Err(FsError::NotFound | FsError::NotADirectory) => Err(failed(pre, shown, None, false)),

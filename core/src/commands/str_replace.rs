@@ -6,7 +6,6 @@ use crate::io::Io;
 use crate::notes::maintain;
 use crate::output::{IndexUpkeep, Output};
 use crate::vocab::Precondition;
-use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 /// Occurrences listed in a "multiple matches" error before the list is cut
@@ -24,7 +23,7 @@ pub fn str_replace(
     super::refuse_chat(&path, shown)?;
     super::require_file(io, &path, shown)?;
     let file = files::read_for_edit(io, &path, shown)?;
-    super::precondition::check_content(pre, shown, file.text.as_bytes())?;
+    super::precondition::check_content(io, pre, shown, file.text.as_bytes())?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
     crate::quota::check(io, &path, shown, &updated)?;
     files::replace_file(
@@ -36,6 +35,7 @@ pub fn str_replace(
         file.stamp,
     )?;
     Ok(edited(
+        io,
         shown,
         &updated,
         line,
@@ -73,7 +73,7 @@ pub fn replace_once(
 }
 
 /// The SDK's answer to an edit: the lines around `line` (from 0).
-pub fn edited(shown: &str, updated: &str, line: usize, index: IndexUpkeep) -> Output {
+pub fn edited(io: &Io, shown: &str, updated: &str, line: usize, index: IndexUpkeep) -> Output {
     let lines: Vec<&str> = updated.split('\n').collect();
     let first = line.saturating_sub(2);
     let last = (line + 3).min(lines.len());
@@ -81,7 +81,7 @@ pub fn edited(shown: &str, updated: &str, line: usize, index: IndexUpkeep) -> Ou
         path: shown.into(),
         first_line: first + 1,
         snippet: lines[first..last].iter().map(|l| (*l).to_owned()).collect(),
-        sha256: sha256_hex(updated.as_bytes()),
+        sha256: io.sha256_hex(updated.as_bytes()),
         index,
     }
 }

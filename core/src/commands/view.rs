@@ -6,7 +6,6 @@ use crate::io::Io;
 use crate::notes::{index_file, maintain};
 use crate::output::{ListedEntry, Output, Selection};
 use crate::storage::{Dir, DirEntry, Kind};
-use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 /// The SDK refuses to show files with more lines than this.
@@ -46,7 +45,7 @@ fn show_file(io: &Io, path: &MemPath, shown: &str, range: Option<(i64, i64)>) ->
     };
     Ok(Output::FileLines {
         path: shown.into(),
-        sha256: sha256_hex(text.as_bytes()),
+        sha256: io.sha256_hex(text.as_bytes()),
         first_line: start + 1,
         lines: Selection::new(text, start, end),
     })

@@ -121,19 +121,20 @@ pub fn replace_file_as(
     bytes: &[u8],
     expected: Stamp,
 ) -> Result<()> {
+    // The history records the stamp the write leaves, so the next edit
+    // knows the content it replaces without hashing it.
     let staging = Staging {
         durable: true,
-        stamped: false,
+        stamped: history::recording(io),
     };
+    let (mut temp, written) = stage(io, path, shown, bytes, staging, "write")?;
     let change = Change {
-        path: path.key(),
-        op,
-        from: None,
-        old: Some(old.to_vec()),
-        new: Some(bytes.to_vec()),
+        old_stamp: Some(expected),
+        new_stamp: written,
+        ..Change::new(path.key(), op, Some(old.to_vec()), Some(bytes.to_vec()))
     };
     history::tracked(io, vec![change], || {
-        replace_staged(io, path, shown, bytes, expected, staging)
+        publish_over(io, path, shown, &mut temp, expected)
     })?;
     io.remember_written(path.key(), bytes);
     sync_dir(io, &path.parent()).map_err(|e| tool_error(e, shown, "write"))
@@ -173,17 +174,31 @@ fn replace_staged(
     expected: Stamp,
     staging: Staging,
 ) -> Result<Option<Stamp>> {
-    let fail = |e| tool_error(e, shown, "write");
     let (mut temp, written) = stage(io, path, shown, bytes, staging, "write")?;
+    publish_over(io, path, shown, &mut temp, expected)?;
+    Ok(written)
+}
+
+/// Renames `temp` over `path` if the file there still has the stamp
+/// `expected`; `conflict` otherwise.
+fn publish_over(
+    io: &Io,
+    path: &MemPath,
+    shown: &str,
+    temp: &mut TempFile<'_>,
+    expected: Stamp,
+) -> Result<()> {
     match stamp(io, path) {
         Ok(now) if now == expected => {}
         _ => {
             return Err(ToolError::ChangedMeanwhile { path: shown.into() });
         }
     }
-    io.fs.rename(&temp.name, &path.relative()).map_err(fail)?;
+    io.fs
+        .rename(&temp.name, &path.relative())
+        .map_err(|e| tool_error(e, shown, "write"))?;
     temp.published = true;
-    Ok(written)
+    Ok(())
 }
 
 /// Puts `bytes` at `relative` (under the reserved directory) atomically,
@@ -200,18 +215,6 @@ pub fn put_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError>
     Ok(())
 }
 
-/// Puts `bytes` at `relative` (under the reserved directory) under a new
-/// name: staged whole, then hard-linked, so the name never shows partial
-/// content; [`FsError::Exists`] when the name is taken (nothing replaced).
-pub fn link_private(io: &Io, relative: &str, bytes: &[u8]) -> Result<(), FsError> {
-    let staging = Staging {
-        durable: false,
-        stamped: false,
-    };
-    let (temp, _) = write_temp(io, relative, bytes, staging)?;
-    io.fs.hard_link(&temp.name, relative)
-}
-
 /// Creates a new file with `bytes` atomically and without ever replacing an
 /// existing one: the temp file is hard-linked to the final name (which fails
 /// if the name is taken), so the name never shows partial content.
@@ -221,16 +224,19 @@ pub fn create_file(io: &Io, path: &MemPath, shown: &str, bytes: &[u8]) -> Result
 
 /// [`create_file`], recorded in the history as `op`.
 pub fn create_file_as(io: &Io, op: Op, path: &MemPath, shown: &str, bytes: &[u8]) -> Result<()> {
-    let change = Change {
-        path: path.key(),
-        op,
-        from: None,
-        old: None,
-        new: Some(bytes.to_vec()),
+    let fail = |e| tool_error(e, shown, "create");
+    let staging = Staging {
+        durable: true,
+        stamped: history::recording(io),
     };
-    history::tracked(io, vec![change], || {
-        create_staged(io, path, shown, bytes, false).map(drop)
-    })
+    let (temp, written) = stage(io, path, shown, bytes, staging, "create")?;
+    let change = Change {
+        new_stamp: written,
+        ..Change::new(path.key(), op, None, Some(bytes.to_vec()))
+    };
+    history::tracked(io, vec![change], || link_into_place(io, path, shown, temp))?;
+    io.remember_written(path.key(), bytes);
+    sync_dir(io, &path.parent()).map_err(fail)
 }
 
 /// As [`create_file`], returning the stamp the new file has (taken from the
@@ -252,14 +258,19 @@ fn create_staged(
         stamped,
     };
     let (temp, written) = stage(io, path, shown, bytes, staging, "create")?;
-    io.fs
-        .hard_link(&temp.name, &path.relative())
-        .map_err(|e| match e {
-            FsError::Exists => ToolError::FileExists { path: shown.into() },
-            e => fail(e),
-        })?;
-    drop(temp);
+    link_into_place(io, path, shown, temp)?;
     io.remember_written(path.key(), bytes);
     sync_dir(io, &path.parent()).map_err(fail)?;
     Ok(written)
+}
+
+/// Links the staged `temp` to `path`, never replacing anything there
+/// (`already-exists`); the staged name goes either way.
+fn link_into_place(io: &Io, path: &MemPath, shown: &str, temp: TempFile<'_>) -> Result<()> {
+    let linked = io.fs.hard_link(&temp.name, &path.relative());
+    drop(temp);
+    linked.map_err(|e| match e {
+        FsError::Exists => ToolError::FileExists { path: shown.into() },
+        e => tool_error(e, shown, "create"),
+    })
 }

@@ -12,37 +12,40 @@ fn path(sha: &str) -> String {
     format!("{HISTORY_BLOBS}/{sha}")
 }
 
-/// Keeps `bytes` (whose SHA-256 is `sha`); `true` when it was not kept yet.
-/// Written whole under a temporary name, then linked into place, so a
-/// crash never leaves a partial content under a hash.
+/// Keeps `bytes` (whose SHA-256 is `sha`); `true` when it was not kept
+/// yet. Written in place under its hash: a crash mid-write leaves it
+/// short, and a short one is written again the next time that content is
+/// kept (and reads as gone meanwhile: [`get`] checks the hash).
 pub fn put(io: &Io, sha: &str, bytes: &[u8]) -> Result<bool, FsError> {
-    if exists(io, sha)? {
-        return Ok(false);
+    match io.fs.stat(&path(sha), false) {
+        Ok(meta) if meta.size == bytes.len() as u64 => Ok(false),
+        Ok(_) | Err(FsError::NotFound) => put_new(io, sha, bytes),
+        Err(e) => Err(e),
     }
-    match files::link_private(io, &path(sha), bytes) {
+}
+
+/// [`put`] for a content that is most likely not kept yet (what a change
+/// writes): not looked up first, the exclusive create says.
+pub fn put_new(io: &Io, sha: &str, bytes: &[u8]) -> Result<bool, FsError> {
+    let at = path(sha);
+    match io.fs.write_new(&at, bytes, false) {
         Ok(()) => Ok(true),
-        Err(FsError::Exists) => Ok(false),
         Err(FsError::NotFound) => {
             super::log::ensure_dir(io)?;
             match io.fs.create_dir(HISTORY_BLOBS) {
                 Ok(()) | Err(FsError::Exists) => {}
                 Err(e) => return Err(e),
             }
-            match files::link_private(io, &path(sha), bytes) {
-                Ok(()) => Ok(true),
-                Err(FsError::Exists) => Ok(false),
-                Err(e) => Err(e),
-            }
+            io.fs.write_new(&at, bytes, false).map(|()| true)
         }
-        Err(e) => Err(e),
-    }
-}
-
-/// Whether a content is kept.
-pub fn exists(io: &Io, sha: &str) -> Result<bool, FsError> {
-    match io.fs.stat(&path(sha), false) {
-        Ok(_) => Ok(true),
-        Err(FsError::NotFound) => Ok(false),
+        Err(FsError::Exists) => {
+            if io.fs.stat(&at, false)?.size == bytes.len() as u64 {
+                return Ok(false);
+            }
+            // Torn by a crash: written again.
+            io.fs.remove_file(&at)?;
+            io.fs.write_new(&at, bytes, false).map(|()| true)
+        }
         Err(e) => Err(e),
     }
 }

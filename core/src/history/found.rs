@@ -13,7 +13,6 @@ use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
 use crate::storage::Kind;
-use crate::vocab::precondition::sha256_hex;
 use crate::vocab::settings::OUTSIDE_ACTOR;
 
 /// Records what is now at `keys` (relative paths) where the log says
@@ -44,7 +43,7 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
         let now = read(io, key);
         let (op, sha, size, prev) = match (&now, logged) {
             (Some(bytes), logged) => {
-                let sha = sha256_hex(bytes);
+                let sha = io.sha256_hex(bytes);
                 if logged == Some(sha.as_str()) {
                     continue;
                 }
@@ -74,6 +73,7 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
             prev: prev.filter(|p| !p.is_empty()),
             redacted: None,
             total: 0,
+            stamp: None,
         };
         next += 1;
         total = super::track::with_line(&mut version, total);

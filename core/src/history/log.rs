@@ -12,7 +12,20 @@ use crate::layout::{HISTORY_DIR, HISTORY_LOG, RESERVED};
 /// retention (256 MiB of content and log together) lets it reach.
 pub const MAX_LOG_BYTES: u64 = 128 << 20;
 /// How much of the log's end is read to find the last version.
-const TAIL: u64 = 16 * 1024;
+const TAIL: u64 = 4 * 1024;
+
+/// Where the log ends, and its newest version: what a change needs to
+/// number its versions and append them, read once.
+#[derive(Debug, Default)]
+pub struct Tail {
+    pub last: Option<Version>,
+    /// The log's size.
+    pub end: u64,
+    /// Whether the log ends with a whole line (a crash can tear the last).
+    pub clean: bool,
+    /// Whether the log is there at all.
+    pub exists: bool,
+}
 
 /// Every version in the log, oldest first.
 pub fn read_all(io: &Io) -> Result<Vec<Version>, FsError> {
@@ -24,17 +37,31 @@ pub fn read_all(io: &Io) -> Result<Vec<Version>, FsError> {
 
 /// The newest version in the log, if any.
 pub fn last(io: &Io) -> Result<Option<Version>, FsError> {
-    let size = match io.fs.stat(HISTORY_LOG, false) {
-        Ok(meta) => meta.size,
-        Err(FsError::NotFound) => return Ok(None),
+    tail(io).map(|t| t.last)
+}
+
+/// Where the log ends, and its newest version: its end read from the
+/// back, a window at a time, until a whole line parses.
+pub fn tail(io: &Io) -> Result<Tail, FsError> {
+    let file = match io.fs.open(HISTORY_LOG, false) {
+        Ok(file) => file,
+        Err(FsError::NotFound) => return Ok(Tail::default()),
         Err(e) => return Err(e),
+    };
+    let size = file.stat()?.size;
+    let mut tail = Tail {
+        end: size,
+        clean: true,
+        exists: true,
+        last: None,
     };
     let mut window = TAIL;
     loop {
         let from = size.saturating_sub(window);
-        let Some(bytes) = read_from(io, from)? else {
-            return Ok(None);
-        };
+        let bytes = files::read_to_end(&*file, from, Some(window), Some(size - from))?;
+        if from + (bytes.len() as u64) == size {
+            tail.clean = bytes.last().is_none_or(|&b| b == b'\n');
+        }
         // The first line of a window that starts mid-file may be cut.
         let whole = match from {
             0 => &bytes[..],
@@ -43,11 +70,14 @@ pub fn last(io: &Io) -> Result<Option<Version>, FsError> {
                 None => &[][..],
             },
         };
-        if let Some(version) = parse(whole).pop() {
-            return Ok(Some(version));
-        }
-        if from == 0 || window >= MAX_LOG_BYTES {
-            return Ok(None);
+        let newest = whole
+            .split(|&b| b == b'\n')
+            .rev()
+            .filter(|line| !line.is_empty())
+            .find_map(|line| serde_json::from_slice::<Version>(line).ok());
+        if newest.is_some() || from == 0 || window >= MAX_LOG_BYTES {
+            tail.last = newest;
+            return Ok(tail);
         }
         window *= 4;
     }
@@ -59,41 +89,53 @@ pub fn append(io: &Io, versions: &[Version]) -> Result<(), FsError> {
     if versions.is_empty() {
         return Ok(());
     }
+    let mut tail = tail(io)?;
+    append_at(io, &mut tail, versions)
+}
+
+/// [`append`] where the log's end is known (`tail`, kept up to date).
+pub fn append_at(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<(), FsError> {
+    if versions.is_empty() {
+        return Ok(());
+    }
     let mut text = lines(versions);
-    let end = match io.fs.stat(HISTORY_LOG, false) {
-        Ok(meta) => meta.size,
-        Err(FsError::NotFound) => {
-            ensure_dir(io)?;
-            match io.fs.write_new(HISTORY_LOG, text.as_bytes(), false) {
-                Err(FsError::Exists) => io.fs.stat(HISTORY_LOG, false)?.size,
-                other => return other,
+    if !tail.exists {
+        let created = match io.fs.write_new(HISTORY_LOG, text.as_bytes(), false) {
+            Err(FsError::NotFound) => {
+                ensure_dir(io)?;
+                io.fs.write_new(HISTORY_LOG, text.as_bytes(), false)
             }
-        }
-        Err(e) => return Err(e),
-    };
-    if end > 0 {
-        let file = io.fs.open(HISTORY_LOG, false)?;
-        let (last, _) = file.read_at(end - 1, 1)?;
-        if last.first() != Some(&b'\n') {
-            text.insert(0, '\n');
+            other => other,
+        };
+        match created {
+            Ok(()) => {
+                *tail = Tail {
+                    end: text.len() as u64,
+                    clean: true,
+                    exists: true,
+                    last: versions.last().cloned(),
+                };
+                return Ok(());
+            }
+            // Made since it was looked at: append to it.
+            Err(FsError::Exists) => *tail = self::tail(io)?,
+            Err(e) => return Err(e),
         }
     }
-    io.fs.write_at(HISTORY_LOG, end, text.as_bytes())
+    if !tail.clean {
+        text.insert(0, '\n');
+    }
+    io.fs.write_at(HISTORY_LOG, tail.end, text.as_bytes())?;
+    tail.end += text.len() as u64;
+    tail.clean = true;
+    tail.last = versions.last().cloned();
+    Ok(())
 }
 
 /// Replaces the whole log with `versions`, atomically.
 pub fn rewrite(io: &Io, versions: &[Version]) -> Result<(), FsError> {
     ensure_dir(io)?;
     files::put_private(io, HISTORY_LOG, lines(versions).as_bytes())
-}
-
-/// The log's size in bytes (0 when there is none).
-pub fn size(io: &Io) -> Result<u64, FsError> {
-    match io.fs.stat(HISTORY_LOG, false) {
-        Ok(meta) => Ok(meta.size),
-        Err(FsError::NotFound) => Ok(0),
-        Err(e) => Err(e),
-    }
 }
 
 /// Makes `.memcap/history` (and `.memcap`) when missing.

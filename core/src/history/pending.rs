@@ -14,9 +14,22 @@ use crate::storage::Kind;
 use crate::vocab::precondition::sha256_hex;
 
 /// Writes the versions of the change about to be made.
+/// Written in place, not staged: a crash that tears it came before the
+/// change, and a torn line is dropped like a change not made.
 pub fn write(io: &Io, versions: &[Version]) -> Result<(), FsError> {
-    log::ensure_dir(io)?;
-    files::put_private(io, HISTORY_PENDING, log::lines(versions).as_bytes())
+    let text = log::lines(versions);
+    match io.fs.write_new(HISTORY_PENDING, text.as_bytes(), false) {
+        Err(FsError::NotFound) => {
+            log::ensure_dir(io)?;
+            io.fs.write_new(HISTORY_PENDING, text.as_bytes(), false)
+        }
+        Err(FsError::Exists) => {
+            // Settled already (`recover` runs first): a leftover.
+            clear(io)?;
+            io.fs.write_new(HISTORY_PENDING, text.as_bytes(), false)
+        }
+        other => other,
+    }
 }
 
 /// Whether a change is in flight (written as pending, not yet logged).

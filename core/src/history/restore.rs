@@ -15,7 +15,6 @@ use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::storage::Kind;
-use crate::vocab::precondition::sha256_hex;
 use crate::vocab::settings::OUTSIDE_ACTOR;
 use crate::vpath::{MemPath, ROOT};
 
@@ -200,7 +199,7 @@ fn put(io: &Io, key: &str, bytes: &[u8], undone: &mut Undone) -> Result<()> {
     match files::lstat(io, &path) {
         Ok(meta) if meta.kind == Kind::File => {
             let (old, stamp) = files::read_bytes_for_edit(io, &path, &shown)?;
-            if sha256_hex(&old) == sha256_hex(bytes) {
+            if io.sha256_hex(&old) == io.sha256_hex(bytes) {
                 undone.unchanged.push(shown);
                 return Ok(());
             }
@@ -246,13 +245,7 @@ fn remove(io: &Io, key: &str, undone: &mut Undone) -> Result<()> {
     let old = files::read_bytes_for_edit(io, &path, &shown)
         .ok()
         .map(|(b, _)| b);
-    let change = Change {
-        path: key.to_owned(),
-        op: Op::Deleted,
-        from: None,
-        old,
-        new: None,
-    };
+    let change = Change::new(key.to_owned(), Op::Deleted, old, None);
     tracked(io, vec![change], || {
         io.fs
             .remove_file(key)

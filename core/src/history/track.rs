@@ -10,8 +10,7 @@ use super::{blobs, log, pending, retention};
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{INDEX_FILE, is_reserved};
-use crate::storage::Grant;
-use crate::vocab::precondition::sha256_hex;
+use crate::storage::{Grant, Stamp};
 use crate::vocab::settings::{ACTOR, ACTOR_ID, DEFAULT_ACTOR, OUTSIDE_ACTOR};
 
 /// One file a change is about to touch.
@@ -26,6 +25,25 @@ pub struct Change {
     pub old: Option<Vec<u8>>,
     /// The content the change leaves; `None` when the file goes.
     pub new: Option<Vec<u8>>,
+    /// The stamp of the content replaced, as it was read.
+    pub old_stamp: Option<Stamp>,
+    /// The stamp the change leaves on the file, when the writer knows it.
+    pub new_stamp: Option<Stamp>,
+}
+
+impl Change {
+    /// A change of `op` at `path` from `old` to `new`, stamps unknown.
+    pub fn new(path: String, op: Op, old: Option<Vec<u8>>, new: Option<Vec<u8>>) -> Self {
+        Self {
+            path,
+            op,
+            from: None,
+            old,
+            new,
+            old_stamp: None,
+            new_stamp: None,
+        }
+    }
 }
 
 impl Change {
@@ -64,7 +82,7 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
     if changes.is_empty() || !retention.enabled() {
         return apply();
     }
-    let (planned, fresh) = plan(io, changes).map_err(|error| ToolError::Fs {
+    let (planned, fresh, mut tail) = plan(io, changes).map_err(|error| ToolError::Fs {
         error,
         path: crate::vpath::ROOT.to_owned(),
         doing: "record the history of",
@@ -91,7 +109,7 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
         }
     };
     // Pruning again is what the next change does if this fails.
-    if log::append(io, &done).is_ok()
+    if log::append_at(io, &mut tail, &done).is_ok()
         && pending::clear(io).is_ok()
         && let Some(newest) = done.last()
     {
@@ -102,17 +120,17 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
 
 /// Keeps the contents, logs what memcap never recorded, and writes the
 /// versions of `changes` as in flight; with the hashes of the contents
-/// the versions brought (kept for the first time).
+/// the versions brought (kept for the first time), and the log's end.
 fn plan(
     io: &Io,
     changes: Vec<Change>,
-) -> std::result::Result<(Vec<Version>, Vec<String>), FsError> {
+) -> std::result::Result<(Vec<Version>, Vec<String>, log::Tail), FsError> {
     pending::recover(io)?;
-    let last = log::last(io)?;
-    let mut next = last.as_ref().map_or(1, |v| v.v + 1);
-    let mut total = match &last {
+    let mut tail = log::tail(io)?;
+    let mut next = tail.last.as_ref().map_or(1, |v| v.v + 1);
+    let mut total = match &tail.last {
         Some(v) => v.total,
-        None => log::size(io)?,
+        None => tail.end,
     };
     let (actor, actor_id) = actor(io);
     let t = io.now_seconds();
@@ -120,9 +138,18 @@ fn plan(
     let mut planned = Vec::new();
     let mut fresh = Vec::new();
     for change in changes {
+        // Replacing what memcap wrote last, still as it left it: its hash
+        // is on record and its copy kept.
+        let known = change.old_stamp.filter(|s| s.hash.is_some()).and_then(|s| {
+            tail.last
+                .as_ref()
+                .filter(|l| l.path == change.path && l.stamp == Some(s))
+                .and_then(|l| l.sha256.clone())
+        });
         let prev = match &change.old {
+            Some(_) if known.is_some() => known,
             Some(old) => {
-                let sha = sha256_hex(old);
+                let sha = io.sha256_hex(old);
                 if blobs::put(io, &sha, old)? {
                     // Never recorded: another program's, or older than the history.
                     let at = change.from.clone().unwrap_or_else(|| change.path.clone());
@@ -139,6 +166,7 @@ fn plan(
                         prev: None,
                         redacted: None,
                         total: 0,
+                        stamp: None,
                     };
                     next += 1;
                     total += old.len() as u64;
@@ -151,8 +179,8 @@ fn plan(
         };
         let (sha256, size) = match &change.new {
             Some(new) => {
-                let sha = sha256_hex(new);
-                if blobs::put(io, &sha, new)? {
+                let sha = io.sha256_hex(new);
+                if blobs::put_new(io, &sha, new)? {
                     total += new.len() as u64;
                     fresh.push(sha.clone());
                 }
@@ -173,14 +201,15 @@ fn plan(
             prev,
             redacted: None,
             total: 0,
+            stamp: change.new_stamp,
         };
         next += 1;
         total = with_line(&mut version, total);
         planned.push(version);
     }
-    log::append(io, &found)?;
+    log::append_at(io, &mut tail, &found)?;
     pending::write(io, &planned)?;
-    Ok((planned, fresh))
+    Ok((planned, fresh, tail))
 }
 
 /// Sets `version.total` to `total` plus its own line's bytes, and returns it.
@@ -201,13 +230,7 @@ pub fn recording(io: &Io) -> bool {
 pub fn removal(io: &Io, rel: &str) -> Vec<Change> {
     files_under(io, rel)
         .into_iter()
-        .map(|(path, old)| Change {
-            path,
-            op: Op::Deleted,
-            from: None,
-            old,
-            new: None,
-        })
+        .map(|(path, old)| Change::new(path, Op::Deleted, old, None))
         .collect()
 }
 
@@ -217,11 +240,13 @@ pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
     files_under(io, from)
         .into_iter()
         .map(|(path, content)| Change {
-            path: format!("{to}{}", &path[from.len()..]),
-            op: Op::Renamed,
-            from: Some(path),
-            old: content.clone(),
-            new: content,
+            from: Some(path.clone()),
+            ..Change::new(
+                format!("{to}{}", &path[from.len()..]),
+                Op::Renamed,
+                content.clone(),
+                content,
+            )
         })
         .collect()
 }

@@ -74,6 +74,10 @@ pub struct Version {
     /// added: what retention compares with its bound without a walk.
     #[serde(default)]
     pub total: u64,
+    /// The stamp memcap's write left on the file: the next edit of a file
+    /// still so stamped replaces this content, known without hashing it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<crate::storage::Stamp>,
 }
 
 impl Version {

@@ -132,7 +132,15 @@ pub fn fresh_catalog<T>(
 /// Brings the catalog in line with the files, and makes ready what `needs`
 /// says.
 fn prepare(io: &Io, catalog: &mut Catalog, needs: Needs) -> std::result::Result<(), FsError> {
+    let before = catalog.queued();
     catalog.refresh(io)?;
+    // What the walk found another program changed is a version too; a
+    // history that cannot be written must not keep the answer back (the
+    // next change memcap makes to such a file keeps its content first).
+    let found = catalog.paths_queued_since(before);
+    if !found.is_empty() {
+        let _ = crate::history::found(io, &found);
+    }
     if matches!(needs, Needs::Search | Needs::Graph) {
         catalog.derived_ready(io)?;
     }

@@ -36,7 +36,7 @@ pub struct Meta {
 
 /// What a writer compares to detect that a file changed under it: size,
 /// modification time and the adapter's hash of the file's identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stamp {
     pub size: u64,
     pub modified: Option<(u64, u32)>,

@@ -116,6 +116,25 @@ impl Catalog {
         Ok(())
     }
 
+    /// How many changes are queued for the journal.
+    pub(in crate::notes) fn queued(&self) -> usize {
+        self.journal.pending.len()
+    }
+
+    /// The files the changes queued since `before` put or removed.
+    pub(in crate::notes) fn paths_queued_since(&self, before: usize) -> Vec<String> {
+        self.journal.pending[before.min(self.journal.pending.len())..]
+            .iter()
+            .filter_map(|record| match record {
+                Record::Put(entry) => Some(entry.path.clone()),
+                Record::Del(path) | Record::Other(path, _) | Record::Unother(path) => {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Drops the changes queued for the journal (written, or not to be).
     pub(in crate::notes) fn clear_pending(&mut self) {
         self.journal.pending.clear();
