@@ -119,6 +119,18 @@ impl Guest for Component {
         exec(Command::MemoryGuide)
     }
 
+    fn memory_history(
+        path: String,
+        version: Option<u64>,
+        page: Option<u32>,
+    ) -> Result<String, WitError> {
+        exec(Command::MemoryHistory {
+            path,
+            version,
+            page,
+        })
+    }
+
     fn memory_search(
         query: String,
         max_results: Option<u32>,

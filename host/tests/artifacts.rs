@@ -57,7 +57,7 @@ fn the_wassette_flavour_documents_every_function_as_the_wit_does() {
         .iter()
         .map(|(name, f)| (name.clone(), f["docs"].as_str().unwrap().to_owned()))
         .collect();
-    assert_eq!(funcs.len(), 18, "{:?}", funcs.keys());
+    assert_eq!(funcs.len(), 19, "{:?}", funcs.keys());
     // The same text `describe` gives the MCP tools, before unwrapping lines.
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let dir = tempfile::tempdir().unwrap();

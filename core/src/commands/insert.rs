@@ -37,15 +37,7 @@ pub fn insert(
     if !updated.ends_with('\n') {
         updated.push('\n');
     }
-    crate::quota::check(io, &path, shown, &updated)?;
-    files::replace_file(
-        io,
-        &path,
-        shown,
-        file.text.as_bytes(),
-        updated.as_bytes(),
-        file.stamp,
-    )?;
+    files::rewrite(io, &path, shown, &file, &updated)?;
     Ok(Output::Inserted {
         path: shown.into(),
         sha256: io.sha256_hex(updated.as_bytes()),

@@ -25,15 +25,7 @@ pub fn memory_update(
     let (replaced, line) = replace_once(&file.text, &shown, old_str, new_str)?;
     let updated = frontmatter::with_updated(&replaced, &io.today());
     refuse_breaking(&file.text, &updated, &path, &shown)?;
-    crate::quota::check(io, &path, &shown, &updated)?;
-    files::replace_file(
-        io,
-        &path,
-        &shown,
-        file.text.as_bytes(),
-        updated.as_bytes(),
-        file.stamp,
-    )?;
+    files::rewrite(io, &path, &shown, &file, &updated)?;
     Ok(edited(
         io,
         &shown,

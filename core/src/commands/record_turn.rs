@@ -67,15 +67,7 @@ pub fn record_turn(io: &Io, session: &str, role: Role, text: &str) -> Result<Out
         Ok(true) => {
             let file = files::read_for_edit(io, &path, &shown)?;
             let (updated, turns, dropped) = appended(&file.text, &turn);
-            crate::quota::check(io, &path, &shown, &updated)?;
-            files::replace_file(
-                io,
-                &path,
-                &shown,
-                file.text.as_bytes(),
-                updated.as_bytes(),
-                file.stamp,
-            )?;
+            files::rewrite(io, &path, &shown, &file, &updated)?;
             (turns, dropped)
         }
         Ok(false) => {

@@ -25,15 +25,7 @@ pub fn str_replace(
     let file = files::read_for_edit(io, &path, shown)?;
     super::precondition::check_content(io, pre, shown, file.text.as_bytes())?;
     let (updated, line) = replace_once(&file.text, shown, old_str, new_str)?;
-    crate::quota::check(io, &path, shown, &updated)?;
-    files::replace_file(
-        io,
-        &path,
-        shown,
-        file.text.as_bytes(),
-        updated.as_bytes(),
-        file.stamp,
-    )?;
+    files::rewrite(io, &path, shown, &file, &updated)?;
     Ok(edited(
         io,
         shown,

@@ -9,7 +9,7 @@ mod write;
 pub use tree::{Parents, check_parents, create_parents, remove_tree};
 pub use write::{
     create_file, create_file_as, create_file_stamped, put_private, replace_derived, replace_file,
-    replace_file_as,
+    replace_file_as, rewrite,
 };
 
 use crate::error::{FsError, Result, ToolError};

@@ -2,7 +2,7 @@
 //! over the old content (edits) or hard-linked to a new name (creates, which
 //! never replace), so a name never shows partial content.
 
-use super::{MAX_FILE_BYTES, stamp, sync_dir, too_large, tool_error};
+use super::{MAX_FILE_BYTES, TextFile, stamp, sync_dir, too_large, tool_error};
 use crate::error::{FsError, Result, ToolError};
 use crate::history::{self, Change, Op};
 use crate::io::Io;
@@ -109,6 +109,20 @@ pub fn replace_file(
     expected: Stamp,
 ) -> Result<()> {
     replace_file_as(io, Op::Modified, path, shown, old, bytes, expected)
+}
+
+/// The edit of a file read with [`super::read_for_edit`]: `updated`
+/// replaces `file`'s text if the quota allows and nothing changed it since.
+pub fn rewrite(io: &Io, path: &MemPath, shown: &str, file: &TextFile, updated: &str) -> Result<()> {
+    crate::quota::check(io, path, shown, updated)?;
+    replace_file(
+        io,
+        path,
+        shown,
+        file.text.as_bytes(),
+        updated.as_bytes(),
+        file.stamp,
+    )
 }
 
 /// [`replace_file`], recorded in the history as `op`.

@@ -32,6 +32,14 @@ pub struct Undone {
     pub left: Vec<(String, String)>,
 }
 
+impl Undone {
+    /// `shown` is left: what is there now is not a file.
+    fn not_a_file(&mut self, shown: String) {
+        self.left
+            .push((shown, "a directory or link is there now".to_owned()));
+    }
+}
+
 /// Gives `path` the content of version `number`: a file that version
 /// touched, or every file under a directory as it was then (files made
 /// since are left in place).
@@ -207,9 +215,7 @@ fn put(io: &Io, key: &str, bytes: &[u8], undone: &mut Undone) -> Result<()> {
             files::replace_file_as(io, Op::Restored, &path, &shown, &old, bytes, stamp)?;
         }
         Ok(_) => {
-            undone
-                .left
-                .push((shown, "a directory or link is there now".to_owned()));
+            undone.not_a_file(shown);
             return Ok(());
         }
         Err(FsError::NotFound) => {
@@ -231,9 +237,7 @@ fn remove(io: &Io, key: &str, undone: &mut Undone) -> Result<()> {
     match files::lstat(io, &path) {
         Ok(meta) if meta.kind == Kind::File => {}
         Ok(_) => {
-            undone
-                .left
-                .push((shown, "a directory or link is there now".to_owned()));
+            undone.not_a_file(shown);
             return Ok(());
         }
         Err(FsError::NotFound) => {
