@@ -8,7 +8,6 @@ use crate::notes::maintain;
 use crate::output::Output;
 use crate::storage::Kind;
 use crate::vocab::Precondition;
-use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 pub fn rename(
@@ -80,7 +79,7 @@ fn moved_sha256(io: &Io, new: &MemPath, shown: &str) -> Option<String> {
     match files::lstat(io, new) {
         Ok(st) if st.kind == Kind::File => files::read_bytes_for_edit(io, new, shown)
             .ok()
-            .map(|(bytes, _)| sha256_hex(&bytes)),
+            .map(|(bytes, _)| io.sha256_hex(&bytes)),
         _ => None,
     }
 }

@@ -10,9 +10,7 @@ use super::track::Change;
 use super::version::{Op, Version};
 use super::{blobs, log, pending, retention};
 use crate::error::FsError;
-use crate::files;
 use crate::io::Io;
-use crate::storage::Kind;
 use crate::vocab::settings::OUTSIDE_ACTOR;
 
 /// Records what is now at `keys` (relative paths) where the log says
@@ -40,7 +38,7 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
     let mut added = Vec::new();
     for key in keys {
         let logged = state.get(key.as_str()).copied().flatten();
-        let now = read(io, key);
+        let now = pending::whole_file(io, key);
         let (op, sha, size, prev) = match (&now, logged) {
             (Some(bytes), logged) => {
                 let sha = io.sha256_hex(bytes);
@@ -84,14 +82,4 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
         let _ = retention::after(io, newest, &retention);
     }
     Ok(added.len())
-}
-
-/// The regular file at `key`, whole, if there is one memcap can read.
-fn read(io: &Io, key: &str) -> Option<Vec<u8>> {
-    let meta = io.fs.stat(key, false).ok()?;
-    if meta.kind != Kind::File || meta.size > files::MAX_FILE_BYTES {
-        return None;
-    }
-    let file = io.fs.open(key, false).ok()?;
-    files::read_to_end(&*file, 0, Some(files::MAX_FILE_BYTES), Some(meta.size)).ok()
 }

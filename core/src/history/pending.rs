@@ -11,7 +11,6 @@ use crate::files;
 use crate::io::Io;
 use crate::layout::HISTORY_PENDING;
 use crate::storage::Kind;
-use crate::vocab::precondition::sha256_hex;
 
 /// Writes the versions of the change about to be made.
 /// Written in place, not staged: a crash that tears it came before the
@@ -87,11 +86,16 @@ pub fn holds(io: &Io, version: &Version) -> bool {
 
 /// The SHA-256 of the regular file at `path`, if there is one to read.
 pub fn content_hash(io: &Io, path: &str) -> Option<String> {
+    whole_file(io, path).map(|bytes| io.sha256_hex(&bytes))
+}
+
+/// The regular file at `path` (relative), whole, if there is one memcap
+/// reads (not past [`files::MAX_FILE_BYTES`]).
+pub fn whole_file(io: &Io, path: &str) -> Option<Vec<u8>> {
     let meta = io.fs.stat(path, false).ok()?;
     if meta.kind != Kind::File || meta.size > files::MAX_FILE_BYTES {
         return None;
     }
     let file = io.fs.open(path, false).ok()?;
-    let bytes = files::read_to_end(&*file, 0, Some(files::MAX_FILE_BYTES), Some(meta.size)).ok()?;
-    Some(sha256_hex(&bytes))
+    files::read_to_end(&*file, 0, Some(files::MAX_FILE_BYTES), Some(meta.size)).ok()
 }

@@ -52,18 +52,28 @@ pub fn show(
 ) -> Result<(Version, Option<Vec<u8>>)> {
     let key = path.key();
     let versions = read(io)?;
-    let version = versions
-        .into_iter()
-        .find(|v| v.v == number && v.touches(&key, false))
-        .ok_or_else(|| ToolError::NoSuchVersion {
-            path: shown.into(),
-            version: number,
-        })?;
+    let version = numbered(&versions, &key, shown, number)?.clone();
     if version.op == Op::Deleted || version.path != key {
         return Ok((version, None));
     }
     let content = content_of(io, &version, shown)?;
     Ok((version, Some(content)))
+}
+
+/// Version `number`, if it touches `key` (the path itself).
+pub fn numbered<'a>(
+    versions: &'a [Version],
+    key: &str,
+    shown: &str,
+    number: u64,
+) -> Result<&'a Version> {
+    versions
+        .iter()
+        .find(|v| v.v == number && v.touches(key, false))
+        .ok_or_else(|| ToolError::NoSuchVersion {
+            path: shown.into(),
+            version: number,
+        })
 }
 
 /// The content `version` left: kept in the history, or (for a file's

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use super::pending::content_hash;
-use super::query::read;
+use super::query::{numbered, read};
 use super::retention::newest_of_live;
 use super::track::actor;
 use super::version::{Redaction, Version};
@@ -36,16 +36,7 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
     let key = path.key();
     let versions = read(io)?;
     let chosen: Vec<&Version> = match number {
-        Some(n) => {
-            let v = versions
-                .iter()
-                .find(|v| v.v == n && v.touches(&key, false))
-                .ok_or_else(|| ToolError::NoSuchVersion {
-                    path: shown.into(),
-                    version: n,
-                })?;
-            vec![v]
-        }
+        Some(n) => vec![numbered(&versions, &key, shown, n)?],
         None => versions.iter().filter(|v| v.touches(&key, true)).collect(),
     };
     let mut shas: BTreeSet<String> = chosen.iter().filter_map(|v| v.sha256.clone()).collect();

@@ -260,13 +260,6 @@ fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>)> {
     if !recording(io) {
         return found;
     }
-    let read = |path: &str, size: u64| -> Option<Vec<u8>> {
-        if size > crate::files::MAX_FILE_BYTES {
-            return None;
-        }
-        let file = io.fs.open(path, false).ok()?;
-        crate::files::read_to_end(&*file, 0, Some(crate::files::MAX_FILE_BYTES), Some(size)).ok()
-    };
     let mut stack = vec![rel.to_owned()];
     while let Some(path) = stack.pop() {
         let Ok(meta) = io.fs.stat(&path, false) else {
@@ -274,7 +267,8 @@ fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>)> {
         };
         match meta.kind {
             Kind::File if Change::covers(io, &path) => {
-                found.push((path.clone(), read(&path, meta.size)))
+                let content = pending::whole_file(io, &path);
+                found.push((path, content));
             }
             Kind::Dir if !crate::layout::is_reserved(path.split('/')) => {
                 for entry in io.fs.list(&path).unwrap_or_default() {

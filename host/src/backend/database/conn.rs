@@ -89,63 +89,38 @@ impl Conn {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            self.client.prepare(sql),
-        )?;
+        let client = Arc::clone(&self.client);
+        let statement = self.wait(client.prepare(sql))?;
         self.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
 
     pub fn execute(&mut self, sql: &str, params: Params<'_>) -> Result<u64, Error> {
         let statement = self.statement(sql)?;
-        let request = self.client.execute(&statement, params);
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            request,
-        )
+        let client = Arc::clone(&self.client);
+        let request = client.execute(&statement, params);
+        self.wait(request)
     }
 
     pub fn query(&mut self, sql: &str, params: Params<'_>) -> Result<Vec<Row>, Error> {
         let statement = self.statement(sql)?;
-        let request = self.client.query(&statement, params);
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            request,
-        )
+        let client = Arc::clone(&self.client);
+        let request = client.query(&statement, params);
+        self.wait(request)
     }
 
     pub fn query_opt(&mut self, sql: &str, params: Params<'_>) -> Result<Option<Row>, Error> {
         let statement = self.statement(sql)?;
-        let request = self.client.query_opt(&statement, params);
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            request,
-        )
+        let client = Arc::clone(&self.client);
+        let request = client.query_opt(&statement, params);
+        self.wait(request)
     }
 
     pub fn query_one(&mut self, sql: &str, params: Params<'_>) -> Result<Row, Error> {
         let statement = self.statement(sql)?;
-        let request = self.client.query_one(&statement, params);
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            request,
-        )
+        let client = Arc::clone(&self.client);
+        let request = client.query_one(&statement, params);
+        self.wait(request)
     }
 
     /// Sends a query and returns at once: the caller works while the
@@ -173,46 +148,40 @@ impl Conn {
 
     /// The answer to a query [`Conn::send`] sent.
     pub fn finish(&mut self, pending: Pending) -> Result<Vec<Row>, Error> {
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            pending.0,
-        )
+        self.wait(pending.0)
     }
 
     /// Statements without parameters (`BEGIN`, `COMMIT`), in one round trip.
     pub fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
-        let request = self.client.batch_execute(sql);
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            request,
-        )
+        let client = Arc::clone(&self.client);
+        let request = client.batch_execute(sql);
+        self.wait(request)
     }
 
     /// Statements without parameters, with the rows they return as text.
     pub fn simple_query(&mut self, sql: &str) -> Result<Vec<SimpleQueryMessage>, Error> {
-        let request = self.client.simple_query(sql);
-        wait(
-            &self.runtime,
-            &mut self.driver,
-            self.deadline,
-            &mut self.broken,
-            request,
-        )
+        let client = Arc::clone(&self.client);
+        let request = client.simple_query(sql);
+        self.wait(request)
     }
 
     pub fn is_closed(&self) -> bool {
         self.broken || self.client.is_closed()
     }
+
+    /// [`wait_within`] this connection's deadline; a wait that runs out
+    /// breaks it.
+    fn wait<T>(&mut self, request: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+        wait_within(
+            &self.runtime,
+            &mut self.driver,
+            self.deadline,
+            &mut self.broken,
+            request,
+        )
+    }
 }
 
-/// Runs `request` to its end, driving the connection meanwhile: polling
-/// for [`SPIN`], then sleeping until the socket wakes it.
 /// Round trips to the database and those that failed, since the process
 /// started (for the team server's metrics).
 static ROUND_TRIPS: AtomicU64 = AtomicU64::new(0);
@@ -226,7 +195,9 @@ pub fn round_trips() -> (u64, u64) {
     )
 }
 
-fn wait<T>(
+/// Runs `request` to its end, driving the connection meanwhile: polling
+/// for [`SPIN`], then sleeping until the socket wakes it.
+fn wait_within<T>(
     runtime: &Runtime,
     driver: &mut Driver,
     deadline: Duration,
