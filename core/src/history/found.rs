@@ -13,8 +13,11 @@ use crate::error::FsError;
 use crate::io::Io;
 use crate::vocab::settings::OUTSIDE_ACTOR;
 
+/// The most files a walk's findings record in one call.
+pub const MAX_FOUND_A_CALL: usize = 256;
+
 /// Records what is now at `keys` (relative paths) where the log says
-/// otherwise. Returns how many versions were added.
+/// otherwise, until the call's walking budget runs out. Returns how many versions were added.
 pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
     let retention = retention::Retention::of(io);
     let keys: Vec<&String> = keys.iter().filter(|k| Change::covers(io, k)).collect();
@@ -37,6 +40,9 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
     let t = io.now_seconds();
     let mut added = Vec::new();
     for key in keys {
+        if io.out_of_time() {
+            break;
+        }
         let logged = state.get(key.as_str()).copied().flatten();
         let now = pending::whole_file(io, key);
         let (op, sha, size, prev) = match (&now, logged) {

@@ -23,7 +23,7 @@ pub mod retention;
 mod track;
 pub mod version;
 
-pub use found::found;
+pub use found::{MAX_FOUND_A_CALL, found};
 pub use track::{Change, moving, recording, removal, tracked};
 pub use version::{Op, Version};
 

@@ -134,11 +134,15 @@ pub fn fresh_catalog<T>(
 fn prepare(io: &Io, catalog: &mut Catalog, needs: Needs) -> std::result::Result<(), FsError> {
     let before = catalog.queued();
     catalog.refresh(io)?;
-    // What the walk found another program changed is a version too; a
-    // history that cannot be written must not keep the answer back (the
-    // next change memcap makes to such a file keeps its content first).
-    let found = catalog.paths_queued_since(before);
-    if !found.is_empty() {
+    // What the walk found another program changed is a version too,
+    // within the call's walking budget and at most a few hundred files a
+    // call (a bulk copy into the store would otherwise cost a read and a
+    // copy of every file in one call); a history that cannot be written
+    // must not keep the answer back. What is left is kept all the same:
+    // the next change memcap makes to such a file keeps its content first.
+    let mut found = catalog.paths_queued_since(before);
+    found.truncate(crate::history::MAX_FOUND_A_CALL);
+    if !found.is_empty() && !io.out_of_time() {
         let _ = crate::history::found(io, &found);
     }
     if matches!(needs, Needs::Search | Needs::Graph) {
