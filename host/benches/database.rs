@@ -1,8 +1,8 @@
 //! The database backend beside the directory backend, in one run on this
 //! machine (PostgreSQL over a unix socket, from `tests/postgres/with-cluster`):
 //! warm `view`, `create`, `str_replace` and `memory_search` and a one-shot
-//! CLI `view` at 1,000 and 10,000 notes (100,000 with `MEMCAP_BENCH_100K=1`),
-//! each as a ratio to the directory; then the throughput of one server
+//! CLI `view` and `create` at 1,000 and 10,000 notes (100,000 with
+//! `MEMCAP_BENCH_100K=1`), each as a ratio to the directory; then the throughput of one server
 //! (one `Memory`: one warm instance and one connection, what one `memcap
 //! mcp` process holds) against two, on distinct namespaces and on one, with
 //! 8 and 32 concurrent clients.
@@ -24,12 +24,12 @@ fn namespace(tag: &str) -> String {
     format!("bench-{tag}-{}", std::process::id())
 }
 
-/// One-shot `memcap OPTIONS view PATH`, timed.
-fn one_shot(options: &[&str], path: &str) -> f64 {
+/// One-shot `memcap OPTIONS COMMAND...`, timed.
+fn one_shot(options: &[&str], command: &[&str]) -> f64 {
     time_ms(|| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
             .args(options)
-            .args(["view", path])
+            .args(command)
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
@@ -129,21 +129,28 @@ fn side_by_side(url: &str, notes: usize) {
     let (first_dir, calls_dir, stopped_dir) = first_index(&on_disk);
     let d = warm(&on_disk, "d");
     let b = warm(&in_db, "b");
-    let shot = |options: &[&str]| {
+    let shot = |options: &[&str], create: bool| {
         median_ms(
             (0..15)
                 .map(|i| {
-                    one_shot(
-                        options,
-                        &format!("/memories/area-{:02}/note-{i:05}.md", i % 50),
-                    )
+                    let path = match create {
+                        false => format!("/memories/area-{:02}/note-{i:05}.md", i % 50),
+                        true => format!("/memories/shot-{}/{i}.md", options.len()),
+                    };
+                    let command: &[&str] = match create {
+                        false => &["view", &path],
+                        true => &["create", &path, "a note made by one call\n"],
+                    };
+                    one_shot(options, command)
                 })
                 .collect(),
         )
     };
     let root_arg = root.to_str().unwrap();
-    let shot_dir = shot(&["--root", root_arg]);
-    let shot_db = shot(&["--store", url, "--namespace", &ns]);
+    let shot_dir = shot(&["--root", root_arg], false);
+    let shot_db = shot(&["--store", url, "--namespace", &ns], false);
+    let make_dir = shot(&["--root", root_arg], true);
+    let make_db = shot(&["--store", url, "--namespace", &ns], true);
     println!(
         "{notes} notes: a new host's index whole after directory {first_dir:.0} ms \
          ({calls_dir} calls, {stopped_dir} stopped by the time limit), \
@@ -153,17 +160,18 @@ fn side_by_side(url: &str, notes: usize) {
         "{:>24} | {:>10} | {:>10} | {:>6} | target",
         "median, ms", "directory", "database", "ratio"
     );
-    let targets = [Some(3.0), Some(1.0), None, Some(1.5), None];
+    let targets = [Some(3.0), Some(1.0), None, Some(1.5), Some(3.0), None];
     let names = [
         "warm view",
         "warm create",
         "warm str_replace",
         "warm memory_search",
         "one-shot CLI view",
+        "one-shot CLI create",
     ];
-    let dirs = [d[0], d[1], d[2], d[3], shot_dir];
-    let dbs = [b[0], b[1], b[2], b[3], shot_db];
-    for i in 0..5 {
+    let dirs = [d[0], d[1], d[2], d[3], shot_dir, make_dir];
+    let dbs = [b[0], b[1], b[2], b[3], shot_db, make_db];
+    for i in 0..names.len() {
         let ratio = dbs[i] / dirs[i];
         let target = match targets[i] {
             Some(t) => format!("≤ {t}× {}", if ratio <= t { "met" } else { "MISSED" }),

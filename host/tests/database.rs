@@ -651,6 +651,16 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     for memory in [&*followed, &other] {
         assert!(memory.memory_view(false).unwrap().contains("old words"));
     }
+    // Their first calls rewrote MEMORY.md, so the root directory is young
+    // again: once it has aged, each host lists it whole once more (the
+    // check that a young stamp gets). That is done here, before the edit,
+    // so the edit below can only be found by a sweep or a follower.
+    std::thread::sleep(Duration::from_secs(3));
+    for memory in [&*followed, &other] {
+        for _ in 0..3 {
+            assert!(memory.memory_view(false).unwrap().contains("old words"));
+        }
+    }
     // A change with no journal record (the host's own access, as `memcap
     // copy` or an operator's program makes): a warm host that nobody
     // follows finds it only when its sweep comes round.

@@ -3,7 +3,12 @@ reported with the others, and the run ends with a count."""
 
 from __future__ import annotations
 
+import traceback
+from pathlib import Path
+
 from typing import Callable
+
+HERE = Path(__file__).resolve().parent
 
 
 class Checks:
@@ -36,6 +41,9 @@ class Checks:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 failed += 1
-                print(f"FAIL {name}\n     {type(exc).__name__}: {exc}", flush=True)
+                # Where in the check it failed: its own innermost line.
+                frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).parent == HERE]
+                at = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+                print(f"FAIL {name}\n     {type(exc).__name__}: {exc}{at}", flush=True)
         print(f"{title}: {passed} passed, {failed} failed")
         return 1 if failed else 0

@@ -37,6 +37,9 @@ class PausingProxy:
         # "after": the next COMMIT reaches the server and its answer is lost;
         # "before": the connection breaks just before the next COMMIT.
         self.cut: str | None = None
+        # Connections numbered below this pass nothing on, for good.
+        self.silenced = 0
+        self.opened = 0
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(64)
@@ -51,7 +54,8 @@ class PausingProxy:
                 return
             upstream = socket.socket(socket.AF_UNIX)
             upstream.connect(self.target)
-            pair = {"lost": False, "wrote": False}
+            pair = {"lost": False, "wrote": False, "number": self.opened}
+            self.opened += 1
             threading.Thread(target=self.pump, args=(client, upstream, pair, True), daemon=True).start()
             threading.Thread(target=self.pump, args=(upstream, client, pair, False), daemon=True).start()
 
@@ -78,7 +82,7 @@ class PausingProxy:
                     if how == "before":
                         dst.shutdown(socket.SHUT_RDWR)
                     return
-                if not to_server and pair["lost"]:
+                if (not to_server and pair["lost"]) or pair["number"] < self.silenced:
                     continue
                 dst.sendall(data)
         except OSError:
@@ -93,6 +97,11 @@ class PausingProxy:
 
     def pause(self) -> None:
         self.running.clear()
+
+    def silence(self) -> None:
+        """Every connection open now goes silent for good, neither closed
+        nor answered (a peer cut off without a word); new ones pass."""
+        self.silenced = self.opened
 
     def resume(self) -> None:
         self.running.set()
@@ -153,6 +162,36 @@ def store_stops_answering():
                 assert time.monotonic() < deadline, f"calls never recovered: {r.status_code}"
                 time.sleep(0.5)
             assert msgs and msgs[0]["result"]["isError"] is False, msgs
+
+
+@check("on the database, connections cut off for good without a word: token checks give 503 within seconds, then the server connects again and serves")
+def store_connections_go_silent():
+    if not h.STORE:
+        return
+    with Base() as base:
+        alice = base.token("alice")
+        proxy = PausingProxy.to_cluster()
+        with Server(base, args=["--store", proxied_store(proxy.port)]) as server:
+            raw = Raw(server.url, [("authorization", f"Bearer {alice}")])
+            assert raw.open().status_code == 200
+            _, msgs = raw.call("memory", {"command": "view", "path": "/memories"})
+            assert msgs and msgs[0]["result"]["isError"] is False, msgs
+            proxy.silence()
+            started = time.monotonic()
+            r, _ = raw.call("memory", {"command": "view", "path": "/memories"})
+            took = time.monotonic() - started
+            assert r.status_code == 503 and took < 8, (r.status_code, took)
+            # The token store's connection was given up on: a new one serves,
+            # and the store's own connection is made anew after its deadline.
+            deadline = time.monotonic() + 60
+            while True:
+                r, msgs = raw.call("memory", {"command": "view", "path": "/memories"})
+                if r.status_code == 200 and msgs and msgs[0]["result"]["isError"] is False:
+                    break
+                assert time.monotonic() < deadline, f"never served again: {r.status_code} {msgs}"
+                time.sleep(0.5)
+            print(f"  first call after the cut: 503 in {took:.1f} s; served again "
+                  f"{time.monotonic() - started:.1f} s after the cut")
 
 
 @check("on the database, a commit whose answer is lost is looked up: the agent hears saved or not saved, and it is true")

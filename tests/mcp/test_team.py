@@ -483,6 +483,8 @@ import team_fairness  # noqa: E402,F401
 import team_faults  # noqa: E402,F401
 # Several processes behind haproxy.
 import team_fleet  # noqa: E402,F401
+# Connection slots and unread answers.
+import team_slots  # noqa: E402,F401
 
 
 @check("200 sessions over 50 namespaces: memory stays under the warm cap; an idle store comes back with the same answers")

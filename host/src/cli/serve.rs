@@ -35,9 +35,26 @@ pub struct ServerArgs {
     /// Seconds a client has to send a request's headers, and then its body.
     #[arg(long, default_value_t = 10)]
     pub read_timeout_secs: u64,
-    /// The most connections open at once.
+    /// Seconds a new connection has to send its first bytes (it holds no
+    /// slot until then).
+    #[arg(long, default_value_t = 3)]
+    pub first_bytes_secs: u64,
+    /// Seconds a write may wait on a client that reads nothing of an answer
+    /// before the connection is closed.
+    #[arg(long, default_value_t = 30)]
+    pub write_timeout_secs: u64,
+    /// The most connections served at once (as many more may wait for a slot).
     #[arg(long, default_value_t = 512)]
     pub max_connections: usize,
+    /// Slots besides --max-connections kept for calls with a valid token,
+    /// one request each, for when every other slot is taken (by idle
+    /// streams, say).
+    #[arg(long, default_value_t = 32)]
+    pub reserved_connections: usize,
+    /// The most answer bytes (MiB) one token's clients may leave unread;
+    /// past it the token's new requests get 429 with Retry-After.
+    #[arg(long, default_value_t = 32)]
+    pub max_unread_mib: u64,
     /// The most connections open at once from one address (more are closed
     /// at once). Behind a proxy every connection comes from the proxy: raise
     /// it to --max-connections there.
@@ -211,7 +228,11 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             // The largest tool input, and room for JSON-RPC around it.
             max_body: spec.limits.max_input_bytes + (64 << 10),
             read_timeout: Duration::from_secs(args.read_timeout_secs.max(1)),
+            first_bytes_timeout: Duration::from_secs(args.first_bytes_secs.max(1)),
+            write_timeout: Duration::from_secs(args.write_timeout_secs.max(1)),
             max_connections: args.max_connections.max(1),
+            reserved_connections: args.reserved_connections,
+            max_unread_bytes: args.max_unread_mib.max(1).saturating_mul(1 << 20),
             max_connections_per_peer: args.max_connections_per_peer.max(1),
             max_sessions: args.max_sessions.max(1),
             max_sessions_per_token: args.max_sessions_per_token.max(1),

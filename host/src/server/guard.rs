@@ -8,6 +8,8 @@
 
 use std::net::IpAddr;
 
+use super::answers::Unread;
+use super::listen::Reserved;
 use super::owners::Owners;
 use super::sign_ins::{Peer, SignIns};
 use super::streams::Streams;
@@ -46,6 +48,8 @@ pub struct Guard {
     sign_ins: SignIns,
     /// Open `GET` streams per token.
     streams: Arc<Streams>,
+    /// Answer bytes per token not read yet.
+    unread: Arc<Unread>,
 }
 
 impl Guard {
@@ -62,6 +66,7 @@ impl Guard {
             sign_ins: SignIns::new(limits.max_failed_sign_ins),
             streams: Streams::new(limits.max_streams_per_token, limits.stream_lifetime),
             owners: Owners::default(),
+            unread: Unread::new(limits.max_unread_bytes),
             limits,
         })
     }
@@ -226,6 +231,26 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
     };
 
+    if parts.extensions.get::<Reserved>().is_some() && parts.method == Method::GET {
+        // A slot kept for calls is not held by a stream.
+        return refuse_for(
+            peer,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no-slot-for-stream",
+            "The server is serving as many connections as it may; open the stream again shortly.\n",
+            5,
+        );
+    }
+    if guard.unread.full(&principal.id) {
+        return refuse_for(
+            peer,
+            StatusCode::TOO_MANY_REQUESTS,
+            "answers-unread",
+            "This token's clients have left too many answer bytes unread; read them, or retry after the time in Retry-After.\n",
+            5,
+        );
+    }
+
     let session = parts
         .headers
         .get(SESSION_HEADER)
@@ -305,6 +330,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
 
     let owner = principal.id.clone();
     parts.extensions.insert(principal);
+    let counted_as = owner.clone();
     let slot = if parts.method == Method::GET {
         match guard.streams.take(&owner) {
             Some(slot) => Some(slot),
@@ -330,6 +356,7 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         // The body holds the slot: it is given back when the stream ends.
         response = response.map(|body| guard.streams.bound(body, slot));
     }
+    let response = response.map(|body| guard.unread.counted(body, counted_as));
     if session.is_none()
         && let Some(new) = response
             .headers()

@@ -8,6 +8,7 @@
 //! `GET /healthz` answers without a token and
 //! says nothing about any store.
 
+mod answers;
 mod auth;
 mod busy;
 mod guard;
@@ -17,6 +18,7 @@ mod metrics;
 mod owners;
 mod pool;
 mod sign_ins;
+mod stall;
 mod streams;
 mod team;
 
@@ -40,8 +42,20 @@ pub struct HttpLimits {
     pub max_body: usize,
     /// The time to send a request's headers, and then its body.
     pub read_timeout: Duration,
-    /// The most connections open at once; more wait in the listen queue.
+    /// The time a new connection has to send its first bytes; until then
+    /// it holds no slot.
+    pub first_bytes_timeout: Duration,
+    /// The longest a write may wait on a client that reads nothing; then
+    /// the connection closes.
+    pub write_timeout: Duration,
+    /// The most connections served at once (as many more may wait to be).
     pub max_connections: usize,
+    /// Slots besides those, kept for calls with a valid token (one request
+    /// each, no `GET` stream), for when the others are all taken.
+    pub reserved_connections: usize,
+    /// The most answer bytes one token's clients may leave unread; past it
+    /// its new requests get 429 and another answer is dropped.
+    pub max_unread_bytes: u64,
     /// The most of them from one peer address; more are closed at once.
     pub max_connections_per_peer: usize,
     /// The most MCP sessions at once; past it a token's new session closes

@@ -73,3 +73,17 @@ pub(crate) fn lost_commit_unknown() -> ToolError {
 pub(crate) fn log(e: &postgres::Error) {
     eprintln!("memcap: memory database: {}", describe(e));
 }
+
+/// A file's bytes could not be read from the database mid-call: what the
+/// call did is thrown away.
+pub(crate) fn unread_error(e: &postgres::Error, limit: Duration) -> ToolError {
+    log(e);
+    if timed_out(e) {
+        return timed_out_error(limit);
+    }
+    ToolError::new(
+        ToolErrorKind::Io,
+        "A file could not be read from the memory database during the call, so it was \
+         stopped; nothing was changed. Try again in a moment.",
+    )
+}

@@ -17,6 +17,7 @@ mod error;
 #[cfg(feature = "server")]
 pub(crate) mod follow;
 mod listen;
+mod paging;
 mod rows;
 mod schema;
 mod tls;
@@ -65,6 +66,8 @@ struct Namespace {
     /// The version the tree held here matches; `None`: read it again.
     version: Option<i64>,
     writable: bool,
+    /// Its first read may leave the files' bytes in the database.
+    lazy: bool,
 }
 
 /// How the call in progress reaches the database.
@@ -101,6 +104,12 @@ pub(crate) struct DatabaseStore {
     /// The id of the writing call's transaction, asked about if its
     /// commit's answer is lost.
     xid: Option<i64>,
+    /// A tree holds files whose bytes are still in the database
+    /// ([`paging`]).
+    paged: bool,
+    /// A read's repeatable-read snapshot is open (its paged files are read
+    /// in it): committed when the call ends.
+    snapshot: bool,
 }
 
 impl DatabaseStore {
@@ -123,6 +132,7 @@ impl DatabaseStore {
             id: rows::find(&mut client, namespace).map_err(OpenDbError::query)?,
             version: None,
             writable: true,
+            lazy: true,
         }];
         if namespaces[0].id.is_none() && create_root {
             namespaces[0].id =
@@ -148,6 +158,7 @@ impl DatabaseStore {
                 id: Some(id),
                 version: None,
                 writable: !grant.read_only,
+                lazy: true,
             });
             mounts.push(Mount {
                 guest_name: guest_path(grant.place, &grant.name),
@@ -159,6 +170,7 @@ impl DatabaseStore {
         *fs.lock() = FsState {
             mounts,
             max_file_bytes: MAX_FILE_BYTES,
+            pager: None,
         };
         Ok(Self {
             url,
@@ -171,6 +183,8 @@ impl DatabaseStore {
             news: None,
             imported: false,
             xid: None,
+            paged: false,
+            snapshot: false,
         })
     }
 
@@ -209,8 +223,12 @@ impl DatabaseStore {
                     Some(&(version, _)) if ns.version == Some(version) => {}
                     Some(&(version, next_ino)) => {
                         let old = std::mem::replace(&mut mount.tree, Tree::empty());
-                        let before = self.news.is_some().then(|| stamps(&old));
-                        mount.tree = rows::load(client, id, ns.version, old, next_ino)?;
+                        // A sparse tree's stamps are not the namespace's.
+                        let before =
+                            (self.news.is_some() && !old.is_sparse()).then(|| stamps(&old));
+                        let lazy = std::mem::take(&mut ns.lazy) && ns.version.is_none();
+                        mount.tree = rows::load(client, id, ns.version, old, next_ino, lazy)?;
+                        self.paged |= lazy;
                         ns.version = Some(version);
                         if let (Some(news), Some(before)) = (self.news.as_mut(), before) {
                             news_of(news, &mount.guest_name, &before, &mount.tree);
@@ -290,10 +308,15 @@ impl DatabaseStore {
         client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
         let versions = rows::versions(client, &ids)?;
         let regranted = self.refresh(&versions)?;
-        self.client
-            .as_mut()
-            .expect("connected")
-            .batch_execute("COMMIT")?;
+        if self.paged {
+            // Paged files are read in this snapshot while the call runs.
+            self.snapshot = true;
+        } else {
+            self.client
+                .as_mut()
+                .expect("connected")
+                .batch_execute("COMMIT")?;
+        }
         Ok(regranted)
     }
 
@@ -467,6 +490,80 @@ impl DatabaseStore {
         // The root namespace may have been made by the call rolled back.
         self.namespaces[0].id = None;
     }
+
+    /// Ends the call as its outcome says. `unread`: why a paged file the
+    /// guest asked for could not be read (then nothing of the call stands:
+    /// the guest saw a read fail that did not fail on the data).
+    fn end_call(
+        &mut self,
+        outcome: Outcome,
+        unread: Option<postgres::Error>,
+    ) -> Result<Instance, ToolError> {
+        let Some(mode) = self.mode.take() else {
+            return Ok(Instance::default());
+        };
+        if let Some(e) = unread {
+            self.discard();
+            return Err(error::unread_error(&e, self.call_timeout));
+        }
+        if std::mem::take(&mut self.snapshot)
+            && let Some(client) = self.client.as_mut()
+            && let Err(e) = client.batch_execute("COMMIT")
+        {
+            // A read-only snapshot: what was read stands; what the guest
+            // changed is not saved.
+            log(&e);
+            self.discard();
+            return Ok(Instance::stale());
+        }
+        match (outcome, mode) {
+            (Outcome::Returned, Mode::ReadingAhead(pending)) => Ok(self.end_read_ahead(pending)),
+            (Outcome::Returned, Mode::Locked) => {
+                if let Err(e) = self.write_changes() {
+                    self.discard();
+                    return Err(unsaved_error(&e, self.call_timeout));
+                }
+                let client = self.client.as_mut().expect("a call holds a connection");
+                match client.batch_execute("COMMIT") {
+                    Ok(()) => {
+                        self.xid = None;
+                        if std::mem::take(&mut self.imported) {
+                            self.analyze();
+                        }
+                        Ok(Instance::default())
+                    }
+                    Err(e) => self.commit_failed(&e),
+                }
+            }
+            // The answer stands either way: it was read from one snapshot.
+            (Outcome::Returned, Mode::Reading) => match self.save_after_read() {
+                Ok(saved) => Ok(Instance {
+                    stale: !saved,
+                    again: false,
+                }),
+                Err(e) => {
+                    log(&e);
+                    self.discard();
+                    Ok(Instance::stale())
+                }
+            },
+            // A read's changes are only the guest's derived state: as on a
+            // directory, what it saved before the time limit stopped it is
+            // kept (if nobody committed meanwhile), so a large store's first
+            // index goes on across calls instead of starting over in each.
+            (Outcome::Stopped, Mode::Reading | Mode::ReadingAhead(_)) => {
+                if let Err(e) = self.save_after_read() {
+                    log(&e);
+                    self.discard();
+                }
+                Ok(Instance::stale())
+            }
+            (Outcome::Stopped, Mode::Locked) => {
+                self.discard();
+                Ok(Instance::stale())
+            }
+        }
+    }
 }
 
 /// A tree's files and what says they changed: inode, times and size.
@@ -526,10 +623,13 @@ impl Backend for DatabaseStore {
             started = self.start(writes);
         }
         match started {
-            Ok(regranted) => Ok(Instance {
-                stale: regranted,
-                again: false,
-            }),
+            Ok(regranted) => {
+                self.lend_pager();
+                Ok(Instance {
+                    stale: regranted,
+                    again: false,
+                })
+            }
             Err(e) => {
                 self.discard();
                 self.mode = None;
@@ -551,69 +651,25 @@ impl Backend for DatabaseStore {
     }
 
     fn end(&mut self, outcome: Outcome) -> Result<Instance, ToolError> {
-        let Some(mode) = self.mode.take() else {
-            return Ok(Instance::default());
-        };
-        match (outcome, mode) {
-            (Outcome::Returned, Mode::ReadingAhead(pending)) => Ok(self.end_read_ahead(pending)),
-            (Outcome::Returned, Mode::Locked) => {
-                if let Err(e) = self.write_changes() {
-                    self.discard();
-                    return Err(unsaved_error(&e, self.call_timeout));
-                }
-                let client = self.client.as_mut().expect("a call holds a connection");
-                match client.batch_execute("COMMIT") {
-                    Ok(()) => {
-                        self.xid = None;
-                        if std::mem::take(&mut self.imported) {
-                            self.analyze();
-                        }
-                        Ok(Instance::default())
-                    }
-                    Err(e) => self.commit_failed(&e),
-                }
-            }
-            // The answer stands either way: it was read from one snapshot.
-            (Outcome::Returned, Mode::Reading) => match self.save_after_read() {
-                Ok(saved) => Ok(Instance {
-                    stale: !saved,
-                    again: false,
-                }),
-                Err(e) => {
-                    log(&e);
-                    self.discard();
-                    Ok(Instance::stale())
-                }
-            },
-            // A read's changes are only the guest's derived state: as on a
-            // directory, what it saved before the time limit stopped it is
-            // kept (if nobody committed meanwhile), so a large store's first
-            // index goes on across calls instead of starting over in each.
-            (Outcome::Stopped, Mode::Reading | Mode::ReadingAhead(_)) => {
-                if let Err(e) = self.save_after_read() {
-                    log(&e);
-                    self.discard();
-                }
-                Ok(Instance::stale())
-            }
-            (Outcome::Stopped, Mode::Locked) => {
-                self.discard();
-                Ok(Instance::stale())
-            }
-        }
+        let unread = self.reclaim_pager();
+        let ended = self.end_call(outcome, unread);
+        self.unpage();
+        ended
     }
 
     fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError> {
-        let state = self.fs.lock();
+        let mut state = self.fs.lock();
+        let tree = state
+            .all_loaded(0)
+            .map_err(|_| CopyError::Io("the namespace could not be read".into()))?;
         // A namespace holds only directories and files: nothing is skipped.
-        let entries = state.mounts[0]
-            .tree
+        let entries = tree
             .rows()
             .into_iter()
             .filter(|row| !row.path.is_empty() && (with_reserved || !is_reserved(&row.path)))
             .map(|row| match row.size {
                 Some(_) => {
-                    let data = state.mounts[0].tree.data(row.ino).unwrap_or_default();
+                    let data = tree.data(row.ino).unwrap_or_default();
                     Entry::File(row.path, data.to_vec())
                 }
                 None => Entry::Dir(row.path),
@@ -626,18 +682,23 @@ impl Backend for DatabaseStore {
     }
 
     fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {
-        let state = self.fs.lock();
-        let tree = &state.mounts[0].tree;
-        Ok(tree
-            .resolve(ROOT_INO, path)
-            .ok()
-            .and_then(|ino| tree.data(ino).ok())
-            .map(<[u8]>::to_vec))
+        let mut state = self.fs.lock();
+        let unread = |_| CopyError::Io(format!("{path} could not be read from the namespace"));
+        state.reveal(0, ROOT_INO, path).map_err(unread)?;
+        let Ok(ino) = state.mounts[0].tree.resolve(ROOT_INO, path) else {
+            return Ok(None);
+        };
+        state
+            .data(0, ino)
+            .map(|data| Some(data.to_vec()))
+            .map_err(unread)
     }
 
     fn edit(&mut self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError> {
         let mut state = self.fs.lock();
-        let tree = &mut state.mounts[0].tree;
+        let tree = state
+            .whole(0)
+            .map_err(|_| CopyError::Io("the namespace could not be read".into()))?;
         let refused = |_| {
             CopyError::Refused(
                 path.to_owned(),
@@ -667,6 +728,9 @@ impl Backend for DatabaseStore {
 
     fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
         let mut state = self.fs.lock();
+        state
+            .whole(0)
+            .map_err(|_| CopyError::Io("the namespace could not be read".into()))?;
         let mount = &mut state.mounts[0];
         if !mount.writable {
             return Err(CopyError::Io("the namespace cannot be written".into()));

@@ -143,14 +143,19 @@ fn versions_sql(n: usize) -> String {
 
 /// The namespace's tree. Bytes saved no later than `seen` (the version
 /// `old` holds; `None`: nothing is held) are `old`'s; only the pages
-/// written since are read.
+/// written since are read. `paged` (with nothing held): nothing is read,
+/// the rows and bytes are read as the call needs them (see `paging`).
 pub(crate) fn load(
     client: &mut Conn,
     id: i64,
     seen: Option<i64>,
     mut old: Tree,
     next_ino: u64,
+    paged: bool,
 ) -> Result<Tree, postgres::Error> {
+    if paged && seen.is_none() {
+        return Ok(Tree::sparse(next_ino));
+    }
     let rows: Vec<Row> = client
         .query(
             "SELECT path, ino, mtime_ns, ctime_ns, size FROM memcap_entries WHERE ns = $1",
@@ -187,7 +192,7 @@ pub(crate) fn load(
         }
         file[at..at + bytes.len()].copy_from_slice(bytes);
     }
-    Ok(Tree::from_rows(rows, data, next_ino))
+    Ok(Tree::from_rows(rows, data, next_ino, false))
 }
 
 /// Writes what the tree changed and the namespace's new version in one

@@ -6,8 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use postgres::Client;
-
+use super::conn::{self, Conn};
 use crate::backend::database::Url;
 use crate::error::OpenError;
 use crate::tokens::{Access, TokenError, TokenRecord, TokenStore};
@@ -25,10 +24,15 @@ const CREATE: &str = "CREATE TABLE IF NOT EXISTS memcap_tokens (
 
 const COLUMNS: &str = "id, label, access, created, last_used, expires, revoked, hash";
 
+/// The longest any one wait on the database lasts (connecting, or one
+/// statement): a request's token check waits on it, and a database that
+/// stopped answering must not hold the check, nor the next one.
+const WAIT: Duration = Duration::from_secs(3);
+
 /// The token table of one database, over one connection.
 pub struct DatabaseTokens {
     url: Url,
-    client: Mutex<Option<Client>>,
+    client: Mutex<Option<Conn>>,
     /// Whether the table was seen: it is never dropped, so a server asks
     /// once, not on every request.
     table_seen: AtomicBool,
@@ -47,15 +51,12 @@ impl DatabaseTokens {
     /// Runs `f` on the connection, connecting (again) as needed.
     fn with<R>(
         &self,
-        f: impl FnOnce(&mut Client) -> Result<R, postgres::Error>,
+        f: impl FnOnce(&mut Conn) -> Result<R, postgres::Error>,
     ) -> Result<R, TokenError> {
         let mut slot = self.client.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.as_ref().is_none_or(Client::is_closed) {
-            *slot = Some(
-                self.url
-                    .connect_blocking(Duration::from_secs(10))
-                    .map_err(database)?,
-            );
+        if slot.as_ref().is_none_or(Conn::is_closed) {
+            let runtime = conn::runtime().map_err(|e| TokenError::Database(e.to_string()))?;
+            *slot = Some(self.url.connect_within(WAIT, runtime).map_err(database)?);
         }
         let client = slot.as_mut().expect("connected just above");
         let answer = f(client);
@@ -65,7 +66,7 @@ impl DatabaseTokens {
         answer.map_err(database)
     }
 
-    fn has_table(&self, client: &mut Client) -> Result<bool, postgres::Error> {
+    fn has_table(&self, client: &mut Conn) -> Result<bool, postgres::Error> {
         if self.table_seen.load(Ordering::Relaxed) {
             return Ok(true);
         }
@@ -78,9 +79,9 @@ impl DatabaseTokens {
 }
 
 impl Drop for DatabaseTokens {
-    /// Closing a blocking client runs a runtime of its own, which panics
-    /// inside another (a server that drops its gate on an async thread):
-    /// there it is closed on a thread of its own.
+    /// The connection's runtime cannot be dropped inside another (a server
+    /// that drops its gate on an async thread): there it is closed on a
+    /// thread of its own.
     fn drop(&mut self) {
         let client = self
             .client

@@ -52,6 +52,20 @@ impl Url {
         Ok(conn)
     }
 
+    /// A connection whose every wait (connecting too) ends within `wait`,
+    /// and whose statements the server stops a little before: for the
+    /// token checks, which a request waits on.
+    #[cfg(feature = "server")]
+    pub fn connect_within(
+        &self,
+        wait: Duration,
+        runtime: Arc<Runtime>,
+    ) -> Result<Conn, postgres::Error> {
+        let mut conn = Conn::connect(&self.config, self.tls.clone(), runtime, wait)?;
+        conn.batch_execute(&statement_timeout(wait.mul_f32(0.8)))?;
+        Ok(conn)
+    }
+
     /// A blocking connection of its own thread, for listening.
     pub fn connect_blocking(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
         let config = postgres::Config::from(self.config.clone());

@@ -82,7 +82,9 @@ impl FsView<'_> {
 
     fn resolve(&self, fd: &Resource<Descriptor>, path: &str) -> FsResult<(usize, Ino)> {
         let (mount, base) = self.dir(fd, false)?;
-        let ino = self.fs.lock().mounts[mount].tree.resolve(base, path)?;
+        let mut state = self.fs.lock();
+        state.reveal(mount, base, path)?;
+        let ino = state.mounts[mount].tree.resolve(base, path)?;
         Ok((mount, ino))
     }
 
@@ -90,10 +92,7 @@ impl FsView<'_> {
     /// change there.
     fn parent(&self, fd: &Resource<Descriptor>, path: &str) -> FsResult<(usize, Ino, String)> {
         let (mount, base) = self.dir(fd, true)?;
-        match self.fs.lock().mounts[mount]
-            .tree
-            .resolve_parent(base, path)?
-        {
+        match self.fs.lock().whole(mount)?.resolve_parent(base, path)? {
             (dir, Some(name)) => Ok((mount, dir, name)),
             // `.` or `a/..`: a directory that exists, never a new name.
             (_, None) => Err(Code::Exist.into()),
@@ -149,8 +148,8 @@ impl types::HostDescriptor for FsView<'_> {
             return Err(Code::BadDescriptor.into());
         }
         let rest = {
-            let state = self.fs.lock();
-            let data = state.mounts[mount].tree.data(ino)?;
+            let mut state = self.fs.lock();
+            let data = state.data(mount, ino)?;
             data.get(offset.min(data.len() as u64) as usize..)
                 .unwrap_or_default()
                 .to_vec()
@@ -205,7 +204,12 @@ impl types::HostDescriptor for FsView<'_> {
         }
         let mut state = self.fs.lock();
         let max = state.max_file_bytes;
-        Ok(state.mounts[mount].tree.set_size(ino, size, max)?)
+        let tree = match size {
+            // Emptying needs none of the old bytes.
+            0 => &mut state.mounts[mount].tree,
+            _ => state.loaded(mount, ino)?,
+        };
+        Ok(tree.set_size(ino, size, max)?)
     }
 
     fn set_times(
@@ -229,8 +233,8 @@ impl types::HostDescriptor for FsView<'_> {
         if !flags.contains(DescriptorFlags::READ) {
             return Err(Code::BadDescriptor.into());
         }
-        let state = self.fs.lock();
-        let data = state.mounts[mount].tree.data(ino)?;
+        let mut state = self.fs.lock();
+        let data = state.data(mount, ino)?;
         let start = offset.min(data.len() as u64) as usize;
         let end = offset.saturating_add(len).min(data.len() as u64) as usize;
         let bytes = data[start..end].to_vec();
@@ -245,15 +249,15 @@ impl types::HostDescriptor for FsView<'_> {
         }
         let mut state = self.fs.lock();
         let max = state.max_file_bytes;
-        state.mounts[mount].tree.write(ino, offset, &buffer, max)?;
+        state.loaded(mount, ino)?.write(ino, offset, &buffer, max)?;
         Ok(buffer.len() as u64)
     }
 
     fn read_directory(&mut self, fd: Resource<Descriptor>) -> FsResult<Resource<EntryStream>> {
         let (mount, ino) = self.dir(&fd, false)?;
         let entries = {
-            let state = self.fs.lock();
-            let tree = &state.mounts[mount].tree;
+            let mut state = self.fs.lock();
+            let tree = &*state.whole(mount)?;
             match &tree.node(ino).ok_or(Code::BadDescriptor)?.body {
                 Body::Dir(entries) => entries
                     .iter()
@@ -266,7 +270,7 @@ impl types::HostDescriptor for FsView<'_> {
                         name: name.clone(),
                     })
                     .collect(),
-                Body::File(_) => return Err(Code::NotDirectory.into()),
+                Body::File(_) | Body::Paged(_) => return Err(Code::NotDirectory.into()),
             }
         };
         Ok(self.table.push(EntryStream(entries))?)
@@ -285,6 +289,11 @@ impl types::HostDescriptor for FsView<'_> {
 
     fn stat(&mut self, fd: Resource<Descriptor>) -> FsResult<DescriptorStat> {
         let (mount, ino, _) = self.descriptor(&fd)?;
+        if ino == ROOT_INO {
+            // A sparse tree has read the root's times with its first
+            // lookup; before one, they are read now.
+            self.fs.lock().reveal(mount, ROOT_INO, "")?;
+        }
         self.stat_of(mount, ino)
     }
 
@@ -343,7 +352,13 @@ impl types::HostDescriptor for FsView<'_> {
         let ino = {
             let mut state = self.fs.lock();
             let max = state.max_file_bytes;
-            let tree = &mut state.mounts[mount].tree;
+            let tree = match changes {
+                true => state.whole(mount)?,
+                false => {
+                    state.reveal(mount, base, &path)?;
+                    &mut state.mounts[mount].tree
+                }
+            };
             let exclusive = open_flags.contains(OpenFlags::CREATE | OpenFlags::EXCLUSIVE);
             let ino = match tree.resolve_parent(base, &path)? {
                 (_, None) if exclusive => return Err(Code::Exist.into()),

@@ -5,6 +5,7 @@
 //! host path behind them, no `..` above a root and no symbolic link.
 
 mod host;
+mod pages;
 mod stream;
 pub(crate) mod tree;
 
@@ -14,6 +15,7 @@ use wasmtime::component::{HasData, Linker, ResourceTable};
 
 use bindings::wasi::filesystem::types::DescriptorFlags;
 pub(crate) use bindings::wasi::filesystem::types::ErrorCode as Code;
+pub(crate) use pages::Pager;
 use tree::{Ino, Tree};
 
 mod bindings {
@@ -84,6 +86,8 @@ pub(crate) struct FsState {
     pub mounts: Vec<Mount>,
     /// The largest file the guest may write, in bytes.
     pub max_file_bytes: u64,
+    /// While a call runs on trees with paged files: how their bytes are read.
+    pub pager: Option<Pager>,
 }
 
 impl Fs {

@@ -38,7 +38,9 @@ impl OutputStream for Writer {
     fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
         let mut state = self.fs.lock();
         let max = state.max_file_bytes;
-        let tree = &mut state.mounts[self.mount].tree;
+        let tree = state
+            .loaded(self.mount, self.ino)
+            .map_err(|code| StreamError::LastOperationFailed(CodeError(code).into()))?;
         let offset = match self.offset {
             Some(offset) => offset,
             None => tree

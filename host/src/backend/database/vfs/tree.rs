@@ -7,6 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::Code;
 
+mod paged;
+mod sparse;
+
 pub(crate) type Ino = u64;
 
 /// The root directory's inode in every tree.
@@ -24,6 +27,9 @@ pub(crate) fn now() -> Nanos {
 #[derive(Clone, Debug)]
 pub(crate) enum Body {
     File(Vec<u8>),
+    /// A file of this many bytes whose bytes are still in the database
+    /// (see [`paged`]): read when the guest first needs them.
+    Paged(u64),
     Dir(BTreeMap<String, Ino>),
 }
 
@@ -45,6 +51,7 @@ impl Node {
     pub fn size(&self) -> u64 {
         match &self.body {
             Body::File(data) => data.len() as u64,
+            Body::Paged(size) => *size,
             // What Linux file systems report, and what listings print.
             Body::Dir(_) => 4096,
         }
@@ -86,6 +93,8 @@ pub(crate) struct Tree {
     nodes: HashMap<Ino, Node>,
     next_ino: Ino,
     dirty: Dirty,
+    /// Only the rows read so far are here (see [`sparse`]).
+    sparse: bool,
 }
 
 impl Tree {
@@ -104,25 +113,27 @@ impl Tree {
             nodes: HashMap::from([(ROOT_INO, root)]),
             next_ino: ROOT_INO + 1,
             dirty,
+            sparse: false,
         }
     }
 
     /// The tree the rows describe, parents before children or not; rows
     /// whose parent is missing or a file are left out. A file's bytes are
-    /// `data`'s for its inode, cut or zero-filled to the row's size.
+    /// `data`'s for its inode, cut or zero-filled to the row's size; with
+    /// `paged`, a file not in `data` is left in the database instead.
     /// `next_ino` is the first inode number no row uses.
     pub fn from_rows(
         rows: impl IntoIterator<Item = Row>,
         mut data: HashMap<Ino, Vec<u8>>,
         next_ino: Ino,
+        paged: bool,
     ) -> Self {
         let mut rows: Vec<Row> = rows.into_iter().collect();
-        rows.sort_by(|a, b| {
-            depth(&a.path)
-                .cmp(&depth(&b.path))
-                .then(a.path.cmp(&b.path))
-        });
+        // Parents before children; each path's depth counted once (counted
+        // in every comparison, the sort took most of a 20,000-row load).
+        rows.sort_by_cached_key(|row| depth(&row.path));
         let mut tree = Self::empty();
+        tree.nodes.reserve(rows.len());
         tree.dirty = Dirty::default();
         tree.next_ino = next_ino.max(ROOT_INO + 1);
         let mut by_path: HashMap<String, Ino> = HashMap::from([(String::new(), ROOT_INO)]);
@@ -147,11 +158,14 @@ impl Tree {
                 Some(_) => continue,
                 None => {
                     let body = match row.size {
-                        Some(size) => {
-                            let mut bytes = data.remove(&row.ino).unwrap_or_default();
-                            bytes.resize(size as usize, 0);
-                            Body::File(bytes)
-                        }
+                        Some(size) => match data.remove(&row.ino) {
+                            None if paged && size > 0 => Body::Paged(size),
+                            bytes => {
+                                let mut bytes = bytes.unwrap_or_default();
+                                bytes.resize(size as usize, 0);
+                                Body::File(bytes)
+                            }
+                        },
                         None => Body::Dir(BTreeMap::new()),
                     };
                     tree.nodes.insert(
@@ -168,7 +182,10 @@ impl Tree {
             if let Some(Body::Dir(entries)) = tree.nodes.get_mut(&parent).map(|n| &mut n.body) {
                 entries.insert(name.to_owned(), row.ino);
             }
-            by_path.insert(row.path, row.ino);
+            // Only a directory is anyone's parent.
+            if row.size.is_none() {
+                by_path.insert(row.path, row.ino);
+            }
             tree.next_ino = tree.next_ino.max(row.ino + 1);
         }
         tree
@@ -294,10 +311,7 @@ impl Tree {
             ino,
             mtime: node.mtime,
             ctime: node.ctime,
-            size: match &node.body {
-                Body::File(data) => Some(data.len() as u64),
-                Body::Dir(_) => None,
-            },
+            size: (!node.is_dir()).then(|| node.size()),
         })
     }
 
@@ -324,7 +338,7 @@ impl Tree {
         for part in path.split('/').filter(|p| !p.is_empty()) {
             match &self.node(ino)?.body {
                 Body::Dir(entries) => ino = *entries.get(part)?,
-                Body::File(_) => return None,
+                Body::File(_) | Body::Paged(_) => return None,
             }
         }
         Some(ino)
@@ -388,14 +402,14 @@ impl Tree {
     fn child(&self, dir: Ino, name: &str) -> Result<Option<Ino>, Code> {
         match &self.node(dir).ok_or(Code::BadDescriptor)?.body {
             Body::Dir(entries) => Ok(entries.get(name).copied()),
-            Body::File(_) => Err(Code::NotDirectory),
+            Body::File(_) | Body::Paged(_) => Err(Code::NotDirectory),
         }
     }
 
     fn entries_mut(&mut self, dir: Ino) -> Result<&mut BTreeMap<String, Ino>, Code> {
         match &mut self.nodes.get_mut(&dir).ok_or(Code::BadDescriptor)?.body {
             Body::Dir(entries) => Ok(entries),
-            Body::File(_) => Err(Code::NotDirectory),
+            Body::File(_) | Body::Paged(_) => Err(Code::NotDirectory),
         }
     }
 
@@ -523,7 +537,7 @@ impl Tree {
     pub fn remove_dir(&mut self, dir: Ino, name: &str) -> Result<(), Code> {
         let ino = self.child(dir, name)?.ok_or(Code::NoEntry)?;
         match &self.node(ino).ok_or(Code::NoEntry)?.body {
-            Body::File(_) => return Err(Code::NotDirectory),
+            Body::File(_) | Body::Paged(_) => return Err(Code::NotDirectory),
             Body::Dir(entries) if !entries.is_empty() => return Err(Code::NotEmpty),
             Body::Dir(_) => {}
         }
@@ -543,7 +557,7 @@ impl Tree {
             let target = self.node(existing).ok_or(Code::NoEntry)?;
             match (&target.body, moving_dir) {
                 (Body::Dir(_), false) => return Err(Code::IsDirectory),
-                (Body::File(_), true) => return Err(Code::NotDirectory),
+                (Body::File(_) | Body::Paged(_), true) => return Err(Code::NotDirectory),
                 (Body::Dir(entries), true) if !entries.is_empty() => return Err(Code::NotEmpty),
                 _ => {}
             }
@@ -586,7 +600,8 @@ impl Tree {
         }
     }
 
-    /// Takes a file's bytes out (for a tree being rebuilt); empty if none.
+    /// Takes a file's bytes out (for a tree being rebuilt); empty if none
+    /// (or still paged: a tree that holds paged files is read again whole).
     pub fn take_data(&mut self, ino: Ino) -> Vec<u8> {
         match self.nodes.get_mut(&ino).map(|n| &mut n.body) {
             Some(Body::File(data)) => std::mem::take(data),
@@ -597,6 +612,8 @@ impl Tree {
     pub fn data(&self, ino: Ino) -> Result<&[u8], Code> {
         match &self.node(ino).ok_or(Code::BadDescriptor)?.body {
             Body::File(data) => Ok(data),
+            // Brought in by [`super::FsState::data`] before it is asked for.
+            Body::Paged(_) => Err(Code::Io),
             Body::Dir(_) => Err(Code::IsDirectory),
         }
     }
@@ -612,6 +629,7 @@ impl Tree {
         node.ctime = t;
         match &mut node.body {
             Body::File(data) => Ok(data),
+            Body::Paged(_) => Err(Code::Io),
             Body::Dir(_) => Err(Code::IsDirectory),
         }
     }
@@ -647,8 +665,15 @@ impl Tree {
         if size > max_size {
             return Err(Code::FileTooLarge);
         }
+        let old_len = self.node(ino).ok_or(Code::BadDescriptor)?.size();
+        // Emptied, a paged file needs none of its old bytes.
+        if let Some(node) = self.nodes.get_mut(&ino)
+            && size == 0
+            && matches!(node.body, Body::Paged(_))
+        {
+            node.body = Body::File(Vec::new());
+        }
         let data = self.data_mut(ino)?;
-        let old_len = data.len() as u64;
         data.resize(size as usize, 0);
         // Growing writes zeros; shrinking writes nothing (a page's bytes
         // past the size are cut when read back) but drops the pages past it.
@@ -763,7 +788,7 @@ mod tests {
             .iter()
             .filter_map(|row| Some((row.ino, tree.data(row.ino).ok()?.to_vec())))
             .collect();
-        let back = Tree::from_rows(tree.rows(), data, tree.next_ino());
+        let back = Tree::from_rows(tree.rows(), data, tree.next_ino(), false);
         let g = back.resolve(ROOT_INO, "f.md").unwrap();
         assert_eq!((g, back.data(g)), (f, Ok(&b"hello"[..])));
         assert_eq!(back.resolve(ROOT_INO, "a/tmp"), Err(Code::NoEntry));
