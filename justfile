@@ -140,3 +140,4 @@ bench: setup build
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{venv}}/bin/wasmtime run" cargo bench -p memcap-core --bench graph_update --target wasm32-wasip2
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
     {{venv}}/bin/python tests/mcp/bench_team.py --memcap {{memcap}}
+    tests/postgres/with-cluster sh -c '{{venv}}/bin/python tests/mcp/bench_fleet.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"'

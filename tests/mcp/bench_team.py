@@ -22,8 +22,8 @@ from pathlib import Path
 import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import test_team  # noqa: E402
-from test_team import ACCEPT, INIT, Base, Server, sse_json  # noqa: E402
+import team_harness  # noqa: E402
+from team_harness import ACCEPT, INIT, Base, Server, sse_json  # noqa: E402
 
 NAMESPACES = 8
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -153,8 +153,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--store", help="a PostgreSQL URL instead of a directory")
     args = parser.parse_args()
-    test_team.MEMCAP = str(Path(args.memcap).resolve())
-    test_team.STORE = args.store
+    team_harness.MEMCAP = str(Path(args.memcap).resolve())
+    team_harness.STORE = args.store
     base = Base()
     try:
         tokens = [base.token(f"team{i}") for i in range(NAMESPACES)]

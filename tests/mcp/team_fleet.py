@@ -48,6 +48,17 @@ STATELESS = "2026-07-28"
 WRITES = 60
 
 
+def start_haproxy(haproxy: str, servers: list[Server]) -> tuple[subprocess.Popen, str, Path]:
+    """haproxy with the documented configuration in front of `servers`:
+    the process, the URL it serves MCP at, and its configuration file."""
+    front = free_port()
+    cfg = Path(tempfile.mkdtemp()) / "haproxy.cfg"
+    lines = "\n".join(f"    server m{i} 127.0.0.1:{s.port}" for i, s in enumerate(servers))
+    cfg.write_text(HAPROXY_CFG.format(front=front, servers=lines))
+    proxy = subprocess.Popen([haproxy, "-f", str(cfg), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proxy, f"http://127.0.0.1:{front}/mcp", cfg
+
+
 def create(raw: Raw, path: str, stateless: bool):
     """One create through the proxy: (acknowledged, already there, status)."""
     args = {"command": "create", "path": path, "file_text": "kept\n"}
@@ -78,12 +89,7 @@ def fleet_behind_haproxy():
     with Base() as base:
         token = base.token("fleet")
         servers = [Server(base, "--rate-limit", "1000", "--max-connections-per-peer", "512") for _ in range(3)]
-        front = free_port()
-        cfg = Path(tempfile.mkdtemp()) / "haproxy.cfg"
-        lines = "\n".join(f"    server m{i} 127.0.0.1:{s.port}" for i, s in enumerate(servers))
-        cfg.write_text(HAPROXY_CFG.format(front=front, servers=lines))
-        proxy = subprocess.Popen([haproxy, "-f", str(cfg), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        url = f"http://127.0.0.1:{front}/mcp"
+        proxy, url, cfg = start_haproxy(haproxy, servers)
         acknowledged: set[str] = set()
         # Landed before an answer the kill cut off: a retry found them there.
         landed: set[str] = set()

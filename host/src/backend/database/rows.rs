@@ -5,6 +5,7 @@ use super::LOCK_CLASS;
 use super::conn::{Conn, Pending};
 use std::collections::HashMap;
 
+use crate::backend::database::vfs::put_page;
 use crate::backend::database::vfs::tree::{PAGE, Row, Tree};
 
 /// The namespace's id, if it exists.
@@ -182,15 +183,8 @@ pub(crate) fn load(
         "SELECT ino, page, data FROM memcap_pages WHERE ns = $1 AND ver > $2",
         &[&id, &seen.unwrap_or(-1)],
     )?;
-    for page in pages {
-        let ino = page.get::<_, i64>(0) as u64;
-        let at = page.get::<_, i32>(1).max(0) as usize * PAGE as usize;
-        let bytes: &[u8] = page.get(2);
-        let file = data.entry(ino).or_default();
-        if file.len() < at + bytes.len() {
-            file.resize(at + bytes.len(), 0);
-        }
-        file[at..at + bytes.len()].copy_from_slice(bytes);
+    for page in &pages {
+        put_page(&mut data, page);
     }
     Ok(Tree::from_rows(rows, data, next_ino, false))
 }

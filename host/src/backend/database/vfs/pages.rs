@@ -87,18 +87,23 @@ impl Pager {
             &inos,
         )?;
         let mut files: HashMap<Ino, Vec<u8>> = HashMap::new();
-        for row in rows {
-            let ino = row.get::<_, i64>(0) as u64;
-            let at = row.get::<_, i32>(1).max(0) as usize * PAGE as usize;
-            let bytes: &[u8] = row.get(2);
-            let file = files.entry(ino).or_default();
-            if file.len() < at + bytes.len() {
-                file.resize(at + bytes.len(), 0);
-            }
-            file[at..at + bytes.len()].copy_from_slice(bytes);
+        for row in &rows {
+            put_page(&mut files, row);
         }
         Some(files)
     }
+}
+
+/// Puts a `memcap_pages` row (ino, page, data) into its file's bytes.
+pub(crate) fn put_page(files: &mut HashMap<Ino, Vec<u8>>, row: &postgres::Row) {
+    let ino = row.get::<_, i64>(0) as u64;
+    let at = row.get::<_, i32>(1).max(0) as usize * PAGE as usize;
+    let bytes: &[u8] = row.get(2);
+    let file = files.entry(ino).or_default();
+    if file.len() < at + bytes.len() {
+        file.resize(at + bytes.len(), 0);
+    }
+    file[at..at + bytes.len()].copy_from_slice(bytes);
 }
 
 /// An entry's row as the tree takes it.

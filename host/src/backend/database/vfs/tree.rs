@@ -151,44 +151,51 @@ impl Tree {
             if row.ino <= ROOT_INO || !tree.node(parent).is_some_and(Node::is_dir) {
                 continue;
             }
-            let link = (parent, name.to_owned());
-            match tree.nodes.get_mut(&row.ino) {
-                // A second hard link of a file already placed.
-                Some(node) if !node.is_dir() && row.size.is_some() => node.links.push(link),
-                Some(_) => continue,
-                None => {
-                    let body = match row.size {
-                        Some(size) => match data.remove(&row.ino) {
-                            None if paged && size > 0 => Body::Paged(size),
-                            bytes => {
-                                let mut bytes = bytes.unwrap_or_default();
-                                bytes.resize(size as usize, 0);
-                                Body::File(bytes)
-                            }
-                        },
-                        None => Body::Dir(BTreeMap::new()),
-                    };
-                    tree.nodes.insert(
-                        row.ino,
-                        Node {
-                            body,
-                            mtime: row.mtime,
-                            ctime: row.ctime,
-                            links: vec![link],
-                        },
-                    );
-                }
-            }
-            if let Some(Body::Dir(entries)) = tree.nodes.get_mut(&parent).map(|n| &mut n.body) {
-                entries.insert(name.to_owned(), row.ino);
+            let body = || match row.size {
+                Some(size) => match data.remove(&row.ino) {
+                    None if paged && size > 0 => Body::Paged(size),
+                    bytes => {
+                        let mut bytes = bytes.unwrap_or_default();
+                        bytes.resize(size as usize, 0);
+                        Body::File(bytes)
+                    }
+                },
+                None => Body::Dir(BTreeMap::new()),
+            };
+            if !tree.place(parent, name, &row, body) {
+                continue;
             }
             // Only a directory is anyone's parent.
             if row.size.is_none() {
                 by_path.insert(row.path, row.ino);
             }
-            tree.next_ino = tree.next_ino.max(row.ino + 1);
         }
         tree
+    }
+
+    /// Links the node `row` names at `name` in `parent`: a new node with
+    /// `body`, or a further hard link of a file already placed. `false`
+    /// when the row names a node placed already some other way.
+    fn place(&mut self, parent: Ino, name: &str, row: &Row, body: impl FnOnce() -> Body) -> bool {
+        let link = (parent, name.to_owned());
+        match self.nodes.get_mut(&row.ino) {
+            Some(node) if !node.is_dir() && row.size.is_some() => node.links.push(link),
+            Some(_) => return false,
+            None => {
+                let node = Node {
+                    body: body(),
+                    mtime: row.mtime,
+                    ctime: row.ctime,
+                    links: vec![link],
+                };
+                self.nodes.insert(row.ino, node);
+            }
+        }
+        if let Some(Body::Dir(entries)) = self.nodes.get_mut(&parent).map(|n| &mut n.body) {
+            entries.insert(name.to_owned(), row.ino);
+        }
+        self.next_ino = self.next_ino.max(row.ino + 1);
+        true
     }
 
     pub fn node(&self, ino: Ino) -> Option<&Node> {

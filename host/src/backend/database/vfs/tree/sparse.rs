@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::{Body, Ino, Node, ROOT_INO, Row, Tree, depth};
+use super::{Body, Ino, ROOT_INO, Row, Tree, depth};
 
 impl Tree {
     /// A tree of the root alone, whose other rows are still to be read.
@@ -66,31 +66,12 @@ impl Tree {
             if known || row.ino <= ROOT_INO {
                 continue;
             }
-            let link = (parent, name.to_owned());
-            match self.nodes.get_mut(&row.ino) {
-                Some(node) if !node.is_dir() && row.size.is_some() => node.links.push(link),
-                Some(_) => continue,
-                None => {
-                    let body = match row.size {
-                        Some(0) => Body::File(Vec::new()),
-                        Some(size) => Body::Paged(size),
-                        None => Body::Dir(Default::default()),
-                    };
-                    self.nodes.insert(
-                        row.ino,
-                        Node {
-                            body,
-                            mtime: row.mtime,
-                            ctime: row.ctime,
-                            links: vec![link],
-                        },
-                    );
-                }
-            }
-            if let Some(Body::Dir(entries)) = self.nodes.get_mut(&parent).map(|n| &mut n.body) {
-                entries.insert(name.to_owned(), row.ino);
-            }
-            self.next_ino = self.next_ino.max(row.ino + 1);
+            let body = || match row.size {
+                Some(0) => Body::File(Vec::new()),
+                Some(size) => Body::Paged(size),
+                None => Body::Dir(Default::default()),
+            };
+            self.place(parent, name, &row, body);
         }
     }
 
