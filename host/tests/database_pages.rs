@@ -97,6 +97,12 @@ fn first_calls_read_what_they_open_and_write_whole_files() {
     let seven = open(&ns).host_read("n/7.md").unwrap().unwrap();
     assert_eq!(seven, b"note 7\nappended\n");
 
+    // A lookup too deep to name row by row reads the whole tree instead,
+    // and answers as any lookup does.
+    let deep = format!("/memories/{}x.md", "d/".repeat(70));
+    let e = open(&ns).view(&deep, None).unwrap_err();
+    assert_eq!(e.kind, memcap::ToolErrorKind::NotFound, "{e:?}");
+
     // Copying a namespace out first reads every file.
     let exported = open(&ns).export().unwrap();
     let files = exported

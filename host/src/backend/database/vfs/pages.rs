@@ -10,6 +10,9 @@ use super::tree::{Ino, PAGE, Row, Tree};
 use super::{Code, FsState};
 use crate::backend::database::conn::Conn;
 
+/// The most rows one lookup asks for by name (one a path component).
+const MAX_PREFIXES: usize = 64;
+
 /// The call's connection, lent to the file system while the guest runs.
 pub(crate) struct Pager {
     conn: Conn,
@@ -158,6 +161,12 @@ impl FsState {
             return Ok(());
         }
         let wanted = tree.prefixes(base, path);
+        if wanted.len() > MAX_PREFIXES {
+            // A path that deep reads the whole tree rather than a query
+            // that grows with the square of its length.
+            self.whole(mount)?;
+            return Ok(());
+        }
         let rows = self
             .pager
             .as_mut()
