@@ -16,9 +16,9 @@ use exports::memcap::memory::history::{self, Role as WitRole};
 use exports::memcap::memory::types::{
     ActivityAnswer as WitActivityAnswer, ActivityItem as WitActivityItem,
     ContextAnswer as WitContextAnswer, ContextNote as WitContextNote, DataResult as WitDataResult,
-    GetAnswer as WitGetAnswer, GraphNote as WitGraphNote, NoteType as WitNoteType,
-    Observation as WitObservation, RelatedNote as WitRelatedNote, Relation as WitRelation,
-    SearchAnswer as WitSearchAnswer, SearchFilters as WitSearchFilters,
+    GetAnswer as WitGetAnswer, GraphNote as WitGraphNote, IndexCounts as WitIndexCounts,
+    NoteType as WitNoteType, Observation as WitObservation, RelatedNote as WitRelatedNote,
+    Relation as WitRelation, SearchAnswer as WitSearchAnswer, SearchFilters as WitSearchFilters,
     SearchResult as WitSearchResult, Source as WitSource, StatsAnswer as WitStatsAnswer,
     ToolDefinition as WitTool, ToolError as WitError, ToolResult as WitResult,
     WrittenRelation as WitWrittenRelation,
@@ -144,6 +144,15 @@ impl search::Guest for Component {
     fn memory_stats() -> Result<WitStatsAnswer, WitError> {
         stats_answer()
     }
+
+    fn memory_counts() -> Result<WitIndexCounts, WitError> {
+        with_history(memcap_core::commands::memory_stats::counts).map(|(files, chunks)| {
+            WitIndexCounts {
+                files: u32::try_from(files).unwrap_or(u32::MAX),
+                chunks,
+            }
+        })
+    }
 }
 
 crate::graph_functions!();
@@ -213,6 +222,15 @@ impl versions::Guest for Component {
         by: Option<String>,
     ) -> Result<Vec<WitVersion>, WitError> {
         with_history(|io| history_host::list(io, &path, since.as_deref(), by.as_deref()))
+            .map(|versions| versions.iter().map(wit_version).collect())
+    }
+
+    fn recent_versions(
+        path: String,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<WitVersion>, WitError> {
+        with_history(|io| history_host::recent(io, &path, before, limit))
             .map(|versions| versions.iter().map(wit_version).collect())
     }
 

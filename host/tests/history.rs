@@ -70,7 +70,7 @@ fn versions_name_the_actor_and_a_deleted_directory_comes_back() {
     assert_eq!(all[4].actor_id.as_deref(), Some("tok-1"));
     assert_eq!(m.history_list("/memories", None, Some("tok-1")).unwrap().len(), 3);
     assert_eq!(m.history_show("/memories/p/a.md", 1).unwrap(), b"a1\n");
-    let done = m.history_restore("/memories/p", before_delete).unwrap();
+    let done = m.history_restore("/memories/p", before_delete, None).unwrap();
     assert_eq!(done.restored, ["/memories/p/a.md", "/memories/p/b.md"]);
     assert_eq!(f.read("p/a.md"), "a2\n");
     assert_eq!(f.read("p/b.md"), "b1\n");
@@ -101,7 +101,7 @@ fn a_revert_by_actor_undoes_their_changes_and_leaves_later_work() {
     m.str_replace("/memories/shared.md", "v1", "bad").unwrap();
     m.set_actor(Actor::named("bob"));
     m.str_replace("/memories/shared.md", "bad", "bob fixed").unwrap();
-    let done = m.history_revert(&since, Some("mallory")).unwrap();
+    let done = m.history_revert(&since, Some("mallory"), None).unwrap();
     assert_eq!(done.restored, ["/memories/keep.md"]);
     assert_eq!(done.removed, ["/memories/junk.md"]);
     assert_eq!(done.left.len(), 1);
@@ -135,7 +135,7 @@ fn a_redacted_secret_is_gone_from_every_file_and_row() {
     // Kept in history until redacted (so this test can fail).
     assert!(store_bytes(&f).iter().any(|(_, b)| holds(b)));
     m.set_actor(Actor::named("security"));
-    let report = m.history_redact("/memories/creds.md", None).unwrap();
+    let report = m.history_redact("/memories/creds.md", None, None).unwrap();
     assert_eq!(report.versions.len(), 1);
     m.memory_view(false).unwrap();
     for (place, bytes) in store_bytes(&f) {
@@ -201,5 +201,37 @@ fn five_thousand_edits_stay_within_a_one_mib_history() {
     let stats = m.memory_stats().unwrap();
     assert_eq!(stats.history_versions, kept.len() as u64);
     assert!(stats.history_bytes <= 1 << 20 && stats.history_bytes > 0, "{}", stats.history_bytes);
+}
+}
+
+both_backends! {
+fn the_newest_versions_page_back_from_the_end_as_the_whole_list_does() {
+    let f = Fixture::new();
+    let m = &f.memory;
+    // A log past the reader's first window (64 KiB: about 300 lines).
+    for i in 0..600 {
+        let dir = if i % 3 == 0 { "a" } else { "b" };
+        m.create(&format!("/memories/{dir}/n{i}.md"), &format!("{i}\n")).unwrap();
+    }
+    m.str_replace("/memories/a/n0.md", "0", "zero").unwrap();
+    for path in ["/memories", "/memories/a", "/memories/a/n0.md", "/memories/b/n599.md"] {
+        let whole: Vec<u64> = m.history_list(path, None, None).unwrap().iter().map(|v| v.number).collect();
+        let mut paged = Vec::new();
+        let mut before = None;
+        loop {
+            let page = m.history_recent(path, before, 97).unwrap();
+            assert!(page.len() <= 97);
+            if page.is_empty() {
+                break;
+            }
+            before = page.last().map(|v| v.number);
+            paged.extend(page.iter().map(|v| v.number));
+        }
+        assert_eq!(paged, whole, "{path}");
+    }
+    let newest = m.history_recent("/memories", None, 1).unwrap();
+    assert_eq!((newest[0].path.as_str(), newest[0].change), ("/memories/a/n0.md", Change::Modified));
+    assert!(m.history_recent("/nowhere", None, 5).is_err());
+    assert_eq!(m.memory_counts().unwrap().0, 600);
 }
 }

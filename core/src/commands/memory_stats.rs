@@ -20,6 +20,15 @@ use crate::vocab::Source;
 /// The most notes taken in part that `memory_stats` names.
 pub const MAX_CUT_NAMED: usize = 100;
 
+/// The files and passages the search index holds: the part of the stats
+/// that costs no look at each note, for hosts that show it often.
+pub fn counts(io: &Io) -> Result<(usize, u32)> {
+    let counts = maintain::fresh_catalog(io, maintain::Needs::Search, |catalog| {
+        Ok(indexes::search(catalog).counts())
+    })?;
+    Ok(counts)
+}
+
 pub fn memory_stats(io: &Io) -> Result<Output> {
     let (total_files, total_chunks, held, graph, unreadable, cut) =
         maintain::fresh_catalog(io, maintain::Needs::Graph, |catalog| {

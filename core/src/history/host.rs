@@ -35,6 +35,16 @@ pub fn list(io: &Io, path: &str, since: Option<&str>, by: Option<&str>) -> Resul
     query::list(io, &mem, &filter)
 }
 
+/// The most versions `recent` gives at once.
+pub const MAX_RECENT: u32 = 200;
+
+/// `recent-versions`: the newest versions that touch `path`, numbered
+/// below `before`, at most `limit` (1 to [`MAX_RECENT`]).
+pub fn recent(io: &Io, path: &str, before: Option<u64>, limit: u32) -> Result<Vec<Version>> {
+    let mem = MemPath::parse(path)?;
+    query::newest(io, &mem, before, limit.clamp(1, MAX_RECENT) as usize)
+}
+
 /// `show`: the bytes version `number` of `path` left.
 pub fn show(io: &Io, path: &str, number: u64) -> Result<Vec<u8>> {
     let mem = MemPath::parse(path)?;

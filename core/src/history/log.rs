@@ -35,6 +35,56 @@ pub fn read_all(io: &Io) -> Result<Vec<Version>, FsError> {
     Ok(parse(&bytes))
 }
 
+/// The newest versions `keep` accepts, newest first, at most `limit` of
+/// them: the log read from its end a window at a time (each four times the
+/// last), so the newest page costs what it holds, not the whole history.
+/// Stops at the log's start or after [`MAX_LOG_BYTES`].
+pub fn newest(
+    io: &Io,
+    limit: usize,
+    keep: impl Fn(&Version) -> bool,
+) -> Result<Vec<Version>, FsError> {
+    let file = match io.fs.open(HISTORY_LOG, false) {
+        Ok(file) => file,
+        Err(FsError::NotFound) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let size = file.stat()?.size;
+    let mut found = Vec::new();
+    // Where the part already read starts: lines before it are read next.
+    let mut end = size;
+    let mut window = 16 * TAIL;
+    while end > 0 && found.len() < limit && size - end < MAX_LOG_BYTES {
+        let from = end.saturating_sub(window);
+        let bytes = files::read_to_end(&*file, from, Some(end - from), Some(end - from))?;
+        // A window that starts mid-file may cut its first line: it is read
+        // whole with the next window.
+        let (start, whole) = match from {
+            0 => (0, &bytes[..]),
+            _ => match bytes.iter().position(|&b| b == b'\n') {
+                Some(at) => (at + 1, &bytes[at + 1..]),
+                None => {
+                    window *= 4;
+                    continue;
+                }
+            },
+        };
+        for line in whole.split(|&b| b == b'\n').rev() {
+            if found.len() >= limit {
+                break;
+            }
+            if let Ok(version) = serde_json::from_slice::<Version>(line)
+                && keep(&version)
+            {
+                found.push(version);
+            }
+        }
+        end = from + start as u64;
+        window *= 4;
+    }
+    Ok(found)
+}
+
 /// The newest version in the log, if any.
 pub fn last(io: &Io) -> Result<Option<Version>, FsError> {
     tail(io).map(|t| t.last)

@@ -38,6 +38,17 @@ pub fn list(io: &Io, path: &MemPath, filter: &Filter) -> Result<Vec<Version>> {
     Ok(versions)
 }
 
+/// The newest versions that touch `path` and are numbered below `before`
+/// (all when `None`), newest first, at most `limit`: read from the log's
+/// end, so a page of a busy folder costs the page.
+pub fn newest(io: &Io, path: &MemPath, before: Option<u64>, limit: usize) -> Result<Vec<Version>> {
+    let key = path.key();
+    super::log::newest(io, limit, |v| {
+        v.touches(&key, true) && before.is_none_or(|b| v.v < b)
+    })
+    .map_err(|e| files::tool_error(e, ROOT, "read the history of"))
+}
+
 /// Every version in the log, oldest first.
 pub fn read(io: &Io) -> Result<Vec<Version>> {
     super::log::read_all(io).map_err(|e| files::tool_error(e, ROOT, "read the history of"))

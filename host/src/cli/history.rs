@@ -89,11 +89,13 @@ pub fn run(memory: &Memory, action: HistoryAction) -> anyhow::Result<String> {
         }
         HistoryAction::Diff { path, from, to } => diff(memory, &path, from, to)?,
         HistoryAction::Restore { path, version } => {
-            undo_report(&memory.history_restore(&path, version).map_err(fail)?)
+            undo_report(&memory.history_restore(&path, version, None).map_err(fail)?)
         }
-        HistoryAction::Revert { since, by } => {
-            undo_report(&memory.history_revert(&since, by.as_deref()).map_err(fail)?)
-        }
+        HistoryAction::Revert { since, by } => undo_report(
+            &memory
+                .history_revert(&since, by.as_deref(), None)
+                .map_err(fail)?,
+        ),
         HistoryAction::Redact { path, version, all } => {
             if version.is_none() && !all {
                 anyhow::bail!(
@@ -101,7 +103,7 @@ pub fn run(memory: &Memory, action: HistoryAction) -> anyhow::Result<String> {
                      or --all for every one"
                 );
             }
-            let report = memory.history_redact(&path, version).map_err(fail)?;
+            let report = memory.history_redact(&path, version, None).map_err(fail)?;
             let mut out = match report.versions.len() {
                 0 => "Nothing was redacted.\n".to_owned(),
                 n => format!(

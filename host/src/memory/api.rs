@@ -215,6 +215,16 @@ impl Memory {
         .map_err(ToolError::from)
     }
 
+    /// How many files and passages the search index holds (WIT
+    /// `memory-counts`): without `memory_stats`'s look at every note.
+    pub fn memory_counts(&self) -> Result<(u32, u32), ToolError> {
+        self.invoke(0, false, |b, s| {
+            b.memcap_memory_search().call_memory_counts(s)
+        })?
+        .map(|c| (c.files, c.chunks))
+        .map_err(ToolError::from)
+    }
+
     /// The notes `url` names (`memory://projects/alpha`, `memory://projects/*`)
     /// with their observations and relations, and the notes those reach, up
     /// to `depth` steps (WIT `graph.build-context`).

@@ -2,7 +2,7 @@
 //! `memcap history` runs. Agents reach only `memory_history`, through
 //! `call`.
 
-use super::Memory;
+use super::{Actor, Memory};
 use crate::bindings::{HistoryVersion, RedactReport, UndoReport};
 use crate::error::ToolError;
 
@@ -30,6 +30,23 @@ impl Memory {
         .map_err(ToolError::from)
     }
 
+    /// The newest versions that touch `path`, newest first, numbered below
+    /// `before`, at most `limit` (1 to 200): read from the history's end,
+    /// so the newest page costs the page.
+    pub fn history_recent(
+        &self,
+        path: &str,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<HistoryVersion>, ToolError> {
+        let path = path.to_owned();
+        self.invoke(path.len(), false, move |b, s| {
+            b.memcap_memory_versions()
+                .call_recent_versions(s, &path, before, limit)
+        })?
+        .map_err(ToolError::from)
+    }
+
     /// The exact bytes version `number` of `path` left.
     pub fn history_show(&self, path: &str, number: u64) -> Result<Vec<u8>, ToolError> {
         let path = path.to_owned();
@@ -41,20 +58,32 @@ impl Memory {
     }
 
     /// Gives `path` (a file, or every file under a directory) the content
-    /// of version `number`; each file restored is a new version.
-    pub fn history_restore(&self, path: &str, number: u64) -> Result<UndoReport, ToolError> {
+    /// of version `number`; each file restored is a new version, made
+    /// by `actor` (the store's own when `None`).
+    pub fn history_restore(
+        &self,
+        path: &str,
+        number: u64,
+        actor: Option<&Actor>,
+    ) -> Result<UndoReport, ToolError> {
         let path = path.to_owned();
-        self.invoke(path.len(), true, move |b, s| {
+        self.invoke_as(actor, path.len(), true, move |b, s| {
             b.memcap_memory_versions().call_restore(s, &path, number)
         })?
         .map_err(ToolError::from)
     }
 
     /// Undoes every change made at or after `since` (only `by`'s, if
-    /// given), leaving files someone else changed later, and says which.
-    pub fn history_revert(&self, since: &str, by: Option<&str>) -> Result<UndoReport, ToolError> {
+    /// given), leaving files someone else changed later, and says which;
+    /// the undo is `actor`'s change.
+    pub fn history_revert(
+        &self,
+        since: &str,
+        by: Option<&str>,
+        actor: Option<&Actor>,
+    ) -> Result<UndoReport, ToolError> {
         let (since, by) = (since.to_owned(), by.map(str::to_owned));
-        self.invoke(since.len(), true, move |b, s| {
+        self.invoke_as(actor, since.len(), true, move |b, s| {
             b.memcap_memory_versions()
                 .call_revert(s, &since, by.as_deref())
         })?
@@ -62,14 +91,16 @@ impl Memory {
     }
 
     /// Erases for good the content of version `number` of `path` (all of
-    /// its versions when `None`); the records stay, marked redacted.
+    /// its versions when `None`); the records stay, marked redacted by
+    /// `actor`.
     pub fn history_redact(
         &self,
         path: &str,
         number: Option<u64>,
+        actor: Option<&Actor>,
     ) -> Result<RedactReport, ToolError> {
         let path = path.to_owned();
-        self.invoke(path.len(), true, move |b, s| {
+        self.invoke_as(actor, path.len(), true, move |b, s| {
             b.memcap_memory_versions().call_redact(s, &path, number)
         })?
         .map_err(ToolError::from)
