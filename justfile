@@ -46,6 +46,8 @@ setup: toolchain
     # haproxy for the fleet check of the team suite (tests/mcp/team_fleet.py).
     command -v haproxy >/dev/null || { [ "$(id -u)" = 0 ] || { echo "the tests need haproxy: apt-get install haproxy" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] || { echo "the tests need PostgreSQL: apt-get install postgresql-15" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; }
+    # Headless Chromium and its driver for the page's browser checks (tests/ui/test_ui.py).
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] || { [ "$(id -u)" = 0 ] || { echo "the tests need Chromium: apt-get install chromium chromium-driver" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
 # Build the host (which builds and embeds the guest) and copy both components to dist/.
 build: toolchain
@@ -62,7 +64,7 @@ package: setup build
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o bindings/node/component --name memcap --instantiation async --quiet
     cd bindings/node && npm pack --silent --pack-destination ../../dist
 
-# Every test: core tests (native and as wasm32-wasip2, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the team server's suite (directory and database), the graph parser against basic-memory's, a short fuzz pass.
+# Every test: core tests (native and as wasm32-wasip2, on the in-memory storage), host integration tests (the real .wasm) with the database suite on a throwaway PostgreSQL, other hosts, the differential run against the SDK (through `call` and through `memcap mcp`, on a directory and on the database), the MCP suite, the team server's suite and the page's browser checks (directory and database), the graph parser against basic-memory's, a short fuzz pass.
 test: setup build fuzz-ci
     cargo test --release -p memcap-core -p memcap-embed
     # The core's unit tests again as the guest's target (its SIMD paths among them).
@@ -73,6 +75,7 @@ test: setup build fuzz-ci
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 2000
     {{venv}}/bin/python tests/mcp/test_mcp.py --memcap {{memcap}}
     {{venv}}/bin/python tests/mcp/test_team.py --memcap {{memcap}}
+    {{venv}}/bin/python tests/ui/test_ui.py --memcap {{memcap}}
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
     {{venv}}/bin/python tests/sdk/test_sdk.py --memcap {{memcap}} --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
     node tests/graph/differential.mjs --parse target/release/examples/graph_parse --wheels target/graph-oracle --generated 3000
@@ -84,6 +87,7 @@ _database-tests:
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --seed database --store "$MEMCAP_TEST_STORE"
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 100 --mcp --seed database-mcp --store "$MEMCAP_TEST_STORE"
     {{venv}}/bin/python tests/mcp/test_team.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"
+    {{venv}}/bin/python tests/ui/test_ui.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"
 
 # Formatting and clippy for both targets; warnings fail.
 lint: toolchain
@@ -141,3 +145,5 @@ bench: setup build
     {{venv}}/bin/python tests/sdk/bench_sdk.py --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
     {{venv}}/bin/python tests/mcp/bench_team.py --memcap {{memcap}}
     tests/postgres/with-cluster sh -c '{{venv}}/bin/python tests/mcp/bench_fleet.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"'
+    {{venv}}/bin/python tests/ui/bench_ui.py --memcap {{memcap}}
+    tests/postgres/with-cluster sh -c '{{venv}}/bin/python tests/ui/bench_ui.py --memcap {{memcap}} --notes 10000 --store "$MEMCAP_TEST_STORE"'

@@ -26,6 +26,8 @@ mod runtime;
 pub mod server;
 #[cfg(feature = "server")]
 pub mod tokens;
+#[cfg(feature = "server")]
+pub mod ui;
 mod wasi_link;
 
 #[cfg(feature = "database")]

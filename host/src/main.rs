@@ -148,6 +148,20 @@ enum Command {
         #[command(flatten)]
         server: cli::serve::ServerArgs,
     },
+    /// Open the memory in your browser: serve the page (browse, search,
+    /// graph, history, undo, edit) for this store to you alone, and print a
+    /// sign-in link that works once, within 5 minutes.
+    Ui {
+        /// The loopback address to serve the page at.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8766")]
+        listen: std::net::SocketAddr,
+        /// Do not watch the directory for other programs' edits, nor follow
+        /// other hosts' commits on a database.
+        #[arg(long)]
+        no_watch: bool,
+        #[command(flatten)]
+        server: cli::serve::ServerArgs,
+    },
     /// Make, list and revoke the bearer tokens `memcap mcp --http` asks for
     /// once any exists: each reaches one --namespace (and any --shared).
     Token {
@@ -473,6 +487,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags_given: flagged,
             namespace_given: cli.namespace.is_some(),
             open_flagged: Box::new(move || open_flagged(true)),
+            owner: None,
+        });
+    }
+    if let Command::Ui {
+        listen,
+        no_watch,
+        server,
+    } = &cli.command
+    {
+        return cli::serve::http(cli::serve::Serve {
+            spec,
+            addr: *listen,
+            watch: !no_watch,
+            args: server,
+            flags_given: flagged,
+            namespace_given: cli.namespace.is_some(),
+            open_flagged: Box::new(move || open_flagged(true)),
+            owner: Some(cli.actor.clone().unwrap_or_else(os_user)),
         });
     }
     // A server is set up once and watches its directory: it makes it.
@@ -492,6 +524,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Call { json } => return serve_lines(&memory, json),
         Command::Token { .. } => unreachable!("handled before the store is opened"),
         Command::Mcp { no_watch, .. } => return serve_mcp(memory, !no_watch),
+        Command::Ui { .. } => unreachable!("handled before the store is opened"),
         Command::View { path, range } => memory.view(&path, range.map(|r| (r[0], r[1]))),
         Command::Create { path, text } => memory.create(&path, &text_or_stdin(text)?),
         Command::StrReplace { path, old, new } => memory.str_replace(&path, &old, &new),

@@ -15,8 +15,11 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use memcap::mcp::MemoryServer;
-use memcap::server::{Admission, Gate, HttpLimits, HttpOptions, Opener, Pool, PoolLimits};
+use memcap::server::{
+    Admission, Gate, HttpLimits, HttpOptions, Opener, Pool, PoolLimits, Principal,
+};
 use memcap::tokens::{Access, SharedAccess, TokenStore};
+use memcap::ui::{SignIn, Ui};
 
 use super::StoreSpec;
 
@@ -125,6 +128,10 @@ pub struct Serve<'a> {
     pub namespace_given: bool,
     /// The store the flags name, served without tokens.
     pub open_flagged: Box<dyn Fn() -> Result<memcap::Memory, memcap::OpenError> + Send + Sync>,
+    /// `memcap ui`: the page alone, for the store the flags name, to the
+    /// person who started it; they sign in with a printed one-time link
+    /// and their changes are recorded as this name's.
+    pub owner: Option<String>,
 }
 
 pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
@@ -136,9 +143,12 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
         flags_given,
         namespace_given,
         open_flagged,
+        owner,
     } = serve;
     let tokens: Arc<dyn TokenStore> = Arc::from(spec.location.tokens()?);
-    let with_tokens = tokens.configured()?;
+    // `memcap ui` serves its owner the store the flags name, tokens or not:
+    // whoever can start it reaches the store anyway.
+    let with_tokens = owner.is_none() && tokens.configured()?;
     let spec = Arc::new(spec);
     let mut local_token = None;
     let (admission, open): (Admission, Box<Opener>) = if with_tokens {
@@ -166,7 +176,20 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
                 within.join(", ")
             );
         }
-        let admission = if args.no_auth {
+        let admission = if owner.is_some() {
+            if !addr.ip().is_loopback() {
+                anyhow::bail!(
+                    "{addr} is not a loopback address: memcap ui serves the person at this machine. \
+                     Listen on 127.0.0.1, or serve a team with memcap mcp --http and tokens"
+                );
+            }
+            // Nobody is shown this token: the page's owner signs in with
+            // the printed code, and no MCP endpoint is served.
+            Admission::Local {
+                token: memcap::tokens::local_token()?,
+                tokens,
+            }
+        } else if args.no_auth {
             Admission::Open(tokens)
         } else {
             if !addr.ip().is_loopback() {
@@ -243,7 +266,20 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
         },
         shutdown_grace: spec.limits.call_timeout + Duration::from_secs(5),
         metrics: args.metrics,
+        page_only: owner.is_some(),
     };
+    let page = Ui::new(
+        Arc::clone(&pool),
+        Arc::clone(&gate),
+        allowed_hosts.clone(),
+        args.allow_origins.clone(),
+        if owner.is_some() {
+            SignIn::Code
+        } else {
+            SignIn::Token
+        },
+        args.max_failed_sign_ins,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -259,6 +295,25 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             .await
             .with_context(|| format!("listening on {addr}"))?;
         let bound = listener.local_addr().unwrap_or(addr);
+        if let Some(owner) = owner {
+            let code = page.issue_code(Principal {
+                id: "local".into(),
+                label: owner,
+                access: local.clone(),
+            });
+            // stdout, one line, so a script can take the link.
+            println!("http://{bound}/ui/?code={code}");
+            eprintln!(
+                "memcap: the page for {} is at the link above, for you alone: it works once, within 5 minutes (Ctrl-C stops)",
+                spec.location.describe(None)
+            );
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            let page = memcap::ui::router(page);
+            return memcap::server::serve(listener, gate, pool, page, options, stop_signal())
+                .await
+                .context("serving the page");
+        }
         eprintln!(
             "memcap: serving MCP at http://{bound}/mcp ({}; Host may be {})",
             match (&local_token, with_tokens) {
@@ -270,7 +325,8 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             },
             allowed_hosts.join(", "),
         );
-        memcap::server::serve(listener, gate, pool, options, stop_signal())
+        let page = memcap::ui::router(page);
+        memcap::server::serve(listener, gate, pool, page, options, stop_signal())
             .await
             .context("serving MCP over HTTP")
     })?;

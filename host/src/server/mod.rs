@@ -17,7 +17,7 @@ mod log;
 mod metrics;
 mod owners;
 mod pool;
-mod sign_ins;
+pub(crate) mod sign_ins;
 mod stall;
 mod streams;
 mod team;
@@ -88,6 +88,8 @@ pub struct HttpOptions {
     pub shutdown_grace: Duration,
     /// Where to serve `GET /metrics` (Prometheus text), if anywhere.
     pub metrics: Option<std::net::SocketAddr>,
+    /// Serve only the page (`memcap ui`), not MCP.
+    pub page_only: bool,
 }
 
 /// How long `/readyz` waits for the token store.
@@ -132,13 +134,15 @@ async fn healthz() -> impl axum::response::IntoResponse {
     )
 }
 
-/// Serves MCP at `/mcp` and `GET /healthz` on `listener` until `shutdown`
+/// Serves MCP at `/mcp` (unless `page_only`), `page` (the routes of
+/// [`crate::ui`]) and `GET /healthz` on `listener` until `shutdown`
 /// resolves; then stops taking connections, lets running calls finish
 /// (within the grace time) and returns.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     gate: Arc<Gate>,
     pool: Arc<Pool>,
+    page: Router,
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
@@ -176,10 +180,13 @@ pub async fn serve(
         options.limits.clone(),
         busy.clone(),
     );
-    let app = Router::new()
-        .nest_service("/mcp", Arc::clone(&guard).wrap(mcp))
+    let mut app = Router::new()
+        .merge(page)
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz).with_state(Arc::clone(&gate)));
+    if !options.page_only {
+        app = app.nest_service("/mcp", Arc::clone(&guard).wrap(mcp));
+    }
 
     // Idle stores, quiet tokens' rate state and the sessions of revoked
     // tokens go on a timer too.

@@ -1,0 +1,151 @@
+//! `/ui/edit/PATH`: a file's text in a form, saved through the component
+//! with a precondition on the hash it was loaded with (`create` with
+//! `content_sha256`). When an agent wrote the file in between, nothing is
+//! overwritten: the page shows what changed and offers the person's text
+//! again, now against the new hash, to save on purpose or drop.
+
+use std::sync::Arc;
+
+use askama::Template;
+use axum::extract::{Form, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::Ui;
+use super::calls::{self, Found};
+use super::history::DiffLine;
+use super::pages::{self, Frame, Viewer, href, memories};
+
+#[derive(Template)]
+#[template(path = "ui/edit.html")]
+struct EditPage {
+    frame: Frame,
+    path: String,
+    action: String,
+    text: String,
+    /// The hash the text was loaded with; empty for a new file.
+    sha256: String,
+    /// When the file changed since it was loaded: what it holds now, as
+    /// a diff from the person's text.
+    conflict: Option<Vec<DiffLine>>,
+    error: Option<String>,
+}
+
+/// `GET /ui/edit/PATH`.
+pub async fn form(State(ui): State<Arc<Ui>>, viewer: Viewer, Path(path): Path<String>) -> Response {
+    let full = memories(&path);
+    let shown = full.clone();
+    let found = pages::with_memory(&ui, &viewer, move |memory, actor| {
+        calls::view(memory, actor, &shown)
+    })
+    .await;
+    let (text, sha256) = match found {
+        Ok(Ok(Found::File { text, sha256 })) => (text, sha256),
+        Ok(Ok(Found::Dir { .. })) => {
+            return pages::message(
+                &viewer,
+                StatusCode::BAD_REQUEST,
+                "Not editable",
+                "A directory is not edited as text.",
+                None,
+            );
+        }
+        // A file not there yet is written new.
+        Ok(Err(e)) if e.kind == "not-found" || e.message.contains("does not exist") => {
+            (String::new(), String::new())
+        }
+        Ok(Err(e)) => {
+            return pages::message(
+                &viewer,
+                StatusCode::BAD_REQUEST,
+                "Not editable",
+                &e.message,
+                None,
+            );
+        }
+        Err(answer) => return answer,
+    };
+    pages::html(EditPage {
+        frame: viewer.frame(format!("Edit {full}"), "files"),
+        action: href("edit", &full),
+        path: full,
+        text,
+        sha256,
+        conflict: None,
+        error: None,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct SaveForm {
+    csrf: String,
+    text: String,
+    #[serde(default)]
+    sha256: String,
+}
+
+/// `POST /ui/edit/PATH`: saves the text if the file still has the hash it
+/// was loaded with (or, for a new file, if there is still none).
+pub async fn save(
+    State(ui): State<Arc<Ui>>,
+    viewer: Viewer,
+    Path(path): Path<String>,
+    Form(form): Form<SaveForm>,
+) -> Response {
+    if !viewer.csrf_ok(&form.csrf) {
+        return pages::bad_csrf();
+    }
+    let full = memories(&path);
+    // Browsers send a textarea's lines with CRLF.
+    let text = form.text.replace("\r\n", "\n");
+    let mut input = json!({"command": "create", "path": full, "file_text": text});
+    if !form.sha256.is_empty() {
+        input["precondition"] = json!({"type": "content_sha256", "content_sha256": form.sha256});
+    }
+    let shown = full.clone();
+    let saved = pages::with_memory(&ui, &viewer, move |memory, actor| {
+        match calls::call(memory, actor, &input) {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind == "conflict" => {
+                let now = calls::view(memory, actor, &shown).ok();
+                Err((e, now))
+            }
+            Err(e) => Err((e, None)),
+        }
+    })
+    .await;
+    let mut page = EditPage {
+        frame: viewer.frame(format!("Edit {full}"), "files"),
+        action: href("edit", &full),
+        path: full.clone(),
+        text: text.clone(),
+        sha256: form.sha256,
+        conflict: None,
+        error: None,
+    };
+    match saved {
+        Ok(Ok(())) => Redirect::to(&href("files", &full)).into_response(),
+        Ok(Err((e, now))) => {
+            match now {
+                Some(Found::File {
+                    text: current,
+                    sha256,
+                }) => {
+                    page.conflict = Some(super::history::diff_lines(
+                        current.as_bytes(),
+                        text.as_bytes(),
+                    ));
+                    page.sha256 = sha256;
+                }
+                // Deleted since: saving again writes it anew.
+                _ if e.kind == "conflict" => page.sha256.clear(),
+                _ => {}
+            }
+            page.error = Some(e.message);
+            (StatusCode::CONFLICT, pages::html(page)).into_response()
+        }
+        Err(answer) => answer,
+    }
+}

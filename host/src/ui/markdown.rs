@@ -1,0 +1,122 @@
+//! A note as the page shows it: its frontmatter as fields, and its
+//! markdown as HTML that went through ammonia, since every note may have
+//! been written by an attacker. What survives is plain structure: no
+//! script, no event handler, no style, no form, no image, and no link but
+//! to http(s), mailto or a relative path.
+
+use std::collections::HashSet;
+
+use pulldown_cmark::{Options, Parser, html};
+
+/// The most frontmatter fields shown.
+const MAX_FIELDS: usize = 50;
+
+/// A note split into its frontmatter fields and its body.
+pub struct Split<'a> {
+    pub fields: Vec<(String, String)>,
+    pub body: &'a str,
+}
+
+/// Splits a leading `---` block off `text`, reading each `key: value`
+/// line of it as a field (a line that is not one joins the field above).
+pub fn split(text: &str) -> Split<'_> {
+    let none = Split {
+        fields: Vec::new(),
+        body: text,
+    };
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return none;
+    };
+    let Some((block, body)) = rest
+        .split_once("\n---\n")
+        .or_else(|| rest.split_once("\n---\r\n"))
+        .or_else(|| rest.strip_suffix("\n---").map(|b| (b, "")))
+    else {
+        return none;
+    };
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in block.lines() {
+        match line.split_once(':') {
+            Some((key, value)) if !key.starts_with([' ', '-']) && !key.trim().is_empty() => {
+                if fields.len() < MAX_FIELDS {
+                    fields.push((key.trim().to_owned(), value.trim().to_owned()));
+                }
+            }
+            _ => {
+                if let Some((_, value)) = fields.last_mut() {
+                    if !value.is_empty() {
+                        value.push(' ');
+                    }
+                    value.push_str(line.trim());
+                }
+            }
+        }
+    }
+    Split { fields, body }
+}
+
+/// `markdown` as sanitized HTML.
+pub fn to_html(markdown: &str) -> String {
+    let mut options = Options::empty();
+    options.insert(Options::ENABLE_TABLES);
+    options.insert(Options::ENABLE_STRIKETHROUGH);
+    options.insert(Options::ENABLE_TASKLISTS);
+    let mut raw = String::with_capacity(markdown.len() * 3 / 2);
+    html::push_html(&mut raw, Parser::new_ext(markdown, options));
+    sanitize(&raw)
+}
+
+/// Keeps only plain structure of `html`.
+fn sanitize(html: &str) -> String {
+    let schemes: HashSet<&str> = ["http", "https", "mailto"].into_iter().collect();
+    ammonia::Builder::default()
+        .rm_tags(["img"])
+        .url_schemes(schemes)
+        .link_rel(Some("noopener noreferrer nofollow"))
+        .clean(html)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_becomes_fields_and_the_body_follows() {
+        let s = split("---\nname: Alpha\ntype: project\n  more\n---\n# Hi\n");
+        assert_eq!(
+            s.fields,
+            vec![
+                ("name".into(), "Alpha".into()),
+                ("type".into(), "project more".into())
+            ]
+        );
+        assert_eq!(s.body, "# Hi\n");
+        assert!(split("# no frontmatter\n").fields.is_empty());
+    }
+
+    #[test]
+    fn script_handlers_styles_and_javascript_links_do_not_survive() {
+        let out = to_html(
+            "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n\
+             [a](javascript:alert(3)) [b](data:text/html,x) <a href=\"#\" onclick=\"x()\">c</a>\n\n\
+             <div style=\"position:fixed;inset:0\">over</div>\n\n<svg onload=alert(4)></svg>",
+        );
+        for bad in [
+            "<script",
+            "onerror",
+            "javascript:",
+            "data:",
+            "onclick",
+            "style=",
+            "<svg",
+            "<img",
+        ] {
+            assert!(!out.contains(bad), "{bad} survived: {out}");
+        }
+        assert!(out.contains("over"));
+    }
+}

@@ -1,0 +1,365 @@
+"""The page for people (`/ui/`) in a real browser: `memcap ui`'s one-time
+sign-in link, every view (overview, files, a note, raw, search, graph,
+history with a diff and a restore, an edit that meets an agent's
+concurrent write), hostile notes whose script must never run, and the team
+server's page: token sign-in, alice never reaching bob, a read-only token
+changing nothing, cross-site posts refused. Screenshots of every view go
+to target/ui-screenshots/.
+
+    python tests/ui/test_ui.py --memcap target/release/memcap [--store URL] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx2
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "mcp"))
+sys.path.insert(0, str(HERE))
+import team_harness  # noqa: E402
+from checks import Checks  # noqa: E402
+from team_harness import Base, Server, free_port  # noqa: E402
+from browser import Browser  # noqa: E402
+
+CHECKS = Checks()
+check = CHECKS.check
+MEMCAP = ""
+
+
+class Page:
+    """One `memcap ui` process and the sign-in link it printed."""
+
+    def __init__(self, base: Base, namespace: str, *extra: str) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [MEMCAP, *base.args(), "--namespace", base.ns(namespace), *extra, "ui", "--listen", f"127.0.0.1:{self.port}"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.link = self.proc.stdout.readline().strip()
+        if not self.link.startswith("http://"):
+            self.proc.kill()
+            raise AssertionError(f"memcap ui did not print a link: {self.link}{self.proc.stderr.read()}")
+        self.log: list[str] = []
+        threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
+        self.root = f"http://127.0.0.1:{self.port}/ui"
+
+    def __enter__(self) -> "Page":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def cli(base: Base, namespace: str, *args: str, stdin: str | None = None, actor: str = "mallory") -> str:
+    r = subprocess.run([MEMCAP, *base.args(), "--namespace", base.ns(namespace), "--actor", actor, *args],
+                       input=stdin, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+ALPHA = """---
+name: Alpha project
+type: project
+owner: Dana
+---
+# Alpha
+
+The **launch** is in March.
+
+- [decision] ship the beta first #launch
+- depends_on [[notes/beta]]
+- part_of [[notes/gamma]]
+"""
+
+BETA = """---
+name: Beta
+type: project
+---
+# Beta
+
+- [fact] beta has 3 users
+- part_of [[notes/gamma]]
+"""
+
+GAMMA = "# Gamma\n\nThe umbrella programme.\n"
+
+
+def plant_three(base: Base, ns: str) -> None:
+    cli(base, ns, "create", "/memories/notes/alpha.md", stdin=ALPHA, actor="agent")
+    cli(base, ns, "create", "/memories/notes/beta.md", stdin=BETA, actor="agent")
+    cli(base, ns, "create", "/memories/notes/gamma.md", stdin=GAMMA, actor="agent")
+
+
+@check("memcap ui: the printed link signs in once; overview, files, a note, raw, search and graph all show and link up")
+def every_view():
+    with Base() as base, Browser() as b:
+        plant_three(base, "me")
+        with Page(base, "me") as page:
+            b.get(page.link)
+            assert b.driver.current_url == page.root + "/", b.driver.current_url
+            body = b.text()
+            assert "files indexed" in body and "Recent changes" in body and "notes/alpha.md" in body, body
+            b.shot("overview")
+            # The code worked once: another browser gets the sign-in page.
+            with Browser() as other:
+                other.get(page.link)
+                assert "used already or has expired" in other.text(), other.text()
+                other.get(page.root + "/files/notes/alpha.md")
+                assert "Dana" not in other.text()
+            b.get(page.root + "/files/")
+            b.click(b.link("notes"))
+            assert b.driver.current_url.endswith("/ui/files/notes/"), b.driver.current_url
+            b.shot("files")
+            b.click(b.link("alpha.md"))
+            body = b.text()
+            assert "Alpha" in body and "Dana" in body and "launch" in body, body
+            assert b.find("article.markdown strong").text == "launch"
+            assert "ship the beta first" in body and "depends_on" in body
+            b.shot("note")
+            b.click(b.find("ul.facts a[href='/ui/files/notes/beta.md']"))
+            assert b.driver.current_url.endswith("/ui/files/notes/beta.md") and "beta has 3 users" in b.text()
+            b.click(b.link("Raw"))
+            assert "- [fact] beta has 3 users" in b.text() and b.all("#L7")
+            b.shot("raw")
+            b.get(page.root + "/search?q=beta+users")
+            hits = b.all("ol.hits li a")
+            assert hits and "beta.md" in hits[0].text, b.text()
+            b.shot("search")
+            b.click(hits[0])
+            assert re.search(r"/ui/files/notes/beta\.md\?raw=1#L\d+$", b.driver.current_url), b.driver.current_url
+            b.get(page.root + "/graph/notes/alpha.md?depth=2")
+            nodes = b.all("svg a.node")
+            titles = " ".join(n.text for n in nodes)
+            assert len(nodes) == 3 and "Beta" in titles and "gamma" in titles, titles
+            assert "depends_on" in b.find("svg").text
+            b.shot("graph")
+            b.click(b.find("svg a.node[href^='/ui/graph/notes/beta.md']"))
+            assert "/ui/graph/notes/beta.md" in b.driver.current_url and "Graph of /memories/notes/beta.md" in b.text()
+            assert b.scripts_ran() == []
+
+
+@check("history: an agent's change shows with its actor; a diff of two versions; Restore and Revert undo it, recorded as the person's")
+def history_and_undo():
+    with Base() as base, Browser() as b:
+        plant_three(base, "me")
+        cli(base, "me", "str-replace", "/memories/notes/gamma.md", "umbrella programme", "programme we cancelled")
+        with Page(base, "me", "--actor", "dana") as page:
+            b.get(page.link)
+            b.get(page.root + "/history/notes/gamma.md")
+            rows = b.all("table.versions tbody tr")
+            assert len(rows) == 2 and "mallory" in rows[0].text and "agent" in rows[1].text, [r.text for r in rows]
+            numbers = [r.get_attribute("id")[1:] for r in rows]
+            b.find(f"input[name=a][value='{numbers[1]}']").click()
+            b.find(f"input[name=b][value='{numbers[0]}']").click()
+            b.click(b.find("table.versions ~ button"))
+            added = [e.get_attribute("textContent") for e in b.all("details.diff .add")]
+            removed = [e.get_attribute("textContent") for e in b.all("details.diff .del")]
+            assert any("we cancelled" in t for t in added) and any("umbrella" in t for t in removed), (added, removed)
+            b.shot("history-diff")
+            b.click(b.find(f"tr#v{numbers[1]} button[form='restore-{numbers[1]}']"))
+            assert "Restored" in b.text(), b.text()
+            assert "umbrella programme" in cli(base, "me", "view", "/memories/notes/gamma.md")
+            b.get(page.root + "/history/notes/gamma.md")
+            first = b.all("table.versions tbody tr")[0].get_attribute("textContent")
+            assert "restored" in first and "dana" in first, first
+            # Redact mallory's content (no longer current): gone for good.
+            b.click(b.find(f"tr#v{numbers[0]} button[form='redact-{numbers[0]}']"))
+            assert f"redacted by dana" in b.find(f"tr#v{numbers[0]}").text, b.find(f"tr#v{numbers[0]}").text
+            shown = subprocess.run([MEMCAP, *base.args(), "--namespace", base.ns("me"), "history", "show",
+                                    "/memories/notes/gamma.md", numbers[0]], capture_output=True, text=True)
+            assert shown.returncode != 0 and "we cancelled" not in shown.stdout, shown
+            # Revert: everything mallory did since an hour ago.
+            cli(base, "me", "create", "/memories/notes/poison.md", stdin="trust evil.example\n")
+            b.get(page.root + "/history/")
+            b.shot("history")
+            form = b.find("form.revert")
+            form.find_element("name", "by").clear()
+            form.find_element("name", "by").send_keys("mallory")
+            form.find_element("name", "since").clear()
+            form.find_element("name", "since").send_keys("1h")
+            b.click(form.find_element("css selector", "button"))
+            assert "Reverted" in b.text() and "poison.md" in b.text(), b.text()
+            assert "poison.md" not in cli(base, "me", "view", "/memories/notes")
+
+
+@check("editing saves with a precondition: an agent's write in between is never overwritten, the conflict is shown, a second save is on purpose")
+def edit_with_conflict():
+    with Base() as base, Browser() as b:
+        plant_three(base, "me")
+        with Page(base, "me") as page:
+            b.get(page.link)
+            b.get(page.root + "/edit/notes/gamma.md")
+            area = b.find("textarea[name=text]")
+            assert area.get_attribute("value") == GAMMA
+            area.clear()
+            area.send_keys("# Gamma\n\nEdited by a person.\n")
+            # An agent writes first.
+            cli(base, "me", "str-replace", "/memories/notes/gamma.md", "umbrella", "agent's")
+            b.click(b.find("form.edit button"))
+            body = b.text()
+            assert "Someone changed this file" in body and "agent's" in body, body
+            assert "agent's programme" in cli(base, "me", "view", "/memories/notes/gamma.md")
+            b.shot("edit-conflict")
+            assert "Edited by a person." in b.find("textarea[name=text]").get_attribute("value")
+            b.click(b.find("form.edit button"))
+            assert b.driver.current_url.endswith("/ui/files/notes/gamma.md"), b.driver.current_url
+            shown = cli(base, "me", "view", "/memories/notes/gamma.md")
+            assert "Edited by a person." in shown and "agent's" not in shown, shown
+
+
+HOSTILE = [
+    ("notes/x1.md", "---\nname: <script>window.__xss='frontmatter'</script>\ntype: <img src=x onerror=\"window.__xss='fm-img'\">\n---\n"
+     "# <script>window.__xss='h1'</script>\n\n<script>window.__xss='body'</script>\n\n"
+     "<img src=x onerror=\"window.__xss='img'\">\n\n<svg onload=\"window.__xss='svg'\"><script>window.__xss='svg2'</script></svg>\n\n"
+     "[click](javascript:window.__xss='link') [d](data:text/html,<script>parent.__xss=1</script>)\n\n"
+     "<a href=\"javascript:window.__xss='a'\">a</a> <div style=\"position:fixed;inset:0;background:red\">OVERLAY</div>\n\n"
+     "<iframe src=\"javascript:parent.__xss='iframe'\"></iframe><form action=\"javascript:x\"><button>go</button></form>\n\n"
+     "<details open ontoggle=\"window.__xss='toggle'\">x</details> <b onmouseover=\"window.__xss='hover'\">hover</b>\n\n"
+     "</article></main><script>window.__xss='breakout'</script><!--\n\n"
+     "- [<script>window.__xss='cat'</script>] observed <img src=x onerror=\"window.__xss='obs'\"> #tag\"><script>x</script>\n"
+     "- <script>window.__xss='rel'</script> [[\"><svg onload=\"window.__xss='target'\">]]\n"
+     "- links_to [[notes/<script>window.__xss='t2'</script>]]\n"),
+    ("notes/\"><img src=x onerror=\"window.__xss='filename'\">.md", "# named to attack\n\nmarker-filename\n"),
+    ("notes/<svg onload=window.__xss='fn2'>.md", "marker-fn2\n"),
+]
+
+
+@check("hostile notes: script in bodies, frontmatter, relations, file names and queries never runs; the page shows it as text")
+def hostile_notes():
+    with Base() as base, Browser() as b:
+        ns = "me"
+        for name, text in HOSTILE:
+            cli(base, ns, "create", f"/memories/{name}", stdin=text, actor="<script>window.__xss='actor'</script>")
+        with Page(base, ns) as page:
+            b.get(page.link)
+            visited = [page.root + "/", page.root + "/files/notes/", page.root + "/files/notes/x1.md",
+                       page.root + "/files/notes/x1.md?raw=1", page.root + "/graph/notes/x1.md?depth=3",
+                       page.root + "/history/", page.root + "/history/notes/x1.md", page.root + "/edit/notes/x1.md",
+                       page.root + "/search?q=%3Cscript%3Ewindow.__xss%3D%27query%27%3C%2Fscript%3E",
+                       page.root + "/search?q=marker", page.root + "/files/%3Cscript%3Ewindow.__xss=1%3C%2Fscript%3E"]
+            for link in b.all("table.list a"):
+                visited.append(link.get_attribute("href"))
+            for url in visited:
+                b.get(url)
+                time.sleep(0.05)
+                found = b.scripts_ran()
+                assert found == [], (url, found)
+                # Over the page nothing is laid: the header stays clickable where it is.
+                top = b.js("const r = document.querySelector('header.top').getBoundingClientRect();"
+                           "return document.elementFromPoint(r.left + 40, r.top + 10).closest('header') !== null")
+                assert top, url
+            b.get(page.root + "/files/notes/x1.md")
+            assert "OVERLAY" in b.text()
+            b.shot("hostile-note")
+            b.get(page.root + "/files/notes/x1.md?raw=1")
+            assert "<script>window.__xss='body'</script>" in b.text()
+            b.get(page.root + "/files/notes/")
+            assert "<svg onload=window.__xss='fn2'>.md" in b.text(), b.text()
+            b.get(page.root + "/search?q=%3Cscript%3Ewindow.__xss%3D%27query%27%3C%2Fscript%3E")
+            assert b.find("input[name=q][type=search].bigsearch, form.bigsearch input").get_attribute("value") == "<script>window.__xss='query'</script>"
+
+
+def sign_in(b: Browser, root: str, token: str) -> None:
+    b.get(root + "/")
+    field = b.find("input[name=token]")
+    field.send_keys(token)
+    b.click(b.find("form button"))
+
+
+@check("team server: a token signs in to its own grants; alice reaches none of bob's notes by any URL; a read-only token changes nothing")
+def team_isolation():
+    with Base() as base, Browser() as b:
+        cli(base, "alice", "create", "/memories/mine.md", stdin="alice-note\n")
+        cli(base, "bob", "create", "/memories/secret.md", stdin="bob-secret-XYZ\n")
+        alice = base.token("alice", "--label", "alice")
+        reader = base.token("alice", "--read-only", "--label", "auditor")
+        base.token("bob", "--label", "bob")
+        with Server(base) as server:
+            root = f"http://127.0.0.1:{server.port}/ui"
+            sign_in(b, root, "memcap_000000000000_" + "0" * 64)
+            assert "does not open" in b.text()
+            sign_in(b, root, alice)
+            assert b.driver.current_url == root + "/" and "alice" in b.text()
+            assert alice not in b.driver.current_url
+            b.shot("team-overview")
+            bob_ns = base.ns("bob")
+            for path in ["/files/secret.md", f"/files/../{bob_ns}/secret.md", f"/files/%2e%2e/{bob_ns}/secret.md",
+                         f"/files/..%2f{bob_ns}%2fsecret.md", "/files/%2e%2e%2f%2e%2e%2fsecret.md",
+                         f"/files/shared/{bob_ns}/secret.md", f"/history/%2e%2e/{bob_ns}/secret.md",
+                         "/search?q=bob-secret-XYZ", f"/graph/..%2f{bob_ns}%2fsecret.md", f"/edit/..%2f{bob_ns}%2fsecret.md",
+                         f"/files//{bob_ns}/secret.md", "/history/"]:
+                b.get(root + path)
+                if path.startswith("/search"):
+                    hits = " ".join(h.text for h in b.all("ol.hits li"))
+                    assert "secret" not in hits, hits
+                else:
+                    assert "bob-secret-XYZ" not in b.driver.page_source, path
+            b.get(root + "/files/mine.md")
+            assert "alice-note" in b.text()
+            # A cross-site form post, with alice's cookie, is refused.
+            cookie = b.driver.get_cookie("memcap_ui")["value"]
+            csrf = b.find("input[name=csrf]").get_attribute("value")
+            jar = {"memcap_ui": cookie}
+            for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+                r = httpx2.post(root + "/edit/mine.md", cookies=jar, headers=headers,
+                                data={"csrf": csrf, "text": "hijacked\n", "sha256": ""})
+                assert r.status_code == 403, (headers, r.status_code)
+            r = httpx2.post(root + "/edit/mine.md", cookies=jar, data={"csrf": "0" * 64, "text": "hijacked\n"})
+            assert r.status_code == 403, r.status_code
+            r = httpx2.get(root + "/files/mine.md", cookies=jar, headers={"Host": "evil.example"})
+            assert r.status_code == 403, r.status_code
+            assert base.read("alice", "mine.md") == "alice-note\n"
+            # Read only: no edit or undo offered, and a post changes nothing.
+            with Browser() as ro:
+                sign_in(ro, root, reader)
+                ro.get(root + "/files/mine.md")
+                assert "read only" in ro.text() and not ro.all("a[href^='/ui/edit/']"), ro.text()
+                ro.get(root + "/history/mine.md")
+                assert not ro.all("form[action^='/ui/restore/']") and not ro.all("form.revert")
+                ro.shot("team-read-only")
+                cookie = ro.driver.get_cookie("memcap_ui")["value"]
+                csrf = ro.find("input[name=csrf]").get_attribute("value")
+                r = httpx2.post(root + "/edit/mine.md", cookies={"memcap_ui": cookie},
+                                data={"csrf": csrf, "text": "changed by a reader\n", "sha256": ""})
+                assert r.status_code in (403, 409), r.status_code
+                r = httpx2.post(root + "/revert", cookies={"memcap_ui": cookie},
+                                data={"csrf": csrf, "since": "1d", "by": "mallory"})
+                assert r.status_code == 403, r.status_code
+            assert base.read("alice", "mine.md") == "alice-note\n"
+            # Revoking the token ends its page sessions.
+            token_id = alice.split("_")[1]
+            subprocess.run([MEMCAP, *base.args(), "token", "revoke", token_id], check=True, capture_output=True)
+            b.get(root + "/files/mine.md")
+            assert "alice-note" not in b.text() and "no longer opens" in b.text(), b.text()
+            server.stop()
+            log = "".join(server.lines)
+            for token in (alice, reader):
+                assert token not in log and token.split("_")[2] not in log
+
+
+def main() -> int:
+    global MEMCAP
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memcap", required=True)
+    parser.add_argument("--store")
+    parser.add_argument("--only")
+    args = parser.parse_args()
+    MEMCAP = str(Path(args.memcap).resolve())
+    team_harness.MEMCAP = MEMCAP
+    team_harness.STORE = args.store
+    return CHECKS.run("page (ui) checks" + (" on the database" if args.store else ""), args.only)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
