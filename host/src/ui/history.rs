@@ -15,6 +15,7 @@ use serde::Deserialize;
 use super::Ui;
 use super::pages::{self, Frame, Viewer, href, memories};
 use crate::bindings::{Change, HistoryVersion, UndoReport};
+use crate::error::ToolError;
 
 /// Versions per page.
 const PER_PAGE: usize = 50;
@@ -267,6 +268,22 @@ fn report(done: &UndoReport) -> String {
     out.join("\n")
 }
 
+/// The page after an undo: its report on success (or `done`'s own page),
+/// the component's words under `failed` when it was refused.
+fn undone<T>(
+    viewer: &Viewer,
+    outcome: Result<Result<T, ToolError>, Response>,
+    done: impl FnOnce(T) -> Response,
+    failed: &str,
+    back: String,
+) -> Response {
+    match outcome {
+        Ok(Ok(value)) => done(value),
+        Ok(Err(e)) => pages::message(viewer, StatusCode::CONFLICT, failed, &e.message, Some(back)),
+        Err(answer) => answer,
+    }
+}
+
 /// `POST /ui/restore/PATH`: gives PATH version `number`'s content.
 pub async fn restore(
     State(ui): State<Arc<Ui>>,
@@ -286,18 +303,17 @@ pub async fn restore(
         memory.history_restore(&target, number, Some(actor))
     })
     .await;
-    let back = Some(href("history", &full));
-    match done {
-        Ok(Ok(done)) => pages::message(&viewer, StatusCode::OK, "Restored", &report(&done), back),
-        Ok(Err(e)) => pages::message(
+    let back = href("history", &full);
+    let shown = |done: UndoReport| {
+        pages::message(
             &viewer,
-            StatusCode::CONFLICT,
-            "Not restored",
-            &e.message,
-            back,
-        ),
-        Err(answer) => answer,
-    }
+            StatusCode::OK,
+            "Restored",
+            &report(&done),
+            Some(back.clone()),
+        )
+    };
+    undone(&viewer, done, shown, "Not restored", back.clone())
 }
 
 #[derive(Deserialize)]
@@ -330,18 +346,17 @@ pub async fn revert(
         memory.history_revert(&since, Some(&by), Some(actor))
     })
     .await;
-    let back = Some("/ui/history/".to_owned());
-    match done {
-        Ok(Ok(done)) => pages::message(&viewer, StatusCode::OK, "Reverted", &report(&done), back),
-        Ok(Err(e)) => pages::message(
+    let back = "/ui/history/".to_owned();
+    let shown = |done: UndoReport| {
+        pages::message(
             &viewer,
-            StatusCode::CONFLICT,
-            "Not reverted",
-            &e.message,
-            back,
-        ),
-        Err(answer) => answer,
-    }
+            StatusCode::OK,
+            "Reverted",
+            &report(&done),
+            Some(back.clone()),
+        )
+    };
+    undone(&viewer, done, shown, "Not reverted", back.clone())
 }
 
 /// `POST /ui/redact/PATH`: erases version `number`'s content (the
@@ -371,15 +386,7 @@ pub async fn redact(
         memory.history_redact(&target, number, Some(actor))
     })
     .await;
-    match done {
-        Ok(Ok(_)) => Redirect::to(&href("history", &full)).into_response(),
-        Ok(Err(e)) => pages::message(
-            &viewer,
-            StatusCode::CONFLICT,
-            "Not redacted",
-            &e.message,
-            Some(href("history", &full)),
-        ),
-        Err(answer) => answer,
-    }
+    let back = href("history", &full);
+    let shown = |_| Redirect::to(&back).into_response();
+    undone(&viewer, done, shown, "Not redacted", back.clone())
 }

@@ -42,8 +42,13 @@ pub struct Session {
 impl Session {
     /// Whether `shown` is this session's CSRF secret.
     pub fn csrf_ok(&self, shown: &str) -> bool {
-        bool::from(shown.as_bytes().ct_eq(self.csrf.as_bytes()))
+        same_secret(shown, &self.csrf)
     }
+}
+
+/// Whether `shown` is `secret`, compared in constant time.
+pub fn same_secret(shown: &str, secret: &str) -> bool {
+    bool::from(shown.as_bytes().ct_eq(secret.as_bytes()))
 }
 
 /// The sessions, and `memcap ui`'s code until it is used.
@@ -76,8 +81,7 @@ impl Sessions {
     pub fn redeem(&self, shown: &str) -> Option<Principal> {
         let mut code = self.code.lock().unwrap_or_else(|p| p.into_inner());
         let (right, made, _) = code.as_ref()?;
-        let ok = bool::from(shown.as_bytes().ct_eq(right.as_bytes()));
-        if !ok {
+        if !same_secret(shown, right) {
             return None;
         }
         let fresh = made.elapsed() < CODE_LIFETIME;
