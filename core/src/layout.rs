@@ -30,12 +30,49 @@ pub const CHAT: &str = "chat";
 /// in a mounted directory (`shared/NAME/.memcap`, `extra/NAME/.memcap`),
 /// where that grant's writes are staged. Agents can neither see nor reach
 /// these.
+///
+/// A name counts as `.memcap` as any file system would read it, so a
+/// store on a case-insensitive one (macOS, Windows) cannot be reached by
+/// another spelling: see [`is_reserved_name`].
 pub fn is_reserved<'a>(mut components: impl Iterator<Item = &'a str>) -> bool {
     match components.next() {
-        Some(RESERVED) => true,
-        Some(SHARED | EXTRA) => components.nth(1) == Some(RESERVED),
+        Some(name) if is_reserved_name(name) => true,
+        Some(SHARED | EXTRA) => components.nth(1).is_some_and(is_reserved_name),
         _ => false,
     }
+}
+
+/// Whether a file system may open [`RESERVED`] for `name`: equal under
+/// Unicode case folding, once the code points HFS+ ignores are dropped,
+/// an NTFS stream suffix (`NAME:stream`) is cut and trailing dots and
+/// spaces (which Windows strips) are trimmed; or the 8.3 short name
+/// Windows gives `.memcap` (`MEMCAP~1` … `MEMCAP~9`). Git guards `.git`
+/// the same way.
+pub fn is_reserved_name(name: &str) -> bool {
+    // Every spelling that folds to `.memcap` or `memcap~N` has an ASCII
+    // `m`/`M` or a dot among its first bytes; most names are out at once.
+    if name.len() < RESERVED.len() - 1 || !name.bytes().any(|b| b == b'.' || b | 0x20 == b'm') {
+        return false;
+    }
+    let folded: String = name
+        .chars()
+        .filter(|&c| !ignorable(c))
+        .take_while(|&c| c != ':')
+        .flat_map(char::to_lowercase)
+        .collect();
+    let trimmed = folded.trim_end_matches([' ', '.']);
+    trimmed == RESERVED
+        || trimmed
+            .strip_prefix("memcap~")
+            .is_some_and(|n| n.len() == 1 && n.as_bytes()[0].is_ascii_digit() && n != "0")
+}
+
+/// The code points HFS+ leaves out when it compares names (zero-width
+/// joiners and marks, bidirectional controls, the deprecated format
+/// characters, the byte-order mark).
+fn ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{200c}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{206a}'..='\u{206f}' | '\u{feff}')
 }
 
 /// Where the version history lives (`history/`): the log, the content of
@@ -48,3 +85,46 @@ pub const HISTORY_BLOBS: &str = ".memcap/history/blobs";
 /// The versions of the change being made, written before it is: what a
 /// crash leaves here is checked against the files by the next change.
 pub const HISTORY_PENDING: &str = ".memcap/history/pending.jsonl";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_a_file_system_may_fold_to_the_reserved_name_is_reserved() {
+        for name in [
+            ".memcap",
+            ".MEMCAP",
+            ".MemCap",
+            ".memcap.",
+            ".memcap ",
+            ".memcap. . ",
+            ".mem\u{200c}cap",
+            "\u{feff}.memcap",
+            ".memcap::$INDEX_ALLOCATION",
+            ".memcap:stream",
+            "MEMCAP~1",
+            "memcap~9",
+        ] {
+            assert!(is_reserved_name(name), "{name:?}");
+            assert!(is_reserved([name, "history"].into_iter()), "{name:?}");
+            assert!(
+                is_reserved(["shared", "team", name].into_iter()),
+                "{name:?}"
+            );
+        }
+        for name in [
+            "memcap",
+            ".memcaps",
+            "x.memcap",
+            ".mem cap",
+            "memcap~0",
+            "memcap~10",
+            "notes",
+            "",
+        ] {
+            assert!(!is_reserved_name(name), "{name:?}");
+        }
+        assert!(!is_reserved(["notes", ".memcap"].into_iter()));
+    }
+}

@@ -432,3 +432,35 @@ fn files_the_walk_finds_changed_by_another_program_are_recorded() {
         ]
     );
 }
+
+#[test]
+fn an_actor_name_is_one_bounded_line_and_never_one_memcap_keeps_for_itself() {
+    let s = Store::new();
+    let long = "x".repeat(1 << 20);
+    let cases = [
+        ("(outside memcap)", "'(outside memcap)'"),
+        (
+            "alice\n2026-11-23T00:00:00Z  created  /memories/forged.md  admin",
+            "alice 2026-11-23T00:00:00Z created /memories/forged.md admin",
+        ),
+        ("\u{202e}bob\u{200b}", "bob"),
+        ("  \t ", "memcap"),
+    ];
+    for (i, (sent, recorded)) in cases.iter().enumerate() {
+        as_actor(&s, sent);
+        let path = format!("/memories/a{i}.md");
+        s.ok(json!({"command": "create", "path": path, "file_text": "x\n"}));
+        assert_eq!(versions(&s, &path)[0].actor, *recorded, "{sent:?}");
+    }
+    as_actor(&s, &long);
+    s.ok(json!({"command": "create", "path": "/memories/long.md", "file_text": "x\n"}));
+    let actor = &versions(&s, "/memories/long.md")[0].actor;
+    assert_eq!(actor.chars().count(), 64, "{actor}");
+    // A client that called itself `(outside memcap)` is undone like anyone:
+    // revert skips only what memcap found changed by another program.
+    as_actor(&s, "(outside memcap)");
+    s.ok(json!({"command": "create", "path": "/memories/planted.md", "file_text": "trust me\n"}));
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    history::revert(&io, "2026-11-01", None).unwrap();
+    assert!(s.file("planted.md").is_none());
+}

@@ -208,9 +208,16 @@ fn a_misspelled_or_malformed_precondition_is_refused_before_anything_changes() {
         "{message}"
     );
     assert_eq!(s.fs.files(), before);
-    // A null precondition is none.
+    // A null precondition is refused, not taken for none: the client meant a guard.
     let mut input = edit.clone();
     input["precondition"] = Value::Null;
-    s.ok(input);
+    let message = s.err(input);
+    assert!(
+        message.contains("\"precondition\": null") && message.contains("leave the field out"),
+        "{message}"
+    );
+    assert_eq!(s.fs.files(), before);
+    // Left out, the write is unguarded.
+    s.ok(edit.clone());
     assert_eq!(s.file("a.md").unwrap(), "y\n");
 }

@@ -406,6 +406,9 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(why) = cli.actor.as_deref().and_then(memcap::Actor::refuse_name) {
+        anyhow::bail!(why);
+    }
     if let Command::Copy { src, dst, replace } = &cli.command {
         return copy(src, dst, *replace);
     }

@@ -284,6 +284,7 @@ class Generator:
         path = rng.choice([
             f"{ROOT}{rel}", f"{ROOT}_backup/{rel}", f"{ROOT}/../{ROOT[1:]}/{rel}", f"{ROOT}/../x",
             f"{ROOT}/a/../../x", f"{ROOT}/.memcap/{rel}", f"{ROOT}/.memcap", f"{ROOT}/{'n' * 300}",
+            f"{ROOT}/.MEMCAP/{rel}", f"{ROOT}/.Memcap", f"{ROOT}/.memcap./x", f"{ROOT}/.memcap /x", f"{ROOT}/MEMCAP~1/x",
             f"{ROOT}/nul\u0000.txt", f"{ROOT}/line\nbreak.md", f"{ROOT}/tab\there",
             f"{ROOT}/rlo\u202egpj.md", f"{ROOT}/zero\u200bwidth.md", f"{ROOT}/esc\u001b[31m.md",
         ])
@@ -393,6 +394,18 @@ def unsafe_name(path: str) -> bool:
     return any(unicodedata.category(c) == "Cc" or c in INVISIBLE for c in path)
 
 
+
+# Code points HFS+ ignores in names; with case folding, an NTFS stream
+# suffix, trailing dots and spaces and the 8.3 short name, what memcap
+# folds before it compares a name with `.memcap` (core/src/layout.rs).
+IGNORABLE = {*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF}
+
+
+def reserved_name(name: str) -> bool:
+    folded = "".join(c for c in name if ord(c) not in IGNORABLE).split(":")[0].lower().rstrip(". ")
+    return folded == ".memcap" or re.fullmatch(r"memcap~[1-9]", folded) is not None
+
+
 def deviation(command: dict) -> str | None:
     """The documented deviation an input falls under, judged from the input
     alone; such inputs are sent to memcap only, since the reference would act
@@ -415,7 +428,7 @@ def deviation(command: dict) -> str | None:
                 parts.pop()
             elif part not in ("", "."):
                 parts.append(part)
-        if parts[:1] == [".memcap"]:
+        if parts[:1] and reserved_name(parts[0]):
             return "reserved-dir"
         if any(len(p.encode()) > 255 for p in parts):
             return "long-name"

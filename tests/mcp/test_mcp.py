@@ -123,8 +123,50 @@ def versions_name_the_client():
         subprocess.run([MEMCAP, "--root", d, "--actor", "ops", "delete", "/memories/a.md"], check=True, capture_output=True)
         listed = subprocess.run([MEMCAP, "--root", d, "history", "list", "--json"], capture_output=True, text=True, check=True).stdout
         got = [(v["op"], v["actor"]) for v in map(json.loads, listed.splitlines())]
-        # The Python SDK's client calls itself "mcp".
-        assert got == [("deleted", "ops"), ("created", "mcp")], got
+        # The Python SDK's client calls itself "mcp"; a stdio client is recorded as one.
+        assert got == [("deleted", "ops"), ("created", "mcp:mcp")], got
+
+
+@check("a stdio client's name is marked as the client's, bounded and on one line: it can take no name memcap or a person uses")
+def client_names_are_honest():
+    hostile = ["(outside memcap)", "ops", "alice\n2026-01-01T00:00:00Z  deleted  /memories/x  admin", "x" * (1 << 20)]
+    with tempfile.TemporaryDirectory() as d:
+        for i, name in enumerate(hostile):
+            proc = subprocess.Popen([MEMCAP, "--root", d, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                def send(obj):
+                    proc.stdin.write(json.dumps(obj) + "\n")
+                    proc.stdin.flush()
+                send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": name, "version": "1"}}})
+                assert json.loads(proc.stdout.readline())["id"] == 1
+                send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory", "arguments": {
+                    "command": "create", "path": f"/memories/c{i}.md", "file_text": "x\n"}}})
+                for _ in range(10):
+                    reply = json.loads(proc.stdout.readline())
+                    if reply.get("id") == 2:
+                        break
+                assert reply["result"]["isError"] is False, reply
+            finally:
+                proc.stdin.close()
+                proc.wait(10)
+        listed = subprocess.run([MEMCAP, "--root", d, "history", "list", "--json"], capture_output=True, text=True, check=True).stdout
+        actors = {v["path"]: v["actor"] for v in map(json.loads, listed.splitlines())}
+        assert actors["/memories/c0.md"] == "mcp:(outside memcap)", actors
+        assert actors["/memories/c1.md"] == "mcp:ops", actors
+        assert actors["/memories/c2.md"].startswith("mcp:alice 2026-01-01T00:00:00Z deleted"), actors
+        assert len(actors["/memories/c3.md"]) == 64 and actors["/memories/c3.md"].startswith("mcp:xxx"), actors
+        text = subprocess.run([MEMCAP, "--root", d, "history", "list"], capture_output=True, text=True, check=True).stdout
+        assert len(text.splitlines()) == 4, text
+        # Revert does not skip a client that called itself another program.
+        subprocess.run([MEMCAP, "--root", d, "--actor", "ops", "history", "revert", "--since", "1h", "--by", "mcp:(outside memcap)"],
+                       check=True, capture_output=True)
+        assert not Path(d, "c0.md").exists()
+        # Nor can the CLI take such a name.
+        for bad in ("(outside memcap)", "mcp:claude", "a\nb", "y" * 65, " "):
+            r = subprocess.run([MEMCAP, "--root", d, "--actor", bad, "view", "/memories"], capture_output=True, text=True)
+            assert r.returncode == 2 and "--actor" in r.stderr, (bad, r.stderr)
 
 
 @check("two servers on one store writing at once lose nothing")

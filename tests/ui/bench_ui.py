@@ -3,6 +3,9 @@ directory (or --store, a database): every note links to two others and
 has two versions, so the graph, history and search have real work. Prints
 the median and worst of 7 loads per view, timed at the client over
 loopback (an upper bound on the server's time), after one warm-up load.
+Then the diff of two versions whose every line differs, at 40,000 lines
+(past the page's bound: answered "too large") and at 19,000 (within it:
+compared until the deadline).
 
     python tests/ui/bench_ui.py --memcap target/release/memcap [--notes 10000,100000] [--store URL]
 """
@@ -10,6 +13,8 @@ loopback (an upper bound on the server's time), after one warm-up load.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import statistics
 import subprocess
 import sys
@@ -22,6 +27,8 @@ import httpx2
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "mcp"))
 from team_harness import free_port  # noqa: E402
+sys.path.insert(0, str(HERE))
+from pagehttp import owner_session, request  # noqa: E402
 
 VIEWS = [
     ("overview", "/"),
@@ -63,31 +70,62 @@ def fill(memcap: str, where: list[str], n: int) -> None:
     subprocess.run([memcap, *where, "--actor", "reviewer", "call"], input=edits, check=True, capture_output=True, text=True)
 
 
-def measure(memcap: str, where: list[str], n: int) -> None:
+def timed(fetch, rounds: int):
+    """Milliseconds of each of `rounds` loads after the first (a warm-up),
+    and the last answer; every answer must be 200."""
+    times, r = [], None
+    for k in range(rounds):
+        t = time.perf_counter()
+        r = fetch()
+        took = (time.perf_counter() - t) * 1000
+        assert r.status_code == 200, (r.status_code, r.text[:300])
+        if k:
+            times.append(took)
+    return times, r
+
+
+@contextlib.contextmanager
+def owner_page(memcap: str, where: list[str]):
+    """`memcap ui` on the store `where` names, signed in as its owner:
+    yields the page's root (`…/ui`) and the session."""
     port = free_port()
     proc = subprocess.Popen([memcap, *where, "ui", "--listen", f"127.0.0.1:{port}"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         link = proc.stdout.readline().strip()
-        with httpx2.Client(timeout=120, follow_redirects=False) as http:
-            r = http.get(link)
-            cookie = r.cookies.get("memcap_ui")
-            root = link.split("/ui/")[0] + "/ui"
-            print(f"\n{n} notes:")
-            print(f"  {'view':26} {'median ms':>10} {'worst ms':>9}")
-            for name, path in VIEWS:
-                times = []
-                for k in range(8):
-                    t = time.perf_counter()
-                    r = http.get(root + path, cookies={"memcap_ui": cookie})
-                    took = (time.perf_counter() - t) * 1000
-                    assert r.status_code == 200, (path, r.status_code, r.text[:300])
-                    if k:
-                        times.append(took)
-                print(f"  {name:26} {statistics.median(times):10.1f} {max(times):9.1f}")
+        yield link.split("/ui/")[0] + "/ui", owner_session(link)
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def measure(memcap: str, where: list[str], n: int) -> None:
+    with owner_page(memcap, where) as (root, session), httpx2.Client(timeout=120, follow_redirects=False) as http:
+        print(f"\n{n} notes:")
+        print(f"  {'view':26} {'median ms':>10} {'worst ms':>9}")
+        for name, path in VIEWS:
+            times, _ = timed(lambda: request("GET", root + path, session, client=http), 8)
+            print(f"  {name:26} {statistics.median(times):10.1f} {max(times):9.1f}")
+
+
+def measure_diffs(memcap: str) -> None:
+    print("\ndiff of two versions, every line different:")
+    print(f"  {'lines a side':26} {'median ms':>10} {'worst ms':>9}  answer")
+    for lines in (40_000, 19_000):
+        with tempfile.TemporaryDirectory() as tmp:
+            where = ["--root", str(Path(tmp, "m"))]
+            old, new = ("".join(f"line {i} {tag} {i * 7919 % 1000}\n" for i in range(lines)) for tag in ("old", "new"))
+            subprocess.run([memcap, *where, "create", "/memories/big.md"], input=old, check=True,
+                           capture_output=True, text=True)
+            edit = json.dumps({"command": "str_replace", "path": "/memories/big.md", "old_str": old, "new_str": new})
+            subprocess.run([memcap, *where, "call"], input=edit + "\n", check=True, capture_output=True, text=True)
+            listed = subprocess.run([memcap, *where, "history", "list", "/memories/big.md", "--json"],
+                                    check=True, capture_output=True, text=True).stdout
+            a, b = sorted(json.loads(line)["version"] for line in listed.splitlines())
+            with owner_page(memcap, where) as (root, session):
+                times, r = timed(lambda: request("GET", f"{root}/history/big.md?a={a}&b={b}", session), 6)
+            answer = "too large" if "too large" in r.text else "in time" if 'class="add"' in r.text else "deadline"
+            print(f"  {lines:<26} {statistics.median(times):10.1f} {max(times):9.1f}  {answer}")
 
 
 def main() -> int:
@@ -104,6 +142,8 @@ def main() -> int:
             fill(memcap, where, n)
             print(f"(filled {n} notes in {time.perf_counter() - started:.0f} s)")
             measure(memcap, where, n)
+    if not args.store:
+        measure_diffs(memcap)
     return 0
 
 

@@ -12,6 +12,7 @@ to target/ui-screenshots/.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -28,6 +29,8 @@ import team_harness  # noqa: E402
 from checks import Checks  # noqa: E402
 from team_harness import Base, Server, free_port  # noqa: E402
 from browser import Browser  # noqa: E402
+from pagehttp import COOKIE, owner_session, page_root, request, session_of  # noqa: E402
+from hostile import Hostile  # noqa: E402
 
 CHECKS = Checks()
 check = CHECKS.check
@@ -48,7 +51,15 @@ class Page:
             raise AssertionError(f"memcap ui did not print a link: {self.link}{self.proc.stderr.read()}")
         self.log: list[str] = []
         threading.Thread(target=lambda: self.log.extend(self.proc.stderr), daemon=True).start()
-        self.root = f"http://127.0.0.1:{self.port}/ui"
+        # The page's own name: http://memcap-….localhost:PORT/ui
+        self.root = self.link.split("/ui/")[0] + "/ui"
+        assert re.fullmatch(rf"http://memcap-[0-9a-f]{{32}}\.localhost:{self.port}/ui", self.root), self.root
+
+    def sign_in(self, b: Browser) -> None:
+        """Opens the printed link and presses its button, as the person would."""
+        b.get(self.link)
+        b.click(b.find("form.confirm button"))
+        assert b.driver.current_url == self.root + "/", b.driver.current_url
 
     def __enter__(self) -> "Page":
         return self
@@ -106,14 +117,14 @@ def every_view():
     with Base() as base, Browser() as b:
         plant_three(base, "me")
         with Page(base, "me") as page:
-            b.get(page.link)
-            assert b.driver.current_url == page.root + "/", b.driver.current_url
+            page.sign_in(b)
             body = b.text()
             assert "files indexed" in body and "Recent changes" in body and "notes/alpha.md" in body, body
             b.shot("overview")
             # The code worked once: another browser gets the sign-in page.
             with Browser() as other:
                 other.get(page.link)
+                other.click(other.find("form.confirm button"))
                 assert "used already or has expired" in other.text(), other.text()
                 other.get(page.root + "/files/notes/alpha.md")
                 assert "Dana" not in other.text()
@@ -155,7 +166,7 @@ def history_and_undo():
         plant_three(base, "me")
         cli(base, "me", "str-replace", "/memories/notes/gamma.md", "umbrella programme", "programme we cancelled")
         with Page(base, "me", "--actor", "dana") as page:
-            b.get(page.link)
+            page.sign_in(b)
             b.get(page.root + "/history/notes/gamma.md")
             rows = b.all("table.versions tbody tr")
             assert len(rows) == 2 and "mallory" in rows[0].text and "agent" in rows[1].text, [r.text for r in rows]
@@ -198,7 +209,7 @@ def edit_with_conflict():
     with Base() as base, Browser() as b:
         plant_three(base, "me")
         with Page(base, "me") as page:
-            b.get(page.link)
+            page.sign_in(b)
             b.get(page.root + "/edit/notes/gamma.md")
             area = b.find("textarea[name=text]")
             assert area.get_attribute("value") == GAMMA
@@ -242,7 +253,7 @@ def hostile_notes():
         for name, text in HOSTILE:
             cli(base, ns, "create", f"/memories/{name}", stdin=text, actor="<script>window.__xss='actor'</script>")
         with Page(base, ns) as page:
-            b.get(page.link)
+            page.sign_in(b)
             visited = [page.root + "/", page.root + "/files/notes/", page.root + "/files/notes/x1.md",
                        page.root + "/files/notes/x1.md?raw=1", page.root + "/graph/notes/x1.md?depth=3",
                        page.root + "/history/", page.root + "/history/notes/x1.md", page.root + "/edit/notes/x1.md",
@@ -285,8 +296,12 @@ def team_isolation():
         alice = base.token("alice", "--label", "alice")
         reader = base.token("alice", "--read-only", "--label", "auditor")
         base.token("bob", "--label", "bob")
-        with Server(base) as server:
-            root = f"http://127.0.0.1:{server.port}/ui"
+        metrics_port = free_port()
+        with Server(base, "--metrics", f"127.0.0.1:{metrics_port}") as server:
+            root = page_root(server.lines)
+            # Only at its own name: an address every local server shares is refused.
+            r = httpx2.get(f"http://127.0.0.1:{server.port}/ui/")
+            assert r.status_code == 403 and "not served at this address" in r.text and ".localhost" not in r.text, r.text
             sign_in(b, root, "memcap_000000000000_" + "0" * 64)
             assert "does not open" in b.text()
             sign_in(b, root, alice)
@@ -308,17 +323,18 @@ def team_isolation():
             b.get(root + "/files/mine.md")
             assert "alice-note" in b.text()
             # A cross-site form post, with alice's cookie, is refused.
-            cookie = b.driver.get_cookie("memcap_ui")["value"]
+            cookie = b.driver.get_cookie(COOKIE)["value"]
             csrf = b.find("input[name=csrf]").get_attribute("value")
-            jar = {"memcap_ui": cookie}
             for headers in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
-                r = httpx2.post(root + "/edit/mine.md", cookies=jar, headers=headers,
-                                data={"csrf": csrf, "text": "hijacked\n", "sha256": ""})
+                r = request("POST", root + "/edit/mine.md", cookie, headers=headers,
+                            data={"csrf": csrf, "text": "hijacked\n", "sha256": ""})
                 assert r.status_code == 403, (headers, r.status_code)
-            r = httpx2.post(root + "/edit/mine.md", cookies=jar, data={"csrf": "0" * 64, "text": "hijacked\n"})
+            r = request("POST", root + "/edit/mine.md", cookie, data={"csrf": "0" * 64, "text": "hijacked\n"})
             assert r.status_code == 403, r.status_code
-            r = httpx2.get(root + "/files/mine.md", cookies=jar, headers={"Host": "evil.example"})
+            r = request("GET", root + "/files/mine.md", cookie, headers={"Host": "evil.example"})
             assert r.status_code == 403, r.status_code
+            r = request("GET", root + "/files/mine.md", cookie, headers={"Host": f"127.0.0.1:{server.port}"})
+            assert r.status_code == 403 and "alice-note" not in r.text, r.status_code
             assert base.read("alice", "mine.md") == "alice-note\n"
             # Read only: no edit or undo offered, and a post changes nothing.
             with Browser() as ro:
@@ -328,15 +344,22 @@ def team_isolation():
                 ro.get(root + "/history/mine.md")
                 assert not ro.all("form[action^='/ui/restore/']") and not ro.all("form.revert")
                 ro.shot("team-read-only")
-                cookie = ro.driver.get_cookie("memcap_ui")["value"]
+                cookie = ro.driver.get_cookie(COOKIE)["value"]
                 csrf = ro.find("input[name=csrf]").get_attribute("value")
-                r = httpx2.post(root + "/edit/mine.md", cookies={"memcap_ui": cookie},
-                                data={"csrf": csrf, "text": "changed by a reader\n", "sha256": ""})
+                r = request("POST", root + "/edit/mine.md", cookie,
+                            data={"csrf": csrf, "text": "changed by a reader\n", "sha256": ""})
                 assert r.status_code in (403, 409), r.status_code
-                r = httpx2.post(root + "/revert", cookies={"memcap_ui": cookie},
-                                data={"csrf": csrf, "since": "1d", "by": "mallory"})
+                r = request("POST", root + "/revert", cookie, data={"csrf": csrf, "since": "1d", "by": "mallory"})
                 assert r.status_code == 403, r.status_code
             assert base.read("alice", "mine.md") == "alice-note\n"
+            # Every page action and failed sign-in is logged and counted.
+            actions = [(e.get("page"), e.get("outcome"), e.get("actor")) for e in server.log() if "page" in e]
+            for seen in [("sign-in", "wrong-token", None), ("sign-in", "ok", "alice"), ("sign-in", "ok", "auditor"),
+                         ("edit", "bad-csrf", "alice"), ("edit", "conflict", "auditor"), ("revert", "read-only", "auditor")]:
+                assert seen in actions or (seen[0] == "edit" and seen[2] == "auditor" and ("edit", "refused", "auditor") in actions), (seen, actions)
+            text = httpx2.get(f"http://127.0.0.1:{metrics_port}/metrics").text
+            assert 'memcap_page_actions_total{action="sign-in",outcome="wrong-token"} 1' in text, text
+            assert 'memcap_page_actions_total{action="revert",outcome="read-only"} 1' in text, text
             # Revoking the token ends its page sessions.
             token_id = alice.split("_")[1]
             subprocess.run([MEMCAP, *base.args(), "token", "revoke", token_id], check=True, capture_output=True)
@@ -346,6 +369,129 @@ def team_isolation():
             log = "".join(server.lines)
             for token in (alice, reader):
                 assert token not in log and token.split("_")[2] not in log
+
+
+def plants(value: str, domain: str) -> list[str]:
+    """Every cookie a hostile server might set to take over memcap's page
+    session with `value` (its own session, say): host-only, for the shared
+    parent domain, on a narrower path that browsers send first."""
+    return [f"{COOKIE}={value}; Path=/; Secure", f"{COOKIE}={value}; Domain={domain}; Path=/; Secure",
+            f"memcap_ui={value}; Domain={domain}; Path=/ui/edit", f"memcap_ui={value}; Path=/ui",
+            f"memcap_ui={value}; Domain={domain}; Path=/ui"]
+
+
+def save_edit(b: Browser, root: str, path: str, text: str) -> None:
+    b.get(f"{root}/edit/{path}")
+    area = b.find("textarea[name=text]")
+    area.clear()
+    area.send_keys(text)
+    b.click(b.find("form.edit button"))
+
+
+@check("memcap ui: a server on another loopback port or name, visited after sign-in, gets nothing of the session and cannot plant one")
+def origin_bound_owner_session():
+    with Base() as base, Browser() as b, Hostile(plants("b" * 64, "localhost")) as evil:
+        plant_three(base, "me")
+        with Page(base, "me", "--actor", "dana") as page:
+            page.sign_in(b)
+            session = b.driver.get_cookie(COOKIE)["value"]
+            for host in ("127.0.0.1", "localhost", "evil.localhost", "x.memcap.localhost"):
+                evil.visit(b, host)
+            seen = evil.cookies_seen()
+            assert session not in seen and evil.seen, seen
+            # Still the owner, and what the owner saves is recorded as theirs.
+            save_edit(b, page.root, "notes/gamma.md", "# Gamma\n\nSaved after the visit.\n")
+            assert "Saved after the visit." in cli(base, "me", "view", "/memories/notes/gamma.md")
+            listed = cli(base, "me", "history", "list", "/memories/notes/gamma.md", "--json")
+            assert json.loads(listed.splitlines()[0])["actor"] == "dana", listed
+            # A request that shows a second session cookie is refused, never resolved.
+            r = request("GET", page.root + "/files/notes/gamma.md",
+                        headers={"Cookie": f"{COOKIE}={'a' * 64}; {COOKIE}={session}"})
+            assert r.status_code == 401 and "two sign-ins" in r.text and "Saved after" not in r.text, r.status_code
+            # The session's own name alone opens the page: an address every server shares does not.
+            r = httpx2.get(f"http://127.0.0.1:{page.port}/ui/", headers={"Cookie": f"{COOKIE}={session}"})
+            assert r.status_code == 403 and "Saved after" not in r.text and ".localhost" not in r.text, r.text
+            b.get(page.root + "/")
+            assert "Recent changes" in b.text(), b.text()
+
+
+@check("team page on a shared domain (behind a proxy, memcap.team.localhost): a sibling site cannot read alice's session or slip her mallory's")
+def origin_bound_team_session():
+    with Base() as base, Browser() as b:
+        alice = base.token("alice", "--label", "alice")
+        mallory = base.token("mallory", "--label", "mallory")
+        cli(base, "alice", "create", "/memories/plan.md", stdin="alice's plan\n")
+        cli(base, "mallory", "create", "/memories/plan.md", stdin="mallory's plan\n")
+        with Server(base, "--allow-host", "memcap.team.localhost") as server:
+            root = f"http://memcap.team.localhost:{server.port}/ui"
+            # Mallory's own, real session: what she would slip into alice's browser.
+            theirs = session_of(request("POST", root + "/sign-in", data={"token": mallory}))
+            assert theirs
+            with Hostile(plants(theirs, "team.localhost")) as evil:
+                sign_in(b, root, alice)
+                session = b.driver.get_cookie(COOKIE)["value"]
+                for host in ("evil.team.localhost", "team.localhost", "127.0.0.1"):
+                    evil.visit(b, host)
+                seen = evil.cookies_seen()
+                assert session not in seen and evil.seen, seen
+                b.get(root + "/files/plan.md")
+                assert "alice's plan" in b.text(), b.text()
+                save_edit(b, root, "plan.md", "alice's plan, revised\n")
+                assert base.read("alice", "plan.md") == "alice's plan, revised\n"
+                assert base.read("mallory", "plan.md") == "mallory's plan\n"
+            # Mallory's session is hers alone, and the page at an address is not served.
+            r = request("GET", root + "/files/plan.md", theirs)
+            assert r.status_code == 200 and "mallory's plan" in r.text
+            r = httpx2.get(f"http://127.0.0.1:{server.port}/ui/files/plan.md", headers={"Cookie": f"{COOKIE}={session}"})
+            assert r.status_code == 403, r.status_code
+
+
+@check("the printed link: a HEAD or a preview spends nothing, a press of its button does; wrong codes never lock the owner out")
+def link_spent_by_a_press():
+    with Base() as base, Browser() as b:
+        with Page(base, "me") as page:
+            for method, headers in (("HEAD", {}), ("GET", {"User-Agent": "Slackbot-LinkExpanding 1.0"}), ("GET", {})):
+                r = request(method, page.link, headers=headers)
+                assert r.status_code == 200 and not session_of(r), (method, r.status_code, r.headers)
+            # Guesses from this address, more than any lockout would allow.
+            for _ in range(60):
+                r = request("POST", page.root + "/sign-in", data={"code": "0" * 64})
+                assert r.status_code == 401 and not session_of(r), r.status_code
+            code = page.link.split("code=")[1]
+            r = request("POST", page.root + "/sign-in", data={"code": code}, headers={"Sec-Fetch-Site": "cross-site"})
+            assert r.status_code == 403 and not session_of(r), r.status_code
+            page.sign_in(b)
+            assert "Recent changes" in b.text()
+            log = "".join(page.log)
+            assert log.count('"outcome":"wrong-code"') == 60 and code not in log, log[-2000:]
+
+
+@check("a diff of two 40,000-line versions answers at once with links to both; one token's sessions never end another's")
+def bounded_diffs_and_session_shares():
+    with Base() as base:
+        old, new = ("".join(f"line {i} {tag} {i * 7919 % 1000}\n" for i in range(40_000)) for tag in ("old", "new"))
+        cli(base, "me", "create", "/memories/big.md", stdin=old)
+        cli(base, "me", "call", stdin=json.dumps({"command": "str_replace", "path": "/memories/big.md",
+                                                  "old_str": old, "new_str": new}) + "\n")
+        listed = cli(base, "me", "history", "list", "/memories/big.md", "--json")
+        a, b_ = sorted(json.loads(line)["version"] for line in listed.splitlines())
+        with Page(base, "me") as page:
+            session = owner_session(page.link)
+            r = request("GET", f"{page.root}/history/big.md?a={a}&b={b_}", session)
+            assert r.status_code == 200 and "too large to compare" in r.text, r.text[-800:]
+            assert f'href="?show={a}"' in r.text and f'href="?show={b_}"' in r.text
+    with Base() as base, Browser() as b:
+        alice = base.token("alice", "--label", "alice")
+        reader = base.token("alice", "--read-only", "--label", "reader")
+        with Server(base, "--max-sessions-per-token", "4") as server:
+            root = page_root(server.lines)
+            sign_in(b, root, alice)
+            readers = [session_of(request("POST", root + "/sign-in", data={"token": reader})) for _ in range(12)]
+            assert all(readers)
+            assert request("GET", root + "/", readers[0]).status_code == 401, "the reader's oldest ended"
+            assert request("GET", root + "/", readers[-1]).status_code == 200
+            b.get(root + "/")
+            assert "Recent changes" in b.text(), "alice is still signed in"
 
 
 def main() -> int:

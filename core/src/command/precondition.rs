@@ -8,13 +8,20 @@ use crate::error::Result;
 use crate::vocab::Precondition;
 use crate::vocab::precondition::parse_hex;
 
-/// A write's `precondition` (null or absent: none). Only the one shape is
-/// taken, every key checked: a misspelled precondition that passed would be
-/// a guard the model believes it set.
+/// A write's `precondition` (absent: none). Only the one shape is taken,
+/// every key checked: a misspelled precondition that passed would be a
+/// guard the model believes it set. `null` is refused too: a client that
+/// sends it meant some guard, and an unguarded write is left out, not null.
 pub(super) fn parse(command: &str, value: Option<&Value>) -> Result<Option<Precondition>> {
     const SHAPE: &str = "{\"type\": \"content_sha256\", \"content_sha256\": \"<64 hex digits>\"}";
     let fields = match value {
-        None | Some(Value::Null) => return Ok(None),
+        None => return Ok(None),
+        Some(Value::Null) => {
+            return Err(invalid(format!(
+                "\"precondition\": null for command {command} is not a precondition: send \
+                 {SHAPE} to guard the write, or leave the field out for an unguarded one."
+            )));
+        }
         Some(Value::Object(fields)) => fields,
         Some(other) => {
             return Err(invalid(format!(

@@ -24,7 +24,7 @@ mod track;
 pub mod version;
 
 pub use found::{MAX_FOUND_A_CALL, found};
-pub use track::{Change, moving, recording, removal, tracked};
+pub use track::{Change, MAX_ACTOR_CHARS, moving, own_marker, recording, removal, tracked};
 pub use version::{Op, Version};
 
 use crate::error::FsError;

@@ -11,6 +11,7 @@ use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{INDEX_FILE, is_reserved};
 use crate::storage::{Grant, Stamp};
+use crate::text::one_line;
 use crate::vocab::settings::{ACTOR, ACTOR_ID, DEFAULT_ACTOR, OUTSIDE_ACTOR};
 
 /// One file a change is about to touch.
@@ -58,15 +59,38 @@ impl Change {
     }
 }
 
-/// Who the host says the calls are for.
+/// The most characters of an actor's name a version keeps (a longer one
+/// is cut, with `…` last).
+pub const MAX_ACTOR_CHARS: usize = 64;
+/// The most characters of an actor's id a version keeps.
+const MAX_ACTOR_ID_CHARS: usize = 128;
+
+/// Who the host says the calls are for, as versions record it: on one line
+/// (control and invisible characters, which could forge lines of `history
+/// list`, become a space or go), at most [`MAX_ACTOR_CHARS`] characters,
+/// and never a name memcap keeps for itself (see [`own_marker`]): such a
+/// name is recorded in quotes, so `(outside memcap)` from a client is
+/// `'(outside memcap)'`, which revert does not skip as another program's.
 pub fn actor(io: &Io) -> (String, Option<String>) {
     let name = io
         .env
         .var(ACTOR)
-        .filter(|a| !a.trim().is_empty())
+        .map(|a| one_line(&a, MAX_ACTOR_CHARS - 1))
+        .filter(|a| !a.is_empty())
+        .map(|a| if own_marker(&a) { format!("'{a}'") } else { a })
         .unwrap_or_else(|| DEFAULT_ACTOR.to_owned());
-    let id = io.env.var(ACTOR_ID).filter(|id| !id.trim().is_empty());
+    let id = io
+        .env
+        .var(ACTOR_ID)
+        .map(|id| one_line(&id, MAX_ACTOR_ID_CHARS - 1))
+        .filter(|id| !id.is_empty());
     (name, id)
+}
+
+/// Whether `name` has the shape of the names memcap writes for itself
+/// (`(outside memcap)`: in parentheses), which no host may take.
+pub fn own_marker(name: &str) -> bool {
+    name.starts_with('(') && name.ends_with(')')
 }
 
 /// Makes the change `apply` makes, with its versions recorded. When the

@@ -36,6 +36,8 @@ pub struct MemoryStorage {
     bytes_read: Rc<Cell<u64>>,
     /// Directories listed so far: what a test of listing less counts.
     listings: Cell<u64>,
+    /// Names fold as on a case-insensitive file system ([`key`]).
+    fold: bool,
 }
 
 impl Default for MemoryStorage {
@@ -44,14 +46,18 @@ impl Default for MemoryStorage {
     }
 }
 
-/// A path as this adapter keys it ("" is the root), or why it cannot be one.
-fn key(path: &str) -> Result<String, FsError> {
+/// A path as this adapter keys it ("" is the root), or why it cannot be
+/// one. With `fold`, names compare as on a case-insensitive file system
+/// that drops trailing dots and spaces (as Windows does): lowercased and
+/// trimmed, so `A.md`, `a.md.` and `a.md ` are one file.
+fn key(path: &str, fold: bool) -> Result<String, FsError> {
     let mut parts = Vec::new();
     for part in path.split('/') {
         match part {
             "" | "." => {}
             ".." => return Err(FsError::Escape),
-            name => parts.push(name),
+            name if fold => parts.push(name.trim_end_matches([' ', '.']).to_lowercase()),
+            name => parts.push(name.to_owned()),
         }
     }
     Ok(parts.join("/"))
@@ -71,6 +77,17 @@ impl MemoryStorage {
             next_id: Cell::new(1),
             bytes_read: Rc::default(),
             listings: Cell::new(0),
+            fold: false,
+        }
+    }
+
+    /// A store whose names fold as on macOS's or Windows's file systems
+    /// (case-insensitive, trailing dots and spaces dropped): what a test of
+    /// names that only such a file system confuses runs on.
+    pub fn folding_case() -> Self {
+        Self {
+            fold: true,
+            ..Self::new()
         }
     }
 
@@ -182,17 +199,17 @@ fn stamp(node: &Node) -> Stamp {
 
 impl Storage for MemoryStorage {
     fn stat(&self, path: &str, _follow: bool) -> Result<Meta, FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         Self::lookup(&self.nodes.borrow(), &key).map(meta)
     }
 
     fn stamp(&self, path: &str) -> Result<Stamp, FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         Self::lookup(&self.nodes.borrow(), &key).map(stamp)
     }
 
     fn open(&self, path: &str, _follow: bool) -> Result<Box<dyn File>, FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         match Self::lookup(&self.nodes.borrow(), &key)? {
             node @ Node::File { bytes, .. } => Ok(Box::new(OpenFile {
                 bytes: bytes.clone(),
@@ -205,7 +222,7 @@ impl Storage for MemoryStorage {
 
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
         self.listings.set(self.listings.get() + 1);
-        let key = key(dir)?;
+        let key = key(dir, self.fold)?;
         let nodes = self.nodes.borrow();
         match Self::lookup(&nodes, &key)? {
             Node::Dir { .. } => {}
@@ -228,7 +245,7 @@ impl Storage for MemoryStorage {
     }
 
     fn open_dir(&self, dir: &str) -> Result<Box<dyn Dir + '_>, FsError> {
-        let key = key(dir)?;
+        let key = key(dir, self.fold)?;
         match Self::lookup(&self.nodes.borrow(), &key)? {
             Node::Dir { .. } => Ok(Box::new(OpenDir { fs: self, key })),
             Node::File { .. } => Err(FsError::NotADirectory),
@@ -236,7 +253,7 @@ impl Storage for MemoryStorage {
     }
 
     fn create_dir(&self, path: &str) -> Result<(), FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         if nodes.contains_key(&key) {
             return Err(FsError::Exists);
@@ -248,7 +265,7 @@ impl Storage for MemoryStorage {
     }
 
     fn write_new(&self, path: &str, bytes: &[u8], _durable: bool) -> Result<(), FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         if nodes.contains_key(&key) {
             return Err(FsError::Exists);
@@ -264,7 +281,7 @@ impl Storage for MemoryStorage {
     }
 
     fn write_at(&self, path: &str, offset: u64, new: &[u8]) -> Result<(), FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         let now = self.tick();
         match self.nodes.borrow_mut().get_mut(&key) {
             Some(Node::File {
@@ -284,7 +301,7 @@ impl Storage for MemoryStorage {
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
-        let (from, to) = (key(from)?, key(to)?);
+        let (from, to) = (key(from, self.fold)?, key(to, self.fold)?);
         let mut nodes = self.nodes.borrow_mut();
         Self::lookup(&nodes, &from)?;
         if from.is_empty() || to.is_empty() || to.starts_with(&format!("{from}/")) {
@@ -317,7 +334,7 @@ impl Storage for MemoryStorage {
     }
 
     fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
-        let (from, to) = (key(from)?, key(to)?);
+        let (from, to) = (key(from, self.fold)?, key(to, self.fold)?);
         let mut nodes = self.nodes.borrow_mut();
         let node = match Self::lookup(&nodes, &from)? {
             node @ Node::File { .. } => node.clone(),
@@ -332,7 +349,7 @@ impl Storage for MemoryStorage {
     }
 
     fn remove_file(&self, path: &str) -> Result<(), FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         match Self::lookup(&nodes, &key)? {
             Node::File { .. } => {}
@@ -343,7 +360,7 @@ impl Storage for MemoryStorage {
     }
 
     fn remove_dir(&self, path: &str) -> Result<(), FsError> {
-        let key = key(path)?;
+        let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         match Self::lookup(&nodes, &key)? {
             Node::Dir { .. } if !key.is_empty() => {}

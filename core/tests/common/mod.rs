@@ -17,8 +17,17 @@ pub struct Store {
 
 impl Store {
     pub fn new() -> Self {
+        Self::on(MemoryStorage::new())
+    }
+
+    /// A store on a file system that folds names as macOS's and Windows's do.
+    pub fn folding_case() -> Self {
+        Self::on(MemoryStorage::folding_case())
+    }
+
+    fn on(fs: MemoryStorage) -> Self {
         Self {
-            fs: MemoryStorage::new(),
+            fs,
             // 2026-11-23.
             env: FixedEnvironment::at(1_795_392_000),
             indexes: RefCell::default(),

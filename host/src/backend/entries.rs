@@ -2,8 +2,6 @@
 //! backends (`memcap copy`): its directories and files, memcap's own
 //! `.memcap` left out (the derived state is rebuilt where they land).
 
-use memcap_core::layout::RESERVED;
-
 /// One directory or file of a store, by its path under the root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Entry {
@@ -117,9 +115,11 @@ pub(crate) fn check_limits(entries: &[Entry], limits: &crate::Limits) -> Result<
     Ok(())
 }
 
-/// Whether `path` (under the root) is memcap's own.
+/// Whether `path` (under the root) is memcap's own: `.memcap` in any
+/// spelling a case-insensitive file system opens as it, so a copy can
+/// never carry `.MEMCAP/…` from one store onto another's own directory.
 pub(crate) fn is_reserved(path: &str) -> bool {
-    path == RESERVED || path.starts_with(&format!("{RESERVED}/"))
+    memcap_core::layout::is_reserved(path.split('/'))
 }
 
 /// The `import` contract both backends keep, checked before anything is
@@ -132,7 +132,7 @@ pub(crate) fn check_import(entries: &[Entry]) -> Result<(), CopyError> {
     let mut kinds: BTreeMap<&str, bool> = BTreeMap::new();
     for entry in entries {
         let path = entry.path();
-        if is_reserved(path) || path.split('/').next() == Some(RESERVED) {
+        if is_reserved(path) {
             return Err(CopyError::Refused(
                 path.to_owned(),
                 "memcap keeps its own files there",
@@ -175,4 +175,23 @@ pub(crate) fn check_import(entries: &[Entry]) -> Result<(), CopyError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_spelling_of_memcaps_own_directory_is_imported() {
+        for path in [
+            ".memcap/history/log.jsonl",
+            ".MEMCAP/history/log.jsonl",
+            ".memcap./x",
+            "MEMCAP~1/x",
+        ] {
+            let refused = check_import(&[Entry::File(path.to_owned(), b"{}\n".to_vec())]);
+            assert!(matches!(refused, Err(CopyError::Refused(..))), "{path}");
+        }
+        assert!(check_import(&[Entry::File("notes/.memcap.md".to_owned(), Vec::new())]).is_ok());
+    }
 }

@@ -19,7 +19,7 @@ use memcap::server::{
     Admission, Gate, HttpLimits, HttpOptions, Opener, Pool, PoolLimits, Principal,
 };
 use memcap::tokens::{Access, SharedAccess, TokenStore};
-use memcap::ui::{SignIn, Ui};
+use memcap::ui::{SignIn, Ui, UiOptions};
 
 use super::StoreSpec;
 
@@ -271,14 +271,17 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
     let page = Ui::new(
         Arc::clone(&pool),
         Arc::clone(&gate),
-        allowed_hosts.clone(),
-        args.allow_origins.clone(),
-        if owner.is_some() {
-            SignIn::Code
-        } else {
-            SignIn::Token
+        UiOptions {
+            allowed_hosts: args.allow_hosts.clone(),
+            origins: args.allow_origins.clone(),
+            sign_in: if owner.is_some() {
+                SignIn::Code
+            } else {
+                SignIn::Token
+            },
+            max_failed_sign_ins: args.max_failed_sign_ins,
+            sessions_per_token: args.max_sessions_per_token.max(1),
         },
-        args.max_failed_sign_ins,
     );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -301,8 +304,9 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
                 label: owner,
                 access: local.clone(),
             });
-            // stdout, one line, so a script can take the link.
-            println!("http://{bound}/ui/?code={code}");
+            // stdout, one line, so a script can take the link. The page's
+            // own name keeps its cookie from every other local server.
+            println!("http://{}:{}/ui/?code={code}", page.name(), bound.port());
             eprintln!(
                 "memcap: the page for {} is at the link above, for you alone: it works once, within 5 minutes (Ctrl-C stops)",
                 spec.location.describe(None)
@@ -325,6 +329,18 @@ pub fn http(serve: Serve<'_>) -> anyhow::Result<ExitCode> {
             },
             allowed_hosts.join(", "),
         );
+        if bound.ip().is_loopback() || bound.ip().is_unspecified() {
+            eprintln!(
+                "memcap: the page for people is at http://{}:{}/ui/ on this machine{}",
+                page.name(),
+                bound.port(),
+                if args.allow_hosts.is_empty() {
+                    ""
+                } else {
+                    ", and at the --allow-host names over https"
+                }
+            );
+        }
         let page = memcap::ui::router(page);
         memcap::server::serve(listener, gate, pool, page, options, stop_signal())
             .await

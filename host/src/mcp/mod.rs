@@ -191,8 +191,7 @@ impl ServerHandler for MemoryServer {
             context
                 .peer
                 .peer_info()
-                .map(|info| Actor::named(info.client_info.name.clone()))
-                .filter(|a| !a.name.trim().is_empty())
+                .map(|info| Actor::mcp_client(&info.client_info.name))
         });
         let name = request.name.to_string();
         if !self.tools.iter().any(|t| t.name == name) {

@@ -1,6 +1,7 @@
 //! [`Memory`]: one store, served by the component, whatever backend holds
 //! its files (see [`crate::backend`]).
 
+mod actor;
 mod api;
 mod builder;
 mod history;
@@ -28,6 +29,7 @@ use crate::limits::Limits;
 use crate::location::Location;
 use crate::runtime::{self, GuestLimiter, Runtime, StoreData};
 
+pub use actor::Actor;
 pub use builder::{DEFAULT_NAMESPACE, MemoryBuilder};
 use worker::{Ran, Stuck, Worker};
 
@@ -88,24 +90,6 @@ struct Warm {
     bindings: Memcap,
     /// Who the instance was last told the calls are for.
     actor: Option<Actor>,
-}
-
-/// Who calls are made for, as the version history records them: a token's
-/// label and id, a CLI's `--actor`, an MCP client's name. Set by the host,
-/// never by the agent.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Actor {
-    pub name: String,
-    pub id: Option<String>,
-}
-
-impl Actor {
-    pub fn named(name: impl Into<String>) -> Self {
-        Self {
-            name: name.into(),
-            id: None,
-        }
-    }
 }
 
 impl Memory {

@@ -43,6 +43,30 @@ pub fn call(
     }));
 }
 
+/// One action a person took on the page (a sign-in, sign-out, edit,
+/// restore, revert or redaction): by whom (the session's actor and token
+/// id; never a token or sign-in code), on what path, and how it ended.
+/// Paths are the one thing here a note's author chose: JSON escapes them,
+/// so none can forge a line.
+pub fn page(
+    action: &str,
+    who: Option<(&str, Option<&str>)>,
+    path: Option<&str>,
+    outcome: &str,
+    peer: Option<std::net::IpAddr>,
+) {
+    super::metrics::page(action, outcome);
+    write(json!({
+        "time": now(),
+        "page": action,
+        "actor": who.map(|(name, _)| name),
+        "token_id": who.and_then(|(_, id)| id),
+        "path": path,
+        "outcome": outcome,
+        "peer": peer.map(|p| p.to_string()),
+    }));
+}
+
 /// A request turned away before any store saw it.
 pub fn refused(status: u16, why: &str, peer: Option<std::net::IpAddr>) {
     super::metrics::refused(why);

@@ -30,6 +30,12 @@ struct CallLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PageLabels {
+    action: String,
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolLabel {
     tool: String,
 }
@@ -46,6 +52,7 @@ struct Metrics {
     calls: Family<CallLabels, Counter>,
     latency: Family<ToolLabel, Histogram>,
     refusals: Family<ReasonLabel, Counter>,
+    page: Family<PageLabels, Counter>,
     warm_stores: Gauge,
     warm_bytes: Gauge,
     sessions: Gauge,
@@ -81,6 +88,12 @@ fn metrics() -> &'static Metrics {
             "Requests turned away before any store saw them, by reason",
             refusals.clone(),
         );
+        let page = Family::<PageLabels, Counter>::default();
+        registry.register(
+            "page_actions",
+            "What people did on the page (sign-in, sign-out, edit, restore, revert, redact), by outcome",
+            page.clone(),
+        );
         let warm_stores = Gauge::default();
         registry.register("warm_stores", "Namespaces kept warm", warm_stores.clone());
         let warm_bytes = Gauge::default();
@@ -110,6 +123,7 @@ fn metrics() -> &'static Metrics {
             calls,
             latency,
             refusals,
+            page,
             warm_stores,
             warm_bytes,
             sessions,
@@ -155,6 +169,17 @@ pub fn refused(why: &str) {
         .refusals
         .get_or_create(&ReasonLabel {
             reason: why.to_owned(),
+        })
+        .inc();
+}
+
+/// One action on the page; both labels come from the page's fixed sets.
+pub fn page(action: &str, outcome: &str) {
+    metrics()
+        .page
+        .get_or_create(&PageLabels {
+            action: action.to_owned(),
+            outcome: outcome.to_owned(),
         })
         .inc();
 }

@@ -1,5 +1,7 @@
 //! What every request to the page passes and every answer carries: the
-//! `Host` rule of the MCP endpoint, a same-origin rule for anything that
+//! page's own `Host` (its random `.localhost` name, or a name a proxy
+//! reaches it by; never an address or `localhost`, which every local
+//! server shares, cookies included), a same-origin rule for anything that
 //! changes (beside each form's CSRF secret), and headers that keep the
 //! browser strict: no script, nothing from elsewhere, no framing, no
 //! caching, no referrer to other sites.
@@ -46,8 +48,12 @@ fn refuse(ui: &Ui, method: &Method, headers: &HeaderMap) -> Option<&'static str>
     let Some(host) = host else {
         return Some("a request to the page needs a Host header\n");
     };
-    if !host_allowed(&ui.hosts, host) {
-        return Some("this Host is not one the server answers to (see --allow-host)\n");
+    if !page_host(&ui.name, &ui.named, ui.any_name, host) {
+        // The page's own name is not said here: whoever asks at another
+        // address may be the other server it is kept from.
+        return Some(
+            "the page is not served at this address: open the address memcap printed when it started (or the name your proxy serves it at)\n",
+        );
     }
     if method != Method::GET && method != Method::HEAD && !same_origin(ui, host, headers) {
         return Some("a change must come from the page itself: cross-site requests are refused\n");
@@ -55,16 +61,46 @@ fn refuse(ui: &Ui, method: &Method, headers: &HeaderMap) -> Option<&'static str>
     None
 }
 
-/// Whether `host` (with or without a port) is one of `allowed`.
-fn host_allowed(allowed: &[String], host: &str) -> bool {
-    if allowed.iter().any(|h| h == "*") {
-        return true;
-    }
-    let name = match host.strip_prefix('[') {
+/// The name in a `Host` header, without its port.
+fn host_name(host: &str) -> &str {
+    match host.strip_prefix('[') {
         Some(rest) => rest.split(']').next().unwrap_or(""),
         None => host.rsplit_once(':').map_or(host, |(name, _)| name),
-    };
-    allowed.iter().any(|h| h.eq_ignore_ascii_case(name))
+    }
+}
+
+/// Whether the page answers at `host`: its own name, or one a proxy
+/// reaches it by; never an address or plain `localhost`, whose cookies
+/// every server on that machine (any port) receives.
+fn page_host(own: &str, named: &[String], any_name: bool, host: &str) -> bool {
+    let name = host_name(host);
+    if name.eq_ignore_ascii_case(own) {
+        return true;
+    }
+    if shared_name(name) {
+        return false;
+    }
+    any_name || named.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
+/// An address, or `localhost`: names other servers share.
+fn shared_name(name: &str) -> bool {
+    name.parse::<std::net::IpAddr>().is_ok()
+        || name.eq_ignore_ascii_case("localhost")
+        || name.eq_ignore_ascii_case("localhost.")
+        || name.is_empty()
+}
+
+/// Whether a browser keeps the page's `Secure` cookie for this request:
+/// over TLS (as a proxy in front says), or at a `localhost` name, which
+/// browsers treat as secure.
+pub fn keeps_cookie(headers: &HeaderMap) -> bool {
+    let name = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(host_name)
+        .unwrap_or("");
+    over_tls(headers) || name.to_ascii_lowercase().ends_with(".localhost")
 }
 
 /// Whether a change comes from the page: the browser's `Sec-Fetch-Site`
@@ -102,11 +138,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hosts_match_by_name_with_or_without_a_port() {
-        let allowed = vec!["localhost".to_owned(), "::1".to_owned()];
-        assert!(host_allowed(&allowed, "localhost:8080"));
-        assert!(host_allowed(&allowed, "[::1]:80"));
-        assert!(!host_allowed(&allowed, "evil.example:8080"));
-        assert!(!host_allowed(&allowed, "localhost.evil.example"));
+    fn the_page_answers_at_its_own_name_and_a_proxys_never_at_a_shared_one() {
+        let own = "memcap-0123.localhost";
+        let named = ["memcap.example.com".to_owned(), "127.0.0.1".to_owned()];
+        let ok = |host: &str| page_host(own, &named, false, host);
+        for good in [
+            "memcap-0123.localhost:8766",
+            "MEMCAP-0123.localhost",
+            "memcap.example.com",
+        ] {
+            assert!(ok(good), "{good}");
+        }
+        for bad in [
+            "127.0.0.1:8766",
+            "localhost:8766",
+            "[::1]:8766",
+            "other.localhost:8766",
+            "memcap-0124.localhost",
+            "memcap.example.com.evil.example",
+            "",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
+        let any = |host: &str| page_host(own, &[], true, host);
+        assert!(any("anything.example"));
+        assert!(!any("127.0.0.1:80") && !any("localhost"));
     }
 }

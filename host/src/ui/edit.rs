@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::Ui;
 use super::calls::{self, Found};
-use super::history::DiffLine;
+use super::diff::{self, Diff};
 use super::pages::{self, Frame, Viewer, href, memories};
 
 #[derive(Template)]
@@ -28,8 +28,8 @@ struct EditPage {
     /// The hash the text was loaded with; empty for a new file.
     sha256: String,
     /// When the file changed since it was loaded: what it holds now, as
-    /// a diff from the person's text.
-    conflict: Option<Vec<DiffLine>>,
+    /// a diff from the person's text (or why it is not shown).
+    conflict: Option<Diff>,
     error: Option<String>,
 }
 
@@ -94,10 +94,11 @@ pub async fn save(
     Path(path): Path<String>,
     Form(form): Form<SaveForm>,
 ) -> Response {
+    let full = memories(&path);
     if !viewer.csrf_ok(&form.csrf) {
+        viewer.log("edit", Some(&full), "bad-csrf");
         return pages::bad_csrf();
     }
-    let full = memories(&path);
     // Browsers send a textarea's lines with CRLF.
     let text = form.text.replace("\r\n", "\n");
     let mut input = json!({"command": "create", "path": full, "file_text": text});
@@ -105,14 +106,26 @@ pub async fn save(
         input["precondition"] = json!({"type": "content_sha256", "content_sha256": form.sha256});
     }
     let shown = full.clone();
+    let slot = ui.diffs.take(&viewer.holder);
+    let mine = text.clone();
     let saved = pages::with_memory(&ui, &viewer, move |memory, actor| {
         match calls::call(memory, actor, &input) {
             Ok(_) => Ok(()),
             Err(e) if e.kind == "conflict" => {
-                let now = calls::view(memory, actor, &shown).ok();
-                Err((e, now))
+                // What the file holds now, and how it differs from the
+                // person's text (bounded, off the async threads).
+                let now = calls::view(memory, actor, &shown).ok().map(|found| {
+                    let diff = match (&found, slot) {
+                        (Found::File { text: current, .. }, Some(_slot)) => {
+                            diff::lines(current.as_bytes(), mine.as_bytes())
+                        }
+                        _ => diff::busy(),
+                    };
+                    (found, diff)
+                });
+                Err(Box::new((e, now)))
             }
-            Err(e) => Err((e, None)),
+            Err(e) => Err(Box::new((e, None))),
         }
     })
     .await;
@@ -126,17 +139,24 @@ pub async fn save(
         error: None,
     };
     match saved {
-        Ok(Ok(())) => Redirect::to(&href("files", &full)).into_response(),
-        Ok(Err((e, now))) => {
+        Ok(Ok(())) => {
+            viewer.log("edit", Some(&full), "ok");
+            Redirect::to(&href("files", &full)).into_response()
+        }
+        Ok(Err(failed)) => {
+            let (e, now) = *failed;
+            viewer.log(
+                "edit",
+                Some(&full),
+                if e.kind == "conflict" {
+                    "conflict"
+                } else {
+                    "refused"
+                },
+            );
             match now {
-                Some(Found::File {
-                    text: current,
-                    sha256,
-                }) => {
-                    page.conflict = Some(super::history::diff_lines(
-                        current.as_bytes(),
-                        text.as_bytes(),
-                    ));
+                Some((Found::File { sha256, .. }, diff)) => {
+                    page.conflict = Some(diff);
                     page.sha256 = sha256;
                 }
                 // Deleted since: saving again writes it anew.
@@ -146,6 +166,9 @@ pub async fn save(
             page.error = Some(e.message);
             (StatusCode::CONFLICT, pages::html(page)).into_response()
         }
-        Err(answer) => answer,
+        Err(answer) => {
+            viewer.log("edit", Some(&full), "failed");
+            answer
+        }
     }
 }

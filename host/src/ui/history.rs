@@ -13,14 +13,13 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use super::Ui;
+use super::diff::{self, Diff};
 use super::pages::{self, Frame, Viewer, href, memories};
 use crate::bindings::{Change, HistoryVersion, UndoReport};
 use crate::error::ToolError;
 
 /// Versions per page.
 const PER_PAGE: usize = 50;
-/// The most lines of a diff shown.
-const MAX_DIFF_LINES: usize = 2000;
 
 /// One version as the page lists it.
 pub struct Row {
@@ -73,12 +72,6 @@ pub fn row(v: &HistoryVersion) -> Row {
     }
 }
 
-/// One line of a diff, with its class (`add`, `del`, `hunk`, `same`).
-pub struct DiffLine {
-    pub class: &'static str,
-    pub text: String,
-}
-
 #[derive(Template)]
 #[template(path = "ui/history.html")]
 struct HistoryPage {
@@ -97,7 +90,9 @@ struct HistoryPage {
     by: String,
     can_redact: bool,
     shown: Option<(u64, String)>,
-    diff: Option<(u64, u64, Vec<DiffLine>)>,
+    /// The two versions compared, their diff or why there is none, and
+    /// links to each.
+    diff: Option<(u64, u64, Diff)>,
     error: Option<String>,
 }
 
@@ -131,6 +126,11 @@ async fn list(
     let before = number("before");
     let filtered = since.is_some() || by.is_some();
     let (path_for, since_for, by_for) = (full.clone(), since.clone(), by.clone());
+    // A diff needs a slot, taken before the call and held through it.
+    let slot = match (a, b) {
+        (Some(_), Some(_)) => Some(ui.diffs.take(&viewer.holder)),
+        _ => None,
+    };
     let looked = pages::with_memory(&ui, &viewer, move |memory, _| {
         // One more than a page, to know whether there is an older one.
         let versions = if filtered {
@@ -139,12 +139,13 @@ async fn list(
             memory.history_recent(&path_for, before, PER_PAGE as u32 + 1)
         };
         let shown = show.map(|n| memory.history_show(&path_for, n).map(|b| (n, b)));
-        let diff = match (a, b) {
-            (Some(a), Some(b)) => Some(
-                memory
-                    .history_show(&path_for, a)
-                    .and_then(|old| Ok((a, b, old, memory.history_show(&path_for, b)?))),
-            ),
+        let diff = match (a, b, slot) {
+            (Some(a), Some(b), Some(Some(_slot))) => {
+                Some(memory.history_show(&path_for, a).and_then(|old| {
+                    Ok((a, b, diff::lines(&old, &memory.history_show(&path_for, b)?)))
+                }))
+            }
+            (Some(a), Some(b), Some(None)) => Some(Ok((a, b, diff::busy()))),
             _ => None,
         };
         (versions, shown, diff)
@@ -195,32 +196,11 @@ async fn list(
         None => {}
     }
     match diff {
-        Some(Ok((a, b, old, new))) => out.diff = Some((a, b, diff_lines(&old, &new))),
+        Some(Ok(found)) => out.diff = Some(found),
         Some(Err(e)) => out.error = Some(e.message),
         None => {}
     }
     pages::html(out)
-}
-
-/// A unified diff of two contents, line by line.
-pub fn diff_lines(old: &[u8], new: &[u8]) -> Vec<DiffLine> {
-    let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
-    let text = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .to_string();
-    text.lines()
-        .take(MAX_DIFF_LINES)
-        .map(|line| DiffLine {
-            class: match line.as_bytes().first() {
-                Some(b'+') => "add",
-                Some(b'-') => "del",
-                Some(b'@') => "hunk",
-                _ => "same",
-            },
-            text: line.to_owned(),
-        })
-        .collect()
 }
 
 #[derive(Deserialize)]
@@ -231,11 +211,13 @@ pub struct NumberForm {
 
 /// Why a change's form is refused, if it is: a wrong session secret, or
 /// grants that do not allow changes.
-fn refusal(viewer: &Viewer, csrf: &str) -> Option<Response> {
+fn refusal(viewer: &Viewer, csrf: &str, action: &str, path: Option<&str>) -> Option<Response> {
     if !viewer.csrf_ok(csrf) {
+        viewer.log(action, path, "bad-csrf");
         return Some(pages::bad_csrf());
     }
     if !viewer.can_write() {
+        viewer.log(action, path, "read-only");
         return Some(pages::message(
             viewer,
             StatusCode::FORBIDDEN,
@@ -272,15 +254,25 @@ fn report(done: &UndoReport) -> String {
 /// the component's words under `failed` when it was refused.
 fn undone<T>(
     viewer: &Viewer,
+    (action, path): (&str, Option<&str>),
     outcome: Result<Result<T, ToolError>, Response>,
     done: impl FnOnce(T) -> Response,
     failed: &str,
     back: String,
 ) -> Response {
     match outcome {
-        Ok(Ok(value)) => done(value),
-        Ok(Err(e)) => pages::message(viewer, StatusCode::CONFLICT, failed, &e.message, Some(back)),
-        Err(answer) => answer,
+        Ok(Ok(value)) => {
+            viewer.log(action, path, "ok");
+            done(value)
+        }
+        Ok(Err(e)) => {
+            viewer.log(action, path, "refused");
+            pages::message(viewer, StatusCode::CONFLICT, failed, &e.message, Some(back))
+        }
+        Err(answer) => {
+            viewer.log(action, path, "failed");
+            answer
+        }
     }
 }
 
@@ -291,13 +283,13 @@ pub async fn restore(
     Path(path): Path<String>,
     Form(form): Form<NumberForm>,
 ) -> Response {
-    if let Some(answer) = refusal(&viewer, &form.csrf) {
+    let full = memories(&path);
+    if let Some(answer) = refusal(&viewer, &form.csrf, "restore", Some(&full)) {
         return answer;
     }
     let Some(number) = form.number else {
         return pages::plain(StatusCode::BAD_REQUEST, "say which version to restore");
     };
-    let full = memories(&path);
     let target = full.clone();
     let done = pages::with_memory(&ui, &viewer, move |memory, actor| {
         memory.history_restore(&target, number, Some(actor))
@@ -313,7 +305,14 @@ pub async fn restore(
             Some(back.clone()),
         )
     };
-    undone(&viewer, done, shown, "Not restored", back.clone())
+    undone(
+        &viewer,
+        ("restore", Some(&full)),
+        done,
+        shown,
+        "Not restored",
+        back.clone(),
+    )
 }
 
 #[derive(Deserialize)]
@@ -329,7 +328,7 @@ pub async fn revert(
     viewer: Viewer,
     Form(form): Form<RevertForm>,
 ) -> Response {
-    if let Some(answer) = refusal(&viewer, &form.csrf) {
+    if let Some(answer) = refusal(&viewer, &form.csrf, "revert", None) {
         return answer;
     }
     let (since, by) = (form.since.trim().to_owned(), form.by.trim().to_owned());
@@ -356,7 +355,14 @@ pub async fn revert(
             Some(back.clone()),
         )
     };
-    undone(&viewer, done, shown, "Not reverted", back.clone())
+    undone(
+        &viewer,
+        ("revert", None),
+        done,
+        shown,
+        "Not reverted",
+        back.clone(),
+    )
 }
 
 /// `POST /ui/redact/PATH`: erases version `number`'s content (the
@@ -367,10 +373,12 @@ pub async fn redact(
     Path(path): Path<String>,
     Form(form): Form<NumberForm>,
 ) -> Response {
-    if let Some(answer) = refusal(&viewer, &form.csrf) {
+    let full = memories(&path);
+    if let Some(answer) = refusal(&viewer, &form.csrf, "redact", Some(&full)) {
         return answer;
     }
     if !viewer.can_redact() {
+        viewer.log("redact", Some(&full), "not-owner");
         return pages::message(
             &viewer,
             StatusCode::FORBIDDEN,
@@ -379,7 +387,6 @@ pub async fn redact(
             None,
         );
     }
-    let full = memories(&path);
     let target = full.clone();
     let number = form.number;
     let done = pages::with_memory(&ui, &viewer, move |memory, actor| {
@@ -388,5 +395,12 @@ pub async fn redact(
     .await;
     let back = href("history", &full);
     let shown = |_| Redirect::to(&back).into_response();
-    undone(&viewer, done, shown, "Not redacted", back.clone())
+    undone(
+        &viewer,
+        ("redact", Some(&full)),
+        done,
+        shown,
+        "Not redacted",
+        back.clone(),
+    )
 }

@@ -16,7 +16,6 @@ use super::calls::{self, Found};
 use super::history::{Row, row};
 use super::markdown;
 use super::pages::{self, Frame};
-use crate::server::sign_ins::Peer;
 
 /// The most changes listed.
 const RECENT: u32 = 15;
@@ -37,12 +36,11 @@ struct HomePage {
 /// `GET /ui/` (and `?code=…`, the owner's sign-in).
 pub async fn page(
     State(ui): State<Arc<Ui>>,
-    peer: Option<axum::Extension<Peer>>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     if let Some(code) = query.get("code") {
-        return pages::redeem(&ui, peer.map(|axum::Extension(p)| p), &headers, code);
+        return pages::confirm_code(&ui, code);
     }
     let viewer = match pages::viewer(&ui, &headers).await {
         Ok(v) => v,

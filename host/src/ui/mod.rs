@@ -11,6 +11,7 @@
 
 mod calls;
 mod checks;
+mod diff;
 mod edit;
 mod files;
 mod graph;
@@ -41,37 +42,66 @@ pub enum SignIn {
     Token,
 }
 
+/// How the page is served, as the server's flags say.
+pub struct UiOptions {
+    /// `--allow-host`: names a proxy in front reaches the page by (`*`:
+    /// any the proxy sends, except the loopback names every local server
+    /// shares).
+    pub allowed_hosts: Vec<String>,
+    /// Other origins a form may be posted from.
+    pub origins: Vec<String>,
+    pub sign_in: SignIn,
+    /// Failed token sign-ins one address may make a minute.
+    pub max_failed_sign_ins: u32,
+    /// The most page sessions one token (or the owner) holds.
+    pub sessions_per_token: usize,
+}
+
 /// What the page needs from the server it is part of.
 pub struct Ui {
     pool: Arc<Pool>,
     gate: Arc<Gate>,
     sessions: Sessions,
     sign_ins: SignIns,
-    /// Names the `Host` header may carry (`*`: any).
-    hosts: Vec<String>,
+    diffs: Arc<diff::Slots>,
+    /// The page's own name, `memcap-<128 random bits>.localhost`: browsers
+    /// take it to loopback, and nothing else on the machine shares it, so
+    /// its cookie goes nowhere else. Secret: never said to a request that
+    /// did not come to it.
+    name: String,
+    /// Names a proxy reaches the page by (`--allow-host`), and whether any is.
+    named: Vec<String>,
+    any_name: bool,
     /// Other origins a form may be posted from.
     origins: Vec<String>,
     sign_in: SignIn,
 }
 
 impl Ui {
-    pub fn new(
-        pool: Arc<Pool>,
-        gate: Arc<Gate>,
-        hosts: Vec<String>,
-        origins: Vec<String>,
-        sign_in: SignIn,
-        max_failed_sign_ins: u32,
-    ) -> Arc<Self> {
+    pub fn new(pool: Arc<Pool>, gate: Arc<Gate>, options: UiOptions) -> Arc<Self> {
+        let any_name = options.allowed_hosts.iter().any(|h| h == "*");
         Arc::new(Self {
             pool,
             gate,
-            sessions: Sessions::default(),
-            sign_ins: SignIns::new(max_failed_sign_ins),
-            hosts,
-            origins,
-            sign_in,
+            sessions: Sessions::new(options.sessions_per_token),
+            sign_ins: SignIns::new(options.max_failed_sign_ins),
+            diffs: Arc::default(),
+            name: format!("memcap-{}.localhost", &session::secret()[..32]),
+            named: options
+                .allowed_hosts
+                .into_iter()
+                .filter(|h| h != "*")
+                .collect(),
+            any_name,
+            origins: options.origins,
+            sign_in: options.sign_in,
         })
+    }
+
+    /// The page's own host name (see [`Ui`]), for the address printed at
+    /// start.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The one-time sign-in code for the store's owner (`memcap ui`).

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use super::session::{self, Holder};
 use super::{SignIn, Ui, checks};
 use crate::memory::{Actor, Memory};
+use crate::server::log::page as log_page;
 use crate::server::sign_ins::Peer;
 use crate::server::{Denial, Principal};
 
@@ -20,6 +21,9 @@ use crate::server::{Denial, Principal};
 pub struct Viewer {
     pub principal: Principal,
     pub session: String,
+    /// Whose share of sessions and diffs this is: the token's id, or the
+    /// owner.
+    pub holder: String,
     pub csrf: String,
     /// Signed in as the store's owner (`memcap ui`), not with a token.
     pub owner: bool,
@@ -68,6 +72,18 @@ impl Viewer {
     pub fn csrf_ok(&self, shown: &str) -> bool {
         session::same_secret(shown, &self.csrf)
     }
+
+    /// Logs and counts one change this viewer asked for, on `path`.
+    pub fn log(&self, action: &str, path: Option<&str>, outcome: &str) {
+        let actor = self.actor();
+        log_page(
+            action,
+            Some((&actor.name, actor.id.as_deref())),
+            path,
+            outcome,
+            None,
+        );
+    }
 }
 
 /// What the layout around every page shows.
@@ -84,7 +100,19 @@ pub struct Frame {
 /// The signed-in person, or the answer to send instead (the sign-in page,
 /// 429, 503).
 pub async fn viewer(ui: &Arc<Ui>, headers: &HeaderMap) -> Result<Viewer, Response> {
-    let id = session::cookie(headers).ok_or_else(|| sign_in_page(ui, None))?;
+    let id = match session::cookie(headers) {
+        session::Shown::One(id) => id,
+        session::Shown::None => return Err(sign_in_page(ui, None)),
+        session::Shown::Several => {
+            log_page("session", None, None, "several-cookies", None);
+            return Err(sign_in_page(
+                ui,
+                Some(
+                    "Your browser sent this page two sign-ins, and one of them is not the page's own: nothing is shown. Close the browser's other memcap tabs or clear this site's cookies, then sign in again.",
+                ),
+            ));
+        }
+    };
     let found = ui.sessions.get(&id).ok_or_else(|| sign_in_page(ui, None))?;
     let (principal, owner) = match &found.holder {
         Holder::Owner(principal) => (principal.clone(), true),
@@ -105,6 +133,7 @@ pub async fn viewer(ui: &Arc<Ui>, headers: &HeaderMap) -> Result<Viewer, Respons
     Ok(Viewer {
         principal,
         session: id,
+        holder: found.key.clone(),
         csrf: found.csrf.clone(),
         owner,
     })
@@ -231,6 +260,8 @@ pub fn message(
 struct SignInPage {
     by_token: bool,
     notice: Option<String>,
+    /// `memcap ui`'s code, from the printed link: a button spends it.
+    code: Option<String>,
 }
 
 /// The sign-in page (401), with `notice` above it.
@@ -238,6 +269,7 @@ pub fn sign_in_page(ui: &Ui, notice: Option<&str>) -> Response {
     let page = SignInPage {
         by_token: ui.sign_in == SignIn::Token,
         notice: notice.map(str::to_owned),
+        code: None,
     };
     (StatusCode::UNAUTHORIZED, html(page)).into_response()
 }
@@ -251,68 +283,111 @@ fn with_cookie(to: &str, cookie: String) -> Response {
     answer
 }
 
-/// `GET /ui/?code=…`: the owner's code exchanged for a session.
-pub fn redeem(ui: &Ui, peer: Option<Peer>, headers: &HeaderMap, code: &str) -> Response {
-    if let Some(Peer(ip)) = peer
-        && ui.sign_ins.blocked(ip).is_some()
-    {
-        return plain(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too many failed sign-ins: wait a minute",
-        );
+/// `GET /ui/?code=…`: the printed link asks before it spends the code: a
+/// `HEAD`, a link preview or a prefetch reads this page and spends
+/// nothing; the person's click posts the code back (same-origin only).
+pub fn confirm_code(ui: &Ui, code: &str) -> Response {
+    if ui.sign_in != SignIn::Code {
+        return sign_in_page(ui, None);
     }
-    match ui.sessions.redeem(code) {
-        Some(principal) => {
-            let id = ui.sessions.open(Holder::Owner(principal));
-            with_cookie("/ui/", session::set_cookie(&id, checks::over_tls(headers)))
-        }
-        None => {
-            if let Some(Peer(ip)) = peer {
-                ui.sign_ins.failed(ip);
-            }
-            sign_in_page(
-                ui,
-                Some(
-                    "That sign-in link was used already or has expired: each works once, for 5 minutes. Start memcap ui again for a new one.",
-                ),
-            )
-        }
-    }
+    // Only the code's shape goes back into the page.
+    let code =
+        (code.len() == 64 && code.bytes().all(|b| b.is_ascii_hexdigit())).then(|| code.to_owned());
+    let page = SignInPage {
+        by_token: false,
+        notice: code
+            .is_none()
+            .then(|| "That is not a sign-in link memcap ui printed.".to_owned()),
+        code,
+    };
+    html(page)
+}
+
+/// A redirect to the overview that sets the session's cookie.
+fn signed_in(id: &str) -> Response {
+    with_cookie("/ui/", session::set_cookie(id))
 }
 
 #[derive(Deserialize)]
-pub struct TokenForm {
-    token: String,
+pub struct SignInForm {
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
 }
 
-/// `POST /ui/sign-in`: a token exchanged for a session, if the gate
-/// admits it.
+/// `POST /ui/sign-in`: `memcap ui`'s code, or a token the gate admits,
+/// exchanged for a session. Wrong codes lock nobody out: the code is 256
+/// random bits, and a lockout would let any local program keep the owner
+/// from their own link.
 pub async fn sign_in(
     State(ui): State<Arc<Ui>>,
     peer: Option<axum::Extension<Peer>>,
     headers: HeaderMap,
-    Form(form): Form<TokenForm>,
+    Form(form): Form<SignInForm>,
 ) -> Response {
     let peer = peer.map(|axum::Extension(p)| p.0);
-    if ui.sign_in != SignIn::Token {
-        return sign_in_page(&ui, Some("Sign in with the link memcap ui printed."));
+    if !checks::keeps_cookie(&headers) {
+        log_page("sign-in", None, None, "refused-no-tls", peer);
+        return sign_in_page(
+            &ui,
+            Some(
+                "The page signs in only over https (a proxy in front that sends X-Forwarded-Proto: https) or at a .localhost name: open the address memcap printed, or your proxy's https address.",
+            ),
+        );
     }
+    match (ui.sign_in, form.code, form.token) {
+        (SignIn::Code, Some(code), _) => match ui.sessions.redeem(code.trim()) {
+            Some(principal) => {
+                let label = principal.label.clone();
+                log_page("sign-in", Some((&label, None)), None, "ok", peer);
+                signed_in(&ui.sessions.open(Holder::Owner(principal), "owner"))
+            }
+            None => {
+                log_page("sign-in", None, None, "wrong-code", peer);
+                sign_in_page(
+                    &ui,
+                    Some(
+                        "That sign-in link was used already or has expired: each works once, for 5 minutes. Start memcap ui again for a new one.",
+                    ),
+                )
+            }
+        },
+        (SignIn::Token, _, Some(token)) => token_sign_in(&ui, peer, token.trim()).await,
+        (SignIn::Code, ..) => sign_in_page(&ui, Some("Sign in with the link memcap ui printed.")),
+        (SignIn::Token, ..) => sign_in_page(&ui, Some("Paste your access token to sign in.")),
+    }
+}
+
+/// A token exchanged for a session, if the gate admits it; failed tries
+/// are counted per address.
+async fn token_sign_in(ui: &Arc<Ui>, peer: Option<std::net::IpAddr>, token: &str) -> Response {
     if let Some(ip) = peer
         && let Some(secs) = ui.sign_ins.blocked(ip)
     {
+        log_page("sign-in", None, None, "too-many-failures", peer);
         return denied(Denial::TooFast(secs));
     }
-    let token = form.token.trim();
-    match admit(&ui, token).await {
-        Ok(_) => {
-            let id = ui.sessions.open(Holder::Token(token.to_owned()));
-            with_cookie("/ui/", session::set_cookie(&id, checks::over_tls(&headers)))
+    match admit(ui, token).await {
+        Ok(principal) => {
+            log_page(
+                "sign-in",
+                Some((&principal.label, Some(&principal.id))),
+                None,
+                "ok",
+                peer,
+            );
+            signed_in(
+                &ui.sessions
+                    .open(Holder::Token(token.to_owned()), &principal.id),
+            )
         }
         Err(Denial::Unauthorized(_)) => {
             if let Some(ip) = peer {
                 ui.sign_ins.failed(ip);
             }
-            sign_in_page(&ui, Some("That token does not open this server's memory."))
+            log_page("sign-in", None, None, "wrong-token", peer);
+            sign_in_page(ui, Some("That token does not open this server's memory."))
         }
         Err(denial) => denied(denial),
     }
@@ -329,11 +404,12 @@ pub async fn sign_out(
     headers: HeaderMap,
     Form(form): Form<CsrfForm>,
 ) -> Response {
-    if let Some(id) = session::cookie(&headers)
+    if let session::Shown::One(id) = session::cookie(&headers)
         && let Some(found) = ui.sessions.get(&id)
         && found.csrf_ok(&form.csrf)
     {
         ui.sessions.close(&id);
+        log_page("sign-out", None, None, "ok", None);
     }
     with_cookie("/ui/", session::clear_cookie())
 }

@@ -2,6 +2,12 @@
 //! id in an HttpOnly cookie, each with its own CSRF secret; and `memcap
 //! ui`'s one-time sign-in code. Nothing here is written anywhere: a restart
 //! signs everyone out.
+//!
+//! The cookie is `__Host-` prefixed: the browser keeps it to the one host
+//! name that set it (no `Domain`, `Path=/`, `Secure`), so a sibling name
+//! can neither read nor plant one, and the page answers only on a name of
+//! its own (see `checks`), never on one every local server shares. A
+//! request that shows two session cookies is refused, never resolved.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -12,13 +18,16 @@ use subtle::ConstantTimeEq;
 use crate::server::Principal;
 
 /// The cookie's name.
-pub const COOKIE: &str = "memcap_ui";
+pub const COOKIE: &str = "__Host-memcap_ui";
 /// How long a session lasts, used or not.
 pub const LIFETIME: Duration = Duration::from_secs(12 * 3600);
 /// How long the printed sign-in code works.
 pub const CODE_LIFETIME: Duration = Duration::from_secs(5 * 60);
-/// The most sessions at once; a new one past it ends the oldest.
+/// The most sessions at once; a new one past it ends the oldest session of
+/// whoever holds the most.
 const MAX_SESSIONS: usize = 1024;
+/// Sessions one holder (a token, the owner) keeps when none is given.
+const PER_HOLDER: usize = 32;
 
 /// How a session was opened, which decides how each request is checked.
 #[derive(Clone)]
@@ -34,6 +43,8 @@ pub enum Holder {
 #[derive(Clone)]
 pub struct Session {
     pub holder: Holder,
+    /// Whose share it counts against: the token's id, or the owner.
+    pub key: String,
     /// The secret every form of this session carries back.
     pub csrf: String,
     started: Instant,
@@ -52,10 +63,17 @@ pub fn same_secret(shown: &str, secret: &str) -> bool {
 }
 
 /// The sessions, and `memcap ui`'s code until it is used.
-#[derive(Default)]
 pub struct Sessions {
     open: Mutex<HashMap<String, Session>>,
     code: Mutex<Option<(String, Instant, Principal)>>,
+    /// The most sessions one holder keeps: its next one ends its oldest.
+    per_holder: usize,
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Self::new(PER_HOLDER)
+    }
 }
 
 /// 32 random bytes in hex.
@@ -89,14 +107,42 @@ impl Sessions {
         fresh.then_some(principal)
     }
 
-    /// Opens a session for `holder`; returns its id (the cookie's value).
-    pub fn open(&self, holder: Holder) -> String {
+    /// Sessions that keep at most `per_holder` for one holder.
+    pub fn new(per_holder: usize) -> Self {
+        Self {
+            open: Mutex::default(),
+            code: Mutex::default(),
+            per_holder: per_holder.max(1),
+        }
+    }
+
+    /// Opens a session for `holder`, counted against `key`'s share;
+    /// returns its id (the cookie's value). A holder at its share ends its
+    /// own oldest session; a full server ends the oldest of whoever holds
+    /// the most, so no holder can sign others out.
+    pub fn open(&self, holder: Holder, key: &str) -> String {
         let id = secret();
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         open.retain(|_, s| s.started.elapsed() < LIFETIME);
-        if open.len() >= MAX_SESSIONS
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for s in open.values() {
+            *counts.entry(s.key.as_str()).or_default() += 1;
+        }
+        let mine = counts.get(key).copied().unwrap_or(0);
+        let evict_from = if mine >= self.per_holder {
+            Some(key.to_owned())
+        } else if open.len() >= MAX_SESSIONS {
+            counts
+                .iter()
+                .max_by_key(|(_, n)| **n)
+                .map(|(k, _)| (*k).to_owned())
+        } else {
+            None
+        };
+        if let Some(from) = evict_from
             && let Some(oldest) = open
                 .iter()
+                .filter(|(_, s)| s.key == from)
                 .min_by_key(|(_, s)| s.started)
                 .map(|(id, _)| id.clone())
         {
@@ -106,6 +152,7 @@ impl Sessions {
             id.clone(),
             Session {
                 holder,
+                key: key.to_owned(),
                 csrf: secret(),
                 started: Instant::now(),
             },
@@ -133,32 +180,51 @@ impl Sessions {
     }
 }
 
-/// The session id a request's `Cookie` headers carry, if any.
-pub fn cookie(headers: &axum::http::HeaderMap) -> Option<String> {
-    headers
+/// The session cookies a request shows.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Shown {
+    None,
+    One(String),
+    /// More than one: one of them is not the browser's own (planted by
+    /// another site, or sent twice on purpose). Refused, never resolved.
+    Several,
+}
+
+/// The session id a request's `Cookie` headers carry: exactly one cookie
+/// of the page's name, in the id's shape; any other shape counts too, so
+/// a planted value beside the real one is seen.
+pub fn cookie(headers: &axum::http::HeaderMap) -> Shown {
+    let mut found = headers
         .get_all(axum::http::header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.to_owned())
-        .filter(|v| v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+        .filter(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value);
+    match (found.next(), found.next()) {
+        (None, _) => Shown::None,
+        (Some(_), Some(_)) => Shown::Several,
+        (Some(v), None) if v.len() == 64 && v.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Shown::One(v.to_owned())
+        }
+        (Some(_), None) => Shown::None,
+    }
 }
 
-/// The `Set-Cookie` value for session `id` (`Secure` when the page was
-/// reached over TLS, as a proxy in front says).
-pub fn set_cookie(id: &str, secure: bool) -> String {
+/// The `Set-Cookie` value for session `id`. `Secure` always: browsers keep
+/// it over https and on `localhost` names, the only places the page signs
+/// anyone in.
+pub fn set_cookie(id: &str) -> String {
     format!(
-        "{COOKIE}={id}; Path=/ui; HttpOnly; SameSite=Strict; Max-Age={}{}",
-        LIFETIME.as_secs(),
-        if secure { "; Secure" } else { "" }
+        "{COOKIE}={id}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age={}",
+        LIFETIME.as_secs()
     )
 }
 
 /// The `Set-Cookie` value that ends the cookie.
 pub fn clear_cookie() -> String {
-    format!("{COOKIE}=; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=0")
+    format!("{COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0")
 }
 
 #[cfg(test)]
@@ -191,15 +257,70 @@ mod tests {
     #[test]
     fn a_cookie_names_a_session_and_a_closed_one_is_gone() {
         let sessions = Sessions::default();
-        let id = sessions.open(Holder::Owner(owner()));
+        let id = sessions.open(Holder::Owner(owner()), "owner");
         let mut headers = axum::http::HeaderMap::new();
         headers.insert(
             axum::http::header::COOKIE,
-            format!("other=1; {COOKIE}={id}").parse().unwrap(),
+            format!("memcap_ui={}; {COOKIE}={id}", "0".repeat(64))
+                .parse()
+                .unwrap(),
         );
-        let found = cookie(&headers).unwrap();
+        let Shown::One(found) = cookie(&headers) else {
+            panic!("one session cookie")
+        };
         assert!(sessions.get(&found).is_some());
         sessions.close(&found);
         assert!(sessions.get(&found).is_none());
+    }
+
+    #[test]
+    fn a_second_session_cookie_is_refused_never_preferred() {
+        let sessions = Sessions::default();
+        let id = sessions.open(Holder::Owner(owner()), "owner");
+        for planted in [
+            format!("{COOKIE}={}; {COOKIE}={id}", "a".repeat(64)),
+            format!("{COOKIE}={id}; {COOKIE}=x"),
+        ] {
+            let mut headers = axum::http::HeaderMap::new();
+            headers.insert(axum::http::header::COOKIE, planted.parse().unwrap());
+            assert_eq!(cookie(&headers), Shown::Several, "{planted}");
+        }
+        let mut headers = axum::http::HeaderMap::new();
+        headers.append(
+            axum::http::header::COOKIE,
+            format!("{COOKIE}={id}").parse().unwrap(),
+        );
+        headers.append(
+            axum::http::header::COOKIE,
+            format!("{COOKIE}={id}").parse().unwrap(),
+        );
+        assert_eq!(cookie(&headers), Shown::Several);
+    }
+
+    #[test]
+    fn one_holder_never_signs_another_out() {
+        let sessions = Sessions::new(3);
+        let alice = sessions.open(Holder::Token("a".into()), "alice");
+        for _ in 0..MAX_SESSIONS * 2 {
+            sessions.open(Holder::Token("m".into()), "mallory");
+        }
+        assert!(
+            sessions.get(&alice).is_some(),
+            "mallory's sessions end mallory's"
+        );
+        let open = sessions.open.lock().unwrap();
+        assert_eq!(open.values().filter(|s| s.key == "mallory").count(), 3);
+    }
+
+    #[test]
+    fn a_full_server_ends_a_session_of_whoever_holds_the_most() {
+        let sessions = Sessions::new(MAX_SESSIONS);
+        let alice = sessions.open(Holder::Token("a".into()), "alice");
+        for _ in 0..MAX_SESSIONS {
+            sessions.open(Holder::Token("m".into()), "mallory");
+        }
+        let bob = sessions.open(Holder::Token("b".into()), "bob");
+        assert!(sessions.get(&alice).is_some() && sessions.get(&bob).is_some());
+        assert!(sessions.open.lock().unwrap().len() <= MAX_SESSIONS);
     }
 }
