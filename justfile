@@ -130,6 +130,10 @@ bench-search corpus: build
 crash: build
     MEMCAP_CRASH_KILLS=1000 cargo test --release -p memcap-host --test crash -- --nocapture
 
+# The speed targets in one run (well under 90 s after a build), each printed with PASS or MISS: one-shot calls at 10,000 notes, cold start, the binary's size, PostgreSQL against a directory, warm writes against the SDK. A MISS does not fail it; only a measurement that could not be made does.
+speed: setup build
+    tests/postgres/with-cluster sh -c '{{venv}}/bin/python tests/bench/speed.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"'
+
 # Latency of memcap (warm and cold CLI) against native std::fs and the Python SDK.
 bench: setup build
     MEMCAP_PYTHON={{venv}}/bin/python MEMCAP_WASMTIME={{wasmtime}} cargo bench -p memcap-host --bench latency

@@ -439,6 +439,10 @@ def origin_bound_team_session():
                 save_edit(b, root, "plan.md", "alice's plan, revised\n")
                 assert base.read("alice", "plan.md") == "alice's plan, revised\n"
                 assert base.read("mallory", "plan.md") == "mallory's plan\n"
+                # Recorded as the token it was, id beside the label: never taken for a CLI `--actor alice`.
+                b.get(root + "/history/plan.md")
+                rows = [r.text for r in b.all("table.versions tbody tr")]
+                assert f"alice ({alice.split('_')[1]})" in rows[0] and "mallory" not in rows[0], rows
             # Mallory's session is hers alone, and the page at an address is not served.
             r = request("GET", root + "/files/plan.md", theirs)
             assert r.status_code == 200 and "mallory's plan" in r.text

@@ -45,7 +45,12 @@ pub fn row(v: &HistoryVersion) -> Row {
     Row {
         number: v.number,
         time: v.time.clone(),
-        actor: v.actor.clone(),
+        // As `memcap history list` shows it: a token's id beside its
+        // label, so a token is never taken for a CLI name or a client's.
+        actor: match &v.actor_id {
+            Some(id) => format!("{} ({id})", v.actor),
+            None => v.actor.clone(),
+        },
         change: match v.change {
             Change::Created => "created",
             Change::Modified => "modified",

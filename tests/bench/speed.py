@@ -1,0 +1,200 @@
+"""`./dev speed`: the figures memcap's speed targets name, measured in one
+run and printed each against its target with PASS or MISS, so a change that
+slows the core loop shows before it lands. Times on tmpfs (/dev/shm where
+there is one); ratios are within this run, since the machines are noisy.
+Exits 0 whatever it measured (CI prints the table and does not fail on it),
+1 only when a measurement could not be made.
+
+    python tests/bench/speed.py --memcap target/release/memcap [--store URL] [--notes 10000]
+
+- one-shot CLI calls in a store of --notes notes (a fresh process each):
+  `create`, `str_replace`, `view`, `prompt`, `memory_search`, `memory_view`
+  (target <= 8 ms each);
+- cold start: a one-shot `view` of a small store against `memcap --version`
+  (<= 1.5x), and the release binary's size (<= 30 MiB);
+- with --store (a PostgreSQL URL): one-shot `view` and `create` there
+  against the directory's (<= 1.5x, <= 2x);
+- warm writes against Anthropic's SDK (`BetaLocalFilesystemMemoryTool`,
+  in-process): `create`, `str_replace` and `delete` of a 100-byte and a
+  10 KB note through one `memcap call` process (the pipe's round trip is
+  counted against memcap) (<= 1.2x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROWS: list[tuple[str, str, float, float, str]] = []  # (what, shown, value, target, unit)
+
+
+def row(what: str, value: float, target: float, unit: str) -> None:
+    shown = f"{value:.2f}{unit}" if unit == "x" else f"{value:.1f} {unit}"
+    ROWS.append((what, shown, value, target, unit))
+    verdict = "PASS" if value <= target else "MISS"
+    goal = f"<= {target:g}{unit}" if unit == "x" else f"<= {target:g} {unit}"
+    print(f"  {verdict}  {what:58} {shown:>10}  (target {goal})", flush=True)
+
+
+def median_ms(argv: list[str], rounds: int, stdin: str | None = None, vary=None) -> float:
+    """Median wall time of `rounds` runs of a fresh process (after one
+    warm-up), each required to succeed; `vary(i)` gives round i's argv."""
+    times = []
+    for i in range(rounds + 1):
+        args = vary(i) if vary else argv
+        t = time.perf_counter()
+        r = subprocess.run(args, input=stdin, capture_output=True, text=True)
+        took = (time.perf_counter() - t) * 1000
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, args[:6]))}… failed: {r.stderr[:300]}")
+        if i:
+            times.append(took)
+    return statistics.median(times)
+
+
+def note(i: int, n: int) -> str:
+    d = (i * 7 + 3) % n
+    return (f"---\nname: Note {i}\ntype: project\n---\n# Note {i}\n\nThe widget {i} budget is {i % 97} units.\n\n"
+            f"- [fact] widget {i} ships in week {i % 52} #w{i % 10}\n- depends_on [[n/d{d // 100}/note-{d}]]\n")
+
+
+def fill(memcap: str, dst: str, n: int, scratch: Path) -> None:
+    """n notes, written as files and copied in with one `memcap copy`, then
+    indexed by one call (as a store in use is)."""
+    src = scratch / "src"
+    if not src.exists():
+        for i in range(n):
+            f = src / "n" / f"d{i // 100}" / f"note-{i}.md"
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(note(i, n))
+    subprocess.run([memcap, "copy", str(src), dst, "--replace"], check=True, capture_output=True)
+
+
+def one_shot(memcap: str, where: list[str], tag: str, rounds: int, n: int) -> dict[str, float]:
+    """The one-shot calls, median ms each."""
+    call = [memcap, *where, "call"]
+    k = 742 % n
+    focus = f"/memories/n/d{k // 100}/note-{k}.md"
+    # Indexed once, as a store in use is, before anything is timed.
+    subprocess.run(call, input='{"command": "memory_search", "query": "widget"}\n', check=True,
+                   capture_output=True, text=True)
+    swap = ("units.", "units, checked.")
+    return {
+        "create": median_ms([], rounds, stdin="hello\n",
+                            vary=lambda i: [memcap, *where, "create", f"/memories/speed/{tag}-{i}.md"]),
+        "str_replace": median_ms([], rounds, vary=lambda i: [
+            memcap, *where, "str-replace", focus, swap[i % 2], swap[(i + 1) % 2]]),
+        "view": median_ms([memcap, *where, "view", focus], rounds),
+        "prompt": median_ms([memcap, *where, "prompt"], rounds),
+        "memory_search": median_ms(call, rounds, stdin=json.dumps({"command": "memory_search", "query": f"widget {k} budget"}) + "\n"),
+        "memory_view": median_ms(call, rounds, stdin='{"command": "memory_view"}\n'),
+    }
+
+
+class Piped:
+    """One warm `memcap call` process: a line in, a line out."""
+
+    def __init__(self, memcap: str, root: str) -> None:
+        self.proc = subprocess.Popen([memcap, "--root", root, "call"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def call(self, command: dict) -> None:
+        self.proc.stdin.write(json.dumps(command) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        if answer.get("is_error"):
+            raise RuntimeError(f"{command['command']} failed: {answer}")
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
+def warm_writes(memcap: str, scratch: Path, calls: int) -> dict[tuple[str, int], float]:
+    """memcap / SDK median per-call time of each write, per note size."""
+    from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
+    sdk_root, mc_root = scratch / "sdk", scratch / "warm"
+    sdk = BetaLocalFilesystemMemoryTool(base_path=str(sdk_root))
+    mc = Piped(memcap, str(mc_root))
+    out = {}
+    try:
+        for size in (100, 10_000):
+            body = ("x" * 63 + "\n") * (size // 64) + "y" * (size % 64)
+            medians = {}
+            for name, tool in (("sdk", sdk.call), ("memcap", mc.call)):
+                tool({"command": "create", "path": f"/memories/edit-{size}.md", "file_text": "alpha\n" + body})
+                samples: dict[str, list[float]] = {"create": [], "str_replace": [], "delete": []}
+                swap = ("alpha", "omega")
+                for i in range(calls):
+                    for op, command in (
+                        ("create", {"command": "create", "path": f"/memories/w{size}/{i}.md", "file_text": body}),
+                        ("str_replace", {"command": "str_replace", "path": f"/memories/edit-{size}.md",
+                                         "old_str": swap[i % 2], "new_str": swap[(i + 1) % 2]}),
+                        ("delete", {"command": "delete", "path": f"/memories/w{size}/{i}.md"}),
+                    ):
+                        t = time.perf_counter()
+                        tool(command)
+                        samples[op].append(time.perf_counter() - t)
+                medians[name] = {op: statistics.median(s[calls // 10:]) for op, s in samples.items()}
+            for op in ("create", "str_replace", "delete"):
+                out[(op, size)] = medians["memcap"][op] / medians["sdk"][op]
+    finally:
+        mc.close()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--memcap", required=True)
+    parser.add_argument("--store", help="a PostgreSQL URL: also compare the database with the directory")
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--calls", type=int, default=200)
+    args = parser.parse_args()
+    memcap = str(Path(args.memcap).resolve())
+    tmp = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    started = time.perf_counter()
+    print(f"memcap speed, {time.strftime('%Y-%m-%d %H:%M')}, {args.notes:,} notes, tmpfs: {tmp is not None}")
+    try:
+        with tempfile.TemporaryDirectory(dir=tmp) as scratch_dir:
+            scratch = Path(scratch_dir)
+            root = str(scratch / "store")
+            fill(memcap, root, args.notes, scratch)
+            directory = one_shot(memcap, ["--root", root], "dir", args.rounds, args.notes)
+            for name, ms in directory.items():
+                row(f"one-shot {name}, {args.notes:,} notes", ms, 8, "ms")
+
+            small = scratch / "small"
+            subprocess.run([memcap, "--root", str(small), "create", "/memories/a.md", "a\n"], check=True, capture_output=True)
+            view = median_ms([memcap, "--root", str(small), "view", "/memories"], 21)
+            version = median_ms([memcap, "--version"], 21)
+            row("cold one-shot view of a small store / memcap --version", view / version, 1.5, "x")
+            row("release binary", os.path.getsize(memcap) / (1 << 20), 30, "MiB")
+
+            if args.store:
+                namespace = f"speed{int(time.time())}"
+                fill(memcap, f"{args.store}#{namespace}", args.notes, scratch)
+                db = one_shot(memcap, ["--store", args.store, "--namespace", namespace], "db", args.rounds, args.notes)
+                row(f"PostgreSQL one-shot view / directory's, {args.notes:,} notes", db["view"] / directory["view"], 1.5, "x")
+                row(f"PostgreSQL one-shot create / directory's, {args.notes:,} notes", db["create"] / directory["create"], 2, "x")
+
+            for (op, size), ratio in warm_writes(memcap, scratch, args.calls).items():
+                row(f"warm {op} of a {size:,}-byte note / the SDK's", ratio, 1.2, "x")
+    except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+        print(f"speed: could not measure: {e}", file=sys.stderr)
+        return 1
+    missed = sum(1 for _, _, value, target, _ in ROWS if value > target)
+    print(f"speed: {len(ROWS) - missed} of {len(ROWS)} within target, {missed} missed "
+          f"({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
