@@ -130,7 +130,9 @@ def local_token_and_tokens_made_later():
         base.plant("solo", "n.md", "solo note\n")
         with Server(base, "--namespace", ns) as server:
             token = re.search(r"Bearer (memcap_local_[0-9a-f]{64})", server.banner).group(1)
-            for headers in [[], [("authorization", f"Bearer {token[:-1]}0")], [("authorization", "Bearer memcap_local_")]]:
+            # One character off (never the same one: a token may end in 0).
+            wrong = token[:-1] + ("1" if token.endswith("0") else "0")
+            for headers in [[], [("authorization", f"Bearer {wrong}")], [("authorization", "Bearer memcap_local_")]]:
                 r = Raw(server.url, headers).post(INIT)
                 assert r.status_code == 401 and "solo note" not in r.text, (headers, r.status_code)
             raw = Raw(server.url, [("authorization", f"Bearer {token}")])
