@@ -5,7 +5,7 @@
 //! per signed-in holder, two in all), so no reader can buy the server's
 //! cores with a pair of large versions.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -76,7 +76,7 @@ pub fn lines(old: &[u8], new: &[u8]) -> Diff {
 /// all.
 #[derive(Default)]
 pub struct Slots {
-    running: Mutex<HashMap<String, ()>>,
+    running: Mutex<HashSet<String>>,
 }
 
 /// A slot taken until dropped.
@@ -89,10 +89,9 @@ impl Slots {
     /// A slot for `holder`, unless it compares already or the server is full.
     pub fn take(self: &Arc<Self>, holder: &str) -> Option<Slot> {
         let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        if running.len() >= MAX_RUNNING || running.contains_key(holder) {
+        if running.len() >= MAX_RUNNING || !running.insert(holder.to_owned()) {
             return None;
         }
-        running.insert(holder.to_owned(), ());
         Some(Slot {
             slots: Arc::clone(self),
             holder: holder.to_owned(),

@@ -106,7 +106,7 @@ pub async fn save(
         input["precondition"] = json!({"type": "content_sha256", "content_sha256": form.sha256});
     }
     let shown = full.clone();
-    let slot = ui.diffs.take(&viewer.holder);
+    let (slots, holder) = (Arc::clone(&ui.diffs), viewer.holder.clone());
     let mine = text.clone();
     let saved = pages::with_memory(&ui, &viewer, move |memory, actor| {
         match calls::call(memory, actor, &input) {
@@ -115,11 +115,12 @@ pub async fn save(
                 // What the file holds now, and how it differs from the
                 // person's text (bounded, off the async threads).
                 let now = calls::view(memory, actor, &shown).ok().map(|found| {
-                    let diff = match (&found, slot) {
-                        (Found::File { text: current, .. }, Some(_slot)) => {
-                            diff::lines(current.as_bytes(), mine.as_bytes())
-                        }
-                        _ => diff::busy(),
+                    let diff = match &found {
+                        Found::File { text: current, .. } => match slots.take(&holder) {
+                            Some(_slot) => diff::lines(current.as_bytes(), mine.as_bytes()),
+                            None => diff::busy(),
+                        },
+                        Found::Dir { .. } => diff::busy(),
                     };
                     (found, diff)
                 });

@@ -131,11 +131,7 @@ async fn list(
     let before = number("before");
     let filtered = since.is_some() || by.is_some();
     let (path_for, since_for, by_for) = (full.clone(), since.clone(), by.clone());
-    // A diff needs a slot, taken before the call and held through it.
-    let slot = match (a, b) {
-        (Some(_), Some(_)) => Some(ui.diffs.take(&viewer.holder)),
-        _ => None,
-    };
+    let (slots, holder) = (Arc::clone(&ui.diffs), viewer.holder.clone());
     let looked = pages::with_memory(&ui, &viewer, move |memory, _| {
         // One more than a page, to know whether there is an older one.
         let versions = if filtered {
@@ -144,13 +140,19 @@ async fn list(
             memory.history_recent(&path_for, before, PER_PAGE as u32 + 1)
         };
         let shown = show.map(|n| memory.history_show(&path_for, n).map(|b| (n, b)));
-        let diff = match (a, b, slot) {
-            (Some(a), Some(b), Some(Some(_slot))) => {
-                Some(memory.history_show(&path_for, a).and_then(|old| {
-                    Ok((a, b, diff::lines(&old, &memory.history_show(&path_for, b)?)))
-                }))
-            }
-            (Some(a), Some(b), Some(None)) => Some(Ok((a, b, diff::busy()))),
+        let diff = match (a, b) {
+            (Some(a), Some(b)) => Some(memory.history_show(&path_for, a).and_then(|old| {
+                let new = memory.history_show(&path_for, b)?;
+                // A slot only while comparing, not through the reads.
+                Ok((
+                    a,
+                    b,
+                    match slots.take(&holder) {
+                        Some(_slot) => diff::lines(&old, &new),
+                        None => diff::busy(),
+                    },
+                ))
+            })),
             _ => None,
         };
         (versions, shown, diff)
