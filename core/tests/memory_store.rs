@@ -258,6 +258,34 @@ fn after_a_burst_a_new_instance_reads_the_journals_head_not_every_note() {
 }
 
 #[test]
+fn memory_view_shows_the_index_from_the_journals_head_not_every_note() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    // 3,000 notes written long ago (the files' clock starts years back),
+    // more than the journal's head holds whole.
+    for dir in 0..30 {
+        s.plant(&format!("d{dir}"), 100);
+    }
+    s.ok(json!({"command": "prompt"}));
+    s.env.now.set(s.env.now.get() + 5);
+    s.restarted();
+    let journal = s.fs.stat(".memcap/notes.jsonl", false).unwrap().size;
+    let before = s.fs.bytes_read();
+    let text = s.ok(json!({"command": "memory_view"}));
+    let read = s.fs.bytes_read() - before;
+    assert!(
+        read < journal / 2,
+        "read {read} of the journal's {journal} bytes: every note, not its head"
+    );
+    // The same index a reader of the file sees, with every note counted.
+    assert_eq!(Some(&text), s.file("MEMORY.md").as_ref());
+    assert!(text.contains("more notes not listed here"), "{text}");
+    // Every note is still there for `all`, which reads them.
+    let all = s.ok(json!({"command": "memory_view", "all": true}));
+    assert!(all.contains("3000"), "{all}");
+}
+
+#[test]
 fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each() {
     let s = Store::new();
     s.ok(json!({"command": "prompt"}));

@@ -44,8 +44,23 @@ pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind,
 pub use limits::Limits;
 pub use memory::{Actor, DEFAULT_NAMESPACE, Memory, MemoryBuilder};
 
-/// The library component (`memcap.wasm`) this host embeds.
-pub const GUEST_WASM: &[u8] = include_bytes!(env!("MEMCAP_GUEST_WASM"));
+/// The library component (`memcap.wasm`) this host embeds, deflated: it
+/// is read only to compile it, when the code cache has no copy.
+const GUEST_WASM_DEFLATED: &[u8] = include_bytes!(env!("MEMCAP_GUEST_WASM_DEFLATED"));
+/// The most the embedded component may inflate to.
+const GUEST_WASM_MAX_BYTES: usize = 64 << 20;
+
+/// The library component (`memcap.wasm`) this host embeds, the very bytes
+/// at [`GUEST_WASM_PATH`] when it was built.
+pub fn guest_wasm() -> std::io::Result<Vec<u8>> {
+    miniz_oxide::inflate::decompress_to_vec_with_limit(GUEST_WASM_DEFLATED, GUEST_WASM_MAX_BYTES)
+        .map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the embedded component does not inflate ({e}): rebuild memcap"),
+            )
+        })
+}
 /// Where the build left the library component, for tests and packaging.
 pub const GUEST_WASM_PATH: &str = env!("MEMCAP_GUEST_WASM");
 /// Where the build left the command component (`wasi:cli/run` reading JSON lines).

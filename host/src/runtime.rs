@@ -232,7 +232,7 @@ pub(crate) fn cache_dir() -> Option<PathBuf> {
 }
 
 fn load_component(engine: &Engine) -> wasmtime::Result<Component> {
-    let compile = || Component::new(engine, crate::GUEST_WASM);
+    let compile = || Component::new(engine, crate::guest_wasm()?);
     let Some(dir) = cache_dir() else {
         return compile();
     };

@@ -35,6 +35,15 @@ fn name_and_docs(path: &str) -> (Option<String>, Option<Vec<u8>>) {
 }
 
 #[test]
+fn the_binary_embeds_the_library_component_as_built() {
+    let built = std::fs::read(memcap::GUEST_WASM_PATH).unwrap();
+    assert!(
+        memcap::guest_wasm().unwrap() == built,
+        "the embedded component differs"
+    );
+}
+
+#[test]
 fn every_component_is_named_memcap() {
     for path in [
         memcap::GUEST_WASM_PATH,

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::io::Io;
-use crate::notes::maintain;
+use crate::notes::maintain::{self, Needs};
 use crate::output::{NoteInfo, Output, Page};
 
 /// Notes described per page with `all`; every field is one line of bounded
@@ -11,7 +11,10 @@ use crate::output::{NoteInfo, Output, Page};
 pub const NOTES_PER_PAGE: usize = 50;
 
 pub fn memory_view(io: &Io, all: bool, page: Option<u32>) -> Result<Output> {
-    maintain::fresh_all(io, |catalog, index| {
+    // The index alone needs only the recent notes and the totals: reading
+    // every note (30 ms of a one-shot call at 10,000 notes) is for `all`.
+    let needs = if all { Needs::All } else { Needs::Recent };
+    maintain::fresh_with(io, needs, |catalog, index| {
         if !all {
             return Ok(Output::Index {
                 text: index.to_owned(),
