@@ -246,20 +246,27 @@ fn after_a_burst_a_new_instance_reads_the_journals_head_not_every_note() {
     // process reads its stamps once more from the journal's head.
     s.env.now.set(s.env.now.get() + 5);
     s.restarted();
+    let prompt = answers_from_the_head(&s, json!({"command": "prompt"}));
+    assert!(prompt.contains("Burst"), "{prompt}");
+}
+
+/// The answer to `input`, which must read less than half the journal: its
+/// head, not every note.
+fn answers_from_the_head(s: &Store, input: serde_json::Value) -> String {
+    use memcap_core::storage::Storage;
     let journal = s.fs.stat(".memcap/notes.jsonl", false).unwrap().size;
     let before = s.fs.bytes_read();
-    let prompt = s.ok(json!({"command": "prompt"}));
+    let answer = s.ok(input);
     let read = s.fs.bytes_read() - before;
-    assert!(prompt.contains("Burst"), "{prompt}");
     assert!(
         read < journal / 2,
         "read {read} of the journal's {journal} bytes: every note, not its head"
     );
+    answer
 }
 
 #[test]
 fn memory_view_shows_the_index_from_the_journals_head_not_every_note() {
-    use memcap_core::storage::Storage;
     let s = Store::new();
     // 3,000 notes written long ago (the files' clock starts years back),
     // more than the journal's head holds whole.
@@ -269,14 +276,7 @@ fn memory_view_shows_the_index_from_the_journals_head_not_every_note() {
     s.ok(json!({"command": "prompt"}));
     s.env.now.set(s.env.now.get() + 5);
     s.restarted();
-    let journal = s.fs.stat(".memcap/notes.jsonl", false).unwrap().size;
-    let before = s.fs.bytes_read();
-    let text = s.ok(json!({"command": "memory_view"}));
-    let read = s.fs.bytes_read() - before;
-    assert!(
-        read < journal / 2,
-        "read {read} of the journal's {journal} bytes: every note, not its head"
-    );
+    let text = answers_from_the_head(&s, json!({"command": "memory_view"}));
     // The same index a reader of the file sees, with every note counted.
     assert_eq!(Some(&text), s.file("MEMORY.md").as_ref());
     assert!(text.contains("more notes not listed here"), "{text}");

@@ -61,6 +61,7 @@ pub fn guest_wasm() -> std::io::Result<Vec<u8>> {
             )
         })
 }
+
 /// Where the build left the library component, for tests and packaging.
 pub const GUEST_WASM_PATH: &str = env!("MEMCAP_GUEST_WASM");
 /// Where the build left the command component (`wasi:cli/run` reading JSON lines).
