@@ -246,6 +246,10 @@ impl versions::Guest for Component {
         with_history(|io| history_host::revert(io, &since, by.as_deref())).map(wit_undo)
     }
 
+    fn record_changes(paths: Vec<String>, outside: bool) -> Result<u32, WitError> {
+        with_history(|io| history_host::record(io, &paths, outside))
+    }
+
     fn redact(path: String, number: Option<u64>) -> Result<WitRedactReport, WitError> {
         with_history(|io| history_host::redact(io, &path, number)).map(|r| WitRedactReport {
             versions: r.versions,

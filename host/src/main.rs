@@ -122,14 +122,22 @@ enum Command {
     /// Copy a whole store. SRC and DST are each a directory or a database
     /// URL with the namespace after # (postgres://host/db#alice; no # is
     /// the namespace "default"). Every file goes, MEMORY.md with the agent's
-    /// text included; memcap's derived state is rebuilt at DST. A DST that
-    /// holds files is refused unless --replace.
+    /// text included, and SRC's version history with every version's actor,
+    /// time and content; memcap's derived state is rebuilt at DST. A DST
+    /// that holds files is refused unless --replace.
     Copy {
         src: String,
         dst: String,
-        /// Replace what DST holds (everything there goes first).
+        /// Replace what DST holds (its files go first). DST keeps its own
+        /// history, and what the copy changed is recorded there as the
+        /// --actor's versions: `memcap history revert --since T --by
+        /// ACTOR` puts DST back as it was.
         #[arg(long)]
         replace: bool,
+        /// Leave SRC's history behind: DST records the files as they
+        /// arrive, as the --actor's versions.
+        #[arg(long)]
+        no_history: bool,
     },
     /// Serve the memory to MCP clients (Claude Desktop, Claude Code, Cursor,
     /// VS Code) over stdio: the `memory` tool and the note tools, the prompt
@@ -409,8 +417,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Some(why) = cli.actor.as_deref().and_then(memcap::Actor::refuse_name) {
         anyhow::bail!(why);
     }
-    if let Command::Copy { src, dst, replace } = &cli.command {
-        return copy(src, dst, *replace);
+    if let Command::Copy {
+        src,
+        dst,
+        replace,
+        no_history,
+    } = &cli.command
+    {
+        let actor = memcap::Actor::named(cli.actor.clone().unwrap_or_else(os_user));
+        return copy(src, dst, *replace, *no_history, &actor);
     }
     // A mistyped --root must not leave directories behind: the first
     // command that writes creates the store, reads see an empty one.
@@ -624,8 +639,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `memcap copy`: one store's files into another, of either kind.
-fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
+/// `memcap copy`: one store's files into another, of either kind, with
+/// its version history unless `no_history` or `replace` (a store replaced
+/// keeps its own, and records what the copy changed as `actor`'s).
+fn copy(
+    src: &str,
+    dst: &str,
+    replace: bool,
+    no_history: bool,
+    actor: &memcap::Actor,
+) -> anyhow::Result<ExitCode> {
     let open = |spec: &str, create: bool| -> anyhow::Result<Memory> {
         let (location, namespace) = Location::parse_with_namespace(spec);
         let mut builder = location.builder();
@@ -634,32 +657,43 @@ fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
         }
         Ok(builder.create_root(create).private_umask(true).open()?)
     };
+    let carry = !no_history && !replace;
     let from = open(src, false)?;
-    let exported = from.export_naming_skipped()?;
+    let exported = match carry {
+        true => from.export_with_history()?,
+        false => from.export_naming_skipped()?,
+    };
     drop(from);
     let (target, namespace) = Location::parse_with_namespace(dst);
     target.check_copy_target(namespace.as_deref())?;
     let to = open(dst, true)?;
     let entries = exported.entries;
-    to.import(&entries, replace)?;
-    // The files arrive as another program's: the version history at DST
-    // records each one (the component's `changed`, 10,000 paths a call).
-    let paths: Vec<String> = entries
-        .iter()
-        .filter_map(|e| match e {
-            memcap::Entry::File(path, _) => Some(format!("/memories/{path}")),
-            memcap::Entry::Dir(_) => None,
-        })
-        .collect();
-    for chunk in paths.chunks(10_000) {
-        if let Err(e) = to.changed(chunk) {
-            eprintln!(
-                "memcap: the copied files were not all recorded in DST's history: {}",
-                e.message
-            );
-            break;
-        }
+    let file_paths = |entries: &[memcap::Entry]| -> Vec<String> {
+        entries
+            .iter()
+            .filter_map(|e| match e {
+                memcap::Entry::File(path, _) => Some(format!("/memories/{path}")),
+                memcap::Entry::Dir(_) => None,
+            })
+            .collect()
+    };
+    let mut paths = file_paths(&entries);
+    if replace {
+        // What DST holds now is on record first (another program's edits
+        // the history has not seen yet too), so the revert can give it back.
+        let before = file_paths(&to.export()?);
+        to.history_record(&before, true, None)
+            .context("recording DST's files before they are replaced")?;
+        paths.extend(before);
+        paths.sort();
+        paths.dedup();
     }
+    to.import_with_history(&entries, &exported.history, replace)?;
+    // What the copy changed, as the actor's versions (a carried history
+    // already has them: only what SRC's history had not seen yet is
+    // recorded, as another program's, as SRC would have).
+    to.history_record(&paths, carry, Some(actor))
+        .context("recording the copied files in DST's history")?;
     for skipped in &exported.skipped {
         eprintln!("memcap: skipped {:?}: {}", skipped.path, skipped.why);
     }
@@ -674,8 +708,14 @@ fn copy(src: &str, dst: &str, replace: bool) -> anyhow::Result<ExitCode> {
             memcap::Entry::Dir(_) => 0,
         })
         .sum();
+    let history = match (carry, exported.history.is_empty()) {
+        (true, false) => " with its history",
+        (true, true) => " (it kept no history)",
+        (false, _) if replace => "; DST's history records the replacement",
+        (false, _) => " without its history",
+    };
     println!(
-        "copied {files} files and {} directories ({bytes} bytes) from {} to {}{}",
+        "copied {files} files and {} directories ({bytes} bytes) from {} to {}{history}{}",
         entries.len() - files,
         from_name(src),
         from_name(dst),

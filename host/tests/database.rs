@@ -636,6 +636,46 @@ fn copy_to_the_database_and_back_gives_the_same_tree() {
 
 #[test]
 #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
+fn a_store_moved_to_the_database_and_back_keeps_every_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    let memory = Memory::open(&src).unwrap();
+    memory.set_actor(memcap::Actor::named("ada"));
+    memory.create("/memories/a.md", "one\n").unwrap();
+    memory.str_replace("/memories/a.md", "one", "two").unwrap();
+    memory.rename("/memories/a.md", "/memories/b.md").unwrap();
+    memory
+        .history_redact("/memories/a.md", Some(1), None)
+        .unwrap();
+    let versions = |m: &Memory| -> Vec<String> {
+        let all = m.history_list("/memories", None, None).unwrap();
+        all.iter().map(|v| format!("{v:?}")).collect()
+    };
+    let held = versions(&memory);
+    assert_eq!(held.len(), 3);
+    drop(memory);
+    let ns = namespace("moved");
+    let target = format!("{}#{ns}", store());
+    let back = dir.path().join("back");
+    for (from, to) in [
+        (src.to_str().unwrap(), target.as_str()),
+        (&target, back.to_str().unwrap()),
+    ] {
+        let (code, stderr) = cli(&["copy", from, to]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    assert_eq!(versions(&open(&ns)), held);
+    let back = Memory::open(&back).unwrap();
+    assert_eq!(versions(&back), held);
+    assert_eq!(back.history_show("/memories/a.md", 2).unwrap(), b"two\n");
+    assert!(
+        back.history_show("/memories/a.md", 1).is_err(),
+        "redacted stays redacted"
+    );
+}
+
+#[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     use std::time::{Duration, Instant};
     let ns = namespace("follow");

@@ -1,8 +1,9 @@
 //! Changes memcap did not make, recorded when a host reports them (a file
 //! watcher, a `memcap copy`): each reported file whose content is not
-//! what the log last recorded there gets a version by [`OUTSIDE_ACTOR`],
-//! and a reported file that is gone where the log still has one gets a
-//! `deleted`.
+//! what the log last recorded there gets a version by [`OUTSIDE_ACTOR`]
+//! (or, when the host made the change itself for its user, by the calls'
+//! actor: [`record`]), and a reported file that is gone where the log
+//! still has one gets a `deleted`.
 
 use std::collections::HashMap;
 
@@ -16,13 +17,40 @@ use crate::vocab::settings::OUTSIDE_ACTOR;
 /// The most files a walk's findings record in one call.
 pub const MAX_FOUND_A_CALL: usize = 256;
 
+/// Who a change a host reports is recorded for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Author {
+    /// Another program ([`OUTSIDE_ACTOR`]): what a watcher or a walk finds.
+    Outside,
+    /// The calls' actor: the host changed the files itself, for its user.
+    Caller,
+}
+
+/// What [`record`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    /// Versions added.
+    pub added: usize,
+    /// How many of the keys were looked at, from the first: the rest are
+    /// left for another call once the call's walking budget runs out.
+    pub taken: usize,
+}
+
 /// Records what is now at `keys` (relative paths) where the log says
-/// otherwise, until the call's walking budget runs out. Returns how many versions were added.
+/// otherwise, as another program's change, until the call's walking
+/// budget runs out. Returns how many versions were added.
 pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
+    record(io, keys, Author::Outside).map(|r| r.added)
+}
+
+/// [`found`], with the versions made by `author`.
+pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsError> {
     let retention = retention::Retention::of(io);
-    let keys: Vec<&String> = keys.iter().filter(|k| Change::covers(io, k)).collect();
-    if keys.is_empty() || !retention.enabled() {
-        return Ok(0);
+    if !keys.iter().any(|k| Change::covers(io, k)) || !retention.enabled() {
+        return Ok(Recorded {
+            added: 0,
+            taken: keys.len(),
+        });
     }
     pending::recover(io)?;
     let versions = log::read_all(io)?;
@@ -33,15 +61,23 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
         }
         state.insert(v.path.as_str(), v.left_at(&v.path).map(|s| s.unwrap_or("")));
     }
-    // Whoever the host serves did not make these: another program did.
-    let (name, id) = (OUTSIDE_ACTOR.to_owned(), None::<String>);
+    let (name, id) = match author {
+        // Whoever the host serves did not make these: another program did.
+        Author::Outside => (OUTSIDE_ACTOR.to_owned(), None::<String>),
+        Author::Caller => super::track::actor(io),
+    };
     let mut next = versions.last().map_or(1, |v| v.v + 1);
     let mut total = versions.last().map_or(0, |v| v.total);
     let t = io.now_seconds();
     let mut added = Vec::new();
+    let mut taken = 0;
     for key in keys {
         if io.out_of_time() {
             break;
+        }
+        taken += 1;
+        if !Change::covers(io, key) {
+            continue;
         }
         let logged = state.get(key.as_str()).copied().flatten();
         let now = pending::whole_file(io, key);
@@ -87,5 +123,8 @@ pub fn found(io: &Io, keys: &[String]) -> Result<usize, FsError> {
     if let Some(newest) = added.last() {
         let _ = retention::after(io, newest, &retention);
     }
-    Ok(added.len())
+    Ok(Recorded {
+        added: added.len(),
+        taken,
+    })
 }

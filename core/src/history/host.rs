@@ -67,6 +67,38 @@ pub fn revert(io: &Io, since: &str, by: Option<&str>) -> Result<Undone> {
     restore::revert(io, since, by)
 }
 
+/// The most paths one `record` takes.
+pub const MAX_RECORD_PATHS: usize = 10_000;
+
+/// `record`: what is now at `paths` (`/memories/...`, at most
+/// [`MAX_RECORD_PATHS`]) recorded as changes by the calls' actor (by
+/// another program's, with `outside`), where the history says otherwise.
+/// Returns how many of `paths` were looked at, from the first (the call's
+/// walking budget bounds it; a path memcap would refuse, or whose history
+/// memcap does not keep, is looked at and passed).
+pub fn record(io: &Io, paths: &[String], outside: bool) -> Result<u32> {
+    let paths = &paths[..paths.len().min(MAX_RECORD_PATHS)];
+    let keys: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            MemPath::parse(p)
+                .ok()
+                .filter(|p| !p.is_root())
+                .map_or_else(String::new, |p| p.key())
+        })
+        .collect();
+    let author = match outside {
+        true => super::Author::Outside,
+        false => super::Author::Caller,
+    };
+    let recorded = super::record(io, &keys, author).map_err(|error| ToolError::Fs {
+        error,
+        path: crate::vpath::ROOT.to_owned(),
+        doing: "record the history of",
+    })?;
+    Ok(u32::try_from(recorded.taken).unwrap_or(u32::MAX))
+}
+
 /// `redact`.
 pub fn redact(io: &Io, path: &str, number: Option<u64>) -> Result<Redacted> {
     let mem = MemPath::parse(path)?;

@@ -23,7 +23,7 @@ pub mod retention;
 mod track;
 pub mod version;
 
-pub use found::{MAX_FOUND_A_CALL, found};
+pub use found::{Author, MAX_FOUND_A_CALL, Recorded, found, record};
 pub use track::{Change, MAX_ACTOR_CHARS, moving, own_marker, recording, removal, tracked};
 pub use version::{Op, Version};
 

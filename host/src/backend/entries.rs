@@ -1,6 +1,10 @@
 //! A store's files as plain entries, for copying a whole store between
-//! backends (`memcap copy`): its directories and files, memcap's own
-//! `.memcap` left out (the derived state is rebuilt where they land).
+//! backends (`memcap copy`): its directories and files, and its version
+//! history (`.memcap/history`, which cannot be rebuilt); the rest of
+//! memcap's own `.memcap` is left out (the derived state is rebuilt where
+//! they land).
+
+use memcap_core::layout::{HISTORY_DIR, RESERVED};
 
 /// One directory or file of a store, by its path under the root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +52,41 @@ pub struct Skipped {
 pub struct Exported {
     pub entries: Vec<Entry>,
     pub skipped: Vec<Skipped>,
+    /// The version history's own files (`.memcap/history/...`), when the
+    /// export was asked for them ([`crate::Memory::export_with_history`]).
+    pub history: Vec<Entry>,
+}
+
+/// Which of memcap's own files (under `.memcap`) an export takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reserved {
+    /// None of them.
+    Left,
+    /// The version history's (and `.memcap` itself, to reach them).
+    History,
+    /// All of them.
+    All,
+}
+
+impl Reserved {
+    /// Whether an export takes `path` (under the root).
+    pub(crate) fn takes(self, path: &str) -> bool {
+        if !is_reserved(path) {
+            return true;
+        }
+        match self {
+            Reserved::Left => false,
+            Reserved::History => path == RESERVED || in_history(path),
+            Reserved::All => true,
+        }
+    }
+}
+
+/// Whether `path` (under the root) is the version history's directory or
+/// lies in it.
+pub(crate) fn in_history(path: &str) -> bool {
+    path.strip_prefix(HISTORY_DIR)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Why a store could not be copied out or in. For the person running
@@ -72,6 +111,10 @@ pub enum CopyError {
         count: u64,
         limit: u64,
     },
+    #[error(
+        "the destination keeps a version history of its own, which a copy does not mix with another: pass --no-history to copy the files without the source's history (the destination's records them), or --replace to replace the destination's files and keep its history"
+    )]
+    HasHistory,
     #[error("could not read or write the store: {0}")]
     Io(String),
     #[error(transparent)]
@@ -110,6 +153,33 @@ pub(crate) fn check_limits(entries: &[Entry], limits: &crate::Limits) -> Result<
     ] {
         if count > limit {
             return Err(CopyError::OverQuota { unit, count, limit });
+        }
+    }
+    Ok(())
+}
+
+/// The history a copy carries, checked before anything is changed: every
+/// entry lies in `.memcap/history` (spelt as memcap spells it) on a plain
+/// relative path, and goes only into a store that is not being replaced
+/// (a store replaced keeps its own history).
+pub(crate) fn check_history(history: &[Entry], replace: bool) -> Result<(), CopyError> {
+    if replace && !history.is_empty() {
+        return Err(CopyError::Refused(
+            HISTORY_DIR.to_owned(),
+            "a store replaced keeps its own history; a copy's is carried only into a new store",
+        ));
+    }
+    for entry in history {
+        let path = entry.path();
+        if !in_history(path)
+            || path
+                .split('/')
+                .any(|p| p.is_empty() || p == "." || p == ".." || p.contains('\0'))
+        {
+            return Err(CopyError::Refused(
+                path.to_owned(),
+                "not a file of the version history",
+            ));
         }
     }
     Ok(())
@@ -193,5 +263,33 @@ mod tests {
             assert!(matches!(refused, Err(CopyError::Refused(..))), "{path}");
         }
         assert!(check_import(&[Entry::File("notes/.memcap.md".to_owned(), Vec::new())]).is_ok());
+    }
+
+    #[test]
+    fn a_carried_history_holds_only_the_historys_files() {
+        let file = |path: &str| Entry::File(path.to_owned(), b"{}\n".to_vec());
+        for path in [
+            ".memcap/history/log.jsonl",
+            ".memcap/history/blobs/ab",
+            ".memcap/history",
+        ] {
+            assert!(check_history(&[file(path)], false).is_ok(), "{path}");
+            assert!(check_history(&[file(path)], true).is_err(), "{path}");
+        }
+        for path in [
+            ".memcap/catalog",
+            ".memcap/historyx/log.jsonl",
+            ".MEMCAP/history/log.jsonl",
+            ".memcap/history/../journal",
+            ".memcap/history//x",
+            "notes/a.md",
+        ] {
+            assert!(check_history(&[file(path)], false).is_err(), "{path}");
+        }
+        assert!(Reserved::History.takes(".memcap"));
+        assert!(Reserved::History.takes(".memcap/history/blobs/ab"));
+        assert!(!Reserved::History.takes(".memcap/journal"));
+        assert!(Reserved::History.takes("notes/a.md"));
+        assert!(!Reserved::Left.takes(".memcap/history/log.jsonl"));
     }
 }

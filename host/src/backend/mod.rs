@@ -23,7 +23,7 @@ use crate::backend::database::vfs::Fs;
 use crate::error::ToolError;
 #[cfg(all(feature = "database", feature = "server"))]
 use database::CommitListener;
-use entries::{CopyError, Entry, Exported, HostEdit};
+use entries::{CopyError, Entry, Exported, HostEdit, Reserved};
 
 /// A directory or namespace granted beside the root: shared
 /// (`/memories/shared/NAME`) or extra, read-only reference material
@@ -138,9 +138,9 @@ pub(crate) trait Backend: Send {
     /// or a file system of its own.
     fn grant(&self, wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Granted>;
 
-    /// Every directory and file of the root, `.memcap` left out unless
-    /// `with_reserved` (between begin and end).
-    fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError>;
+    /// Every directory and file of the root, with what `reserved` takes of
+    /// `.memcap` (between begin and end).
+    fn export(&mut self, reserved: Reserved) -> Result<Exported, CopyError>;
 
     /// The file at `path` (under the root), `None` where there is none
     /// (between begin and end).
@@ -150,11 +150,19 @@ pub(crate) trait Backend: Send {
     /// begin and end, saved by end).
     fn edit(&mut self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError>;
 
-    /// Writes `entries` into the root (between begin and end, saved by
-    /// end). A root holding anything but `.memcap` is refused, unless
-    /// `replace`: then everything in it goes first, memcap's derived state
-    /// too, so it is rebuilt from what lands.
-    fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError>;
+    /// Writes `entries` into the root, and `history` (a copy's version
+    /// history, `.memcap/history/...`) beside them (between begin and end,
+    /// saved by end). A root holding anything but `.memcap` is refused,
+    /// unless `replace`: then everything in it goes first, memcap's derived
+    /// state too, so it is rebuilt from what lands; its version history
+    /// stays. A history is refused where one is kept already
+    /// ([`CopyError::HasHistory`]), and with `replace`.
+    fn import(
+        &mut self,
+        entries: &[Entry],
+        history: &[Entry],
+        replace: bool,
+    ) -> Result<(), CopyError>;
 
     /// How a long-lived host hears of changes behind its back.
     #[cfg(feature = "server")]

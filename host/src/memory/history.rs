@@ -90,6 +90,44 @@ impl Memory {
         .map_err(ToolError::from)
     }
 
+    /// Records what is now at `paths` (`/memories/...`) where the history
+    /// says otherwise, as `actor`'s changes (the store's own when `None`):
+    /// for changes the host made itself for its user, so that a revert by
+    /// that actor undoes them; with `outside`, as another program's. Every
+    /// path is taken, in as many calls as the component's time per call
+    /// needs. Returns how many calls it took.
+    pub fn history_record(
+        &self,
+        paths: &[String],
+        outside: bool,
+        actor: Option<&Actor>,
+    ) -> Result<usize, ToolError> {
+        let mut rest = paths;
+        let mut calls = 0;
+        while !rest.is_empty() {
+            let chunk = rest[..rest.len().min(10_000)].to_vec();
+            let bytes = chunk.iter().map(String::len).sum();
+            let taken = self
+                .invoke_as(actor, bytes, true, move |b, s| {
+                    b.memcap_memory_versions()
+                        .call_record_changes(s, &chunk, outside)
+                })?
+                .map_err(ToolError::from)?;
+            calls += 1;
+            // The component looks at one path at least a call; an answer
+            // of none would loop for ever, so it is refused.
+            let taken = (taken as usize).min(rest.len());
+            if taken == 0 {
+                return Err(ToolError::new(
+                    crate::ToolErrorKind::Io,
+                    "the history took none of the paths it was given: nothing more was recorded",
+                ));
+            }
+            rest = &rest[taken..];
+        }
+        Ok(calls)
+    }
+
     /// Erases for good the content of version `number` of `path` (all of
     /// its versions when `None`); the records stay, marked redacted by
     /// `actor`.

@@ -21,7 +21,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 use crate::backend::FeedSource;
 #[cfg(feature = "database")]
 use crate::backend::database::vfs::Fs;
-use crate::backend::entries::{CopyError, Entry, Exported, HostEdit};
+use crate::backend::entries::{CopyError, Entry, Exported, HostEdit, Reserved, in_history};
 use crate::backend::{Backend, Granted, Instance, Outcome};
 use crate::bindings::{Memcap, WitResult};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
@@ -209,13 +209,27 @@ impl Memory {
     /// other special files, names that are not UTF-8, and files or
     /// directories that could not be read (the export goes on past each).
     pub fn export_naming_skipped(&self) -> Result<Exported, CopyError> {
-        self.with_backend(false, |backend| backend.export(false))
+        self.with_backend(false, |backend| backend.export(Reserved::Left))
+    }
+
+    /// [`Memory::export_naming_skipped`] with the store's version history
+    /// in [`Exported::history`] (its files under `.memcap/history`), for a
+    /// copy that carries it ([`Memory::import_with_history`]).
+    pub fn export_with_history(&self) -> Result<Exported, CopyError> {
+        let mut exported = self.with_backend(false, |backend| backend.export(Reserved::History))?;
+        let (history, entries) = std::mem::take(&mut exported.entries)
+            .into_iter()
+            .filter(|e| e.path() != memcap_core::layout::RESERVED)
+            .partition(|e| in_history(e.path()));
+        exported.entries = entries;
+        exported.history = history;
+        Ok(exported)
     }
 
     /// [`Memory::export`] with memcap's own `.memcap` files too (its
     /// catalog journal and derived state), for tools that inspect them.
     pub fn export_all(&self) -> Result<Vec<Entry>, CopyError> {
-        self.with_backend(false, |backend| backend.export(true))
+        self.with_backend(false, |backend| backend.export(Reserved::All))
             .map(|e| e.entries)
     }
 
@@ -240,8 +254,22 @@ impl Memory {
     /// generated part, the search index and the graph) is rebuilt from the
     /// files by the next call.
     pub fn import(&self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+        self.import_with_history(entries, &[], replace)
+    }
+
+    /// [`Memory::import`] with a copy's version history (from
+    /// [`Memory::export_with_history`]) kept beside the files, into a store
+    /// that keeps none yet ([`CopyError::HasHistory`] otherwise). A store
+    /// replaced keeps its own history; what the copy replaced is recorded
+    /// by the caller ([`Memory::history_record`]), so a revert undoes it.
+    pub fn import_with_history(
+        &self,
+        entries: &[Entry],
+        history: &[Entry],
+        replace: bool,
+    ) -> Result<(), CopyError> {
         crate::backend::entries::check_limits(entries, self.limits())?;
-        self.with_backend(true, |backend| backend.import(entries, replace))
+        self.with_backend(true, |backend| backend.import(entries, history, replace))
     }
 
     /// How a long-lived host hears of changes behind this store's back
@@ -694,7 +722,7 @@ impl Backend for Gone {
     fn grant(&self, _: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
         Ok(Granted::Preopens)
     }
-    fn export(&mut self, _: bool) -> Result<Exported, CopyError> {
+    fn export(&mut self, _: Reserved) -> Result<Exported, CopyError> {
         Ok(Exported::default())
     }
     fn read_file(&mut self, _: &str) -> Result<Option<Vec<u8>>, CopyError> {
@@ -703,7 +731,7 @@ impl Backend for Gone {
     fn edit(&mut self, _: &str, _: HostEdit<'_>) -> Result<(), CopyError> {
         Ok(())
     }
-    fn import(&mut self, _: &[Entry], _: bool) -> Result<(), CopyError> {
+    fn import(&mut self, _: &[Entry], _: &[Entry], _: bool) -> Result<(), CopyError> {
         Ok(())
     }
     #[cfg(feature = "server")]

@@ -159,6 +159,15 @@ impl Fixture {
         }
     }
 
+    /// This store as `memcap copy` names it: a directory, or the
+    /// database's URL with the namespace after `#`.
+    pub fn copy_spec(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{}#{ns}", test_store()),
+            None => self.root().to_string_lossy().into_owned(),
+        }
+    }
+
     /// Starts `memcap … call` on this store with `input` written to its
     /// stdin from a thread and stdout piped.
     pub fn feed_call(&self, input: String) -> std::process::Child {

@@ -37,7 +37,10 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 #[cfg(feature = "server")]
 use super::FeedSource;
-use super::entries::{CopyError, Entry, Exported, HostEdit, check_import, is_reserved};
+use super::entries::{
+    CopyError, Entry, Exported, HostEdit, Reserved, check_history, check_import, in_history,
+    is_reserved,
+};
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
@@ -657,7 +660,7 @@ impl Backend for DatabaseStore {
         ended
     }
 
-    fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError> {
+    fn export(&mut self, reserved: Reserved) -> Result<Exported, CopyError> {
         let mut state = self.fs.lock();
         let tree = state
             .all_loaded(0)
@@ -666,7 +669,7 @@ impl Backend for DatabaseStore {
         let entries = tree
             .rows()
             .into_iter()
-            .filter(|row| !row.path.is_empty() && (with_reserved || !is_reserved(&row.path)))
+            .filter(|row| !row.path.is_empty() && reserved.takes(&row.path))
             .map(|row| match row.size {
                 Some(_) => {
                     let data = tree.data(row.ino).unwrap_or_default();
@@ -677,7 +680,7 @@ impl Backend for DatabaseStore {
             .collect();
         Ok(Exported {
             entries,
-            skipped: Vec::new(),
+            ..Exported::default()
         })
     }
 
@@ -726,7 +729,12 @@ impl Backend for DatabaseStore {
         .map_err(refused)
     }
 
-    fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+    fn import(
+        &mut self,
+        entries: &[Entry],
+        history: &[Entry],
+        replace: bool,
+    ) -> Result<(), CopyError> {
         let mut state = self.fs.lock();
         state
             .whole(0)
@@ -736,14 +744,36 @@ impl Backend for DatabaseStore {
             return Err(CopyError::Io("the namespace cannot be written".into()));
         }
         check_import(entries)?;
+        check_history(history, replace)?;
         let tree = &mut mount.tree;
         if tree.top_names().iter().any(|name| !is_reserved(name)) && !replace {
             return Err(CopyError::NotEmpty);
         }
-        if replace {
-            tree.clear();
+        let rows = tree.rows();
+        if !history.is_empty()
+            && rows
+                .iter()
+                .any(|row| row.size.is_some() && in_history(&row.path))
+        {
+            return Err(CopyError::HasHistory);
         }
-        for entry in entries {
+        if replace {
+            // Everything but the version history (it cannot be rebuilt,
+            // and it is what undoes this): the files, and the derived
+            // state, so it is rebuilt from what lands.
+            let gone = rows.iter().map(|row| row.path.as_str()).filter(|path| {
+                let depth = path.split('/').count();
+                let top = depth == 1 && *path != memcap_core::layout::RESERVED;
+                let own = depth == 2 && is_reserved(path) && !in_history(path);
+                !path.is_empty() && (top || own)
+            });
+            for path in gone.collect::<Vec<_>>() {
+                tree.remove_all(path).map_err(|_| {
+                    CopyError::Io("the namespace's files could not be removed".into())
+                })?;
+            }
+        }
+        for entry in entries.iter().chain(history) {
             let data = match entry {
                 Entry::Dir(_) => None,
                 Entry::File(_, data) => Some(data.as_slice()),

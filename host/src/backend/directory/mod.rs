@@ -20,11 +20,13 @@ use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
 #[cfg(feature = "server")]
 use super::FeedSource;
-use super::entries::{CopyError, Entry, Exported, HostEdit, Skipped, check_import, is_reserved};
+use super::entries::{
+    CopyError, Entry, Exported, HostEdit, Reserved, Skipped, check_history, check_import,
+};
 use super::{Backend, Grant, Granted, Instance, Outcome, guest_path};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
 use lock::LockError;
-use memcap_core::layout::{RESERVED, ROOT as GUEST_ROOT};
+use memcap_core::layout::{HISTORY_DIR, RESERVED, ROOT as GUEST_ROOT};
 use store::{EmptyDir, Found};
 
 /// `.memcap/lock` and `.memcap/tmp` by their names in `.memcap`: kept when a
@@ -203,7 +205,7 @@ impl Backend for DirectoryStore {
         Ok(Instance::default())
     }
 
-    fn export(&mut self, with_reserved: bool) -> Result<Exported, CopyError> {
+    fn export(&mut self, reserved: Reserved) -> Result<Exported, CopyError> {
         if self.empty.is_some() {
             return Ok(Exported::default());
         }
@@ -250,7 +252,7 @@ impl Backend for DirectoryStore {
                     continue;
                 };
                 let path = shown(name);
-                if is_reserved(&path) && !with_reserved {
+                if !reserved.takes(&path) {
                     continue;
                 }
                 let kind = entry.file_type().map_err(io)?;
@@ -311,8 +313,14 @@ impl Backend for DirectoryStore {
         .map_err(io)
     }
 
-    fn import(&mut self, entries: &[Entry], replace: bool) -> Result<(), CopyError> {
+    fn import(
+        &mut self,
+        entries: &[Entry],
+        history: &[Entry],
+        replace: bool,
+    ) -> Result<(), CopyError> {
         check_import(entries)?;
+        check_history(history, replace)?;
         let root = self.open_root()?;
         let mut present = Vec::new();
         for entry in root.entries().map_err(io)? {
@@ -324,6 +332,16 @@ impl Backend for DirectoryStore {
         if !present.is_empty() && !replace {
             return Err(CopyError::NotEmpty);
         }
+        if !history.is_empty() {
+            let kept = match root.read_dir(HISTORY_DIR) {
+                Ok(mut listing) => listing.next().is_some(),
+                Err(e) if e.kind() == ErrorKind::NotFound => false,
+                Err(e) => return Err(io(e)),
+            };
+            if kept {
+                return Err(CopyError::HasHistory);
+            }
+        }
         if replace {
             for name in present {
                 match root.symlink_metadata(&name).map_err(io)?.is_dir() {
@@ -331,11 +349,14 @@ impl Backend for DirectoryStore {
                     false => root.remove_file(&name).map_err(io)?,
                 }
             }
-            // The derived state goes too, so it is rebuilt from what lands.
+            // The derived state goes too, so it is rebuilt from what lands;
+            // the version history stays (it cannot be rebuilt, and it is
+            // what undoes this).
             let reserved = root.open_dir(RESERVED).map_err(io)?;
+            let history = HISTORY_DIR.rsplit_once('/').map_or(HISTORY_DIR, |(_, n)| n);
             for entry in reserved.entries().map_err(io)? {
                 let name = entry.map_err(io)?.file_name();
-                if name == LOCK_NAME || name == TEMP_NAME {
+                if name == LOCK_NAME || name == TEMP_NAME || name == history {
                     continue;
                 }
                 match reserved.symlink_metadata(&name).map_err(io)?.is_dir() {
@@ -344,7 +365,7 @@ impl Backend for DirectoryStore {
                 }
             }
         }
-        for entry in entries {
+        for entry in entries.iter().chain(history) {
             match entry {
                 Entry::Dir(path) => root.create_dir_all(path).map_err(io)?,
                 Entry::File(path, data) => {

@@ -225,22 +225,6 @@ impl Tree {
         out
     }
 
-    /// Removes everything: every path is marked, the root stays.
-    pub fn clear(&mut self) {
-        let paths: Vec<String> = self.rows().into_iter().map(|row| row.path).collect();
-        let gone: Vec<Ino> = self
-            .nodes
-            .keys()
-            .copied()
-            .filter(|&i| i != ROOT_INO)
-            .collect();
-        let next_ino = self.next_ino;
-        *self = Self::empty();
-        self.next_ino = next_ino;
-        self.dirty.paths.extend(paths);
-        self.dirty.gone.extend(gone);
-    }
-
     /// Makes the directory or file at `path` (relative to the root, no
     /// `.` or `..`), with its parents; a file gets `data`.
     pub fn put(&mut self, path: &str, data: Option<&[u8]>) -> Result<(), Code> {
