@@ -13,6 +13,7 @@
 //! agent was told failed, nor half of one.
 
 mod conn;
+mod copy;
 mod error;
 #[cfg(feature = "server")]
 pub(crate) mod follow;
@@ -37,10 +38,7 @@ use wasmtime_wasi::WasiCtxBuilder;
 
 #[cfg(feature = "server")]
 use super::FeedSource;
-use super::entries::{
-    CopyError, Entry, Exported, HostEdit, Reserved, check_history, check_import, in_history,
-    is_reserved,
-};
+use super::entries::{CopyError, Entry, Exported, HostEdit, Reserved, is_reserved};
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
@@ -661,27 +659,7 @@ impl Backend for DatabaseStore {
     }
 
     fn export(&mut self, reserved: Reserved) -> Result<Exported, CopyError> {
-        let mut state = self.fs.lock();
-        let tree = state
-            .all_loaded(0)
-            .map_err(|_| CopyError::Io("the namespace could not be read".into()))?;
-        // A namespace holds only directories and files: nothing is skipped.
-        let entries = tree
-            .rows()
-            .into_iter()
-            .filter(|row| !row.path.is_empty() && reserved.takes(&row.path))
-            .map(|row| match row.size {
-                Some(_) => {
-                    let data = tree.data(row.ino).unwrap_or_default();
-                    Entry::File(row.path, data.to_vec())
-                }
-                None => Entry::Dir(row.path),
-            })
-            .collect();
-        Ok(Exported {
-            entries,
-            ..Exported::default()
-        })
+        self.export_entries(reserved)
     }
 
     fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {
@@ -735,59 +713,7 @@ impl Backend for DatabaseStore {
         history: &[Entry],
         replace: bool,
     ) -> Result<(), CopyError> {
-        let mut state = self.fs.lock();
-        state
-            .whole(0)
-            .map_err(|_| CopyError::Io("the namespace could not be read".into()))?;
-        let mount = &mut state.mounts[0];
-        if !mount.writable {
-            return Err(CopyError::Io("the namespace cannot be written".into()));
-        }
-        check_import(entries)?;
-        check_history(history, replace)?;
-        let tree = &mut mount.tree;
-        if tree.top_names().iter().any(|name| !is_reserved(name)) && !replace {
-            return Err(CopyError::NotEmpty);
-        }
-        let rows = tree.rows();
-        if !history.is_empty()
-            && rows
-                .iter()
-                .any(|row| row.size.is_some() && in_history(&row.path))
-        {
-            return Err(CopyError::HasHistory);
-        }
-        if replace {
-            // Everything but the version history (it cannot be rebuilt,
-            // and it is what undoes this): the files, and the derived
-            // state, so it is rebuilt from what lands.
-            let gone = rows.iter().map(|row| row.path.as_str()).filter(|path| {
-                let depth = path.split('/').count();
-                let top = depth == 1 && *path != memcap_core::layout::RESERVED;
-                let own = depth == 2 && is_reserved(path) && !in_history(path);
-                !path.is_empty() && (top || own)
-            });
-            for path in gone.collect::<Vec<_>>() {
-                tree.remove_all(path).map_err(|_| {
-                    CopyError::Io("the namespace's files could not be removed".into())
-                })?;
-            }
-        }
-        for entry in entries.iter().chain(history) {
-            let data = match entry {
-                Entry::Dir(_) => None,
-                Entry::File(_, data) => Some(data.as_slice()),
-            };
-            tree.put(entry.path(), data).map_err(|_| {
-                CopyError::Refused(
-                    entry.path().to_owned(),
-                    "could not be written in the namespace",
-                )
-            })?;
-        }
-        drop(state);
-        self.imported = true;
-        Ok(())
+        self.import_entries(entries, history, replace)
     }
 
     fn grant(&self, _wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
