@@ -99,6 +99,7 @@ export interface StatsAnswer {
   historyVersions: bigint;
   historyBytes: bigint;
   historySince?: string;
+  historyProblem?: string;
 }
 export interface GraphNote {
   path: string;

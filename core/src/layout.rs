@@ -85,6 +85,13 @@ pub const HISTORY_BLOBS: &str = ".memcap/history/blobs";
 /// The versions of the change being made, written before it is: what a
 /// crash leaves here is checked against the files by the next change.
 pub const HISTORY_PENDING: &str = ".memcap/history/pending.jsonl";
+/// Where the versions of a redacted file name are kept (`redacted/N`, N
+/// the first version that had the name): inside memcap's own directory,
+/// so no file of the root can ever have that path.
+pub const HISTORY_REDACTED_NAMES: &str = ".memcap/redacted";
+/// What the history's upkeep last failed at, until it succeeds again
+/// (`memory_stats` shows it).
+pub const HISTORY_PROBLEM: &str = ".memcap/history/problem.txt";
 
 #[cfg(test)]
 mod tests {

@@ -394,6 +394,10 @@ pub struct StatsAnswer {
     pub history_versions: u64,
     pub history_bytes: u64,
     pub history_since: Option<String>,
+    /// What the history's upkeep (or this read of it) last failed at, with
+    /// its time, until it succeeds again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_problem: Option<String>,
 }
 
 /// A note as the graph's answers name it.
@@ -537,7 +541,7 @@ pub struct RedactedBy {
 
 impl VersionInfo {
     pub fn of(v: &crate::history::Version) -> Self {
-        let shown = |p: &str| format!("{}/{p}", crate::vpath::ROOT);
+        let shown = crate::history::version::shown;
         Self {
             version: v.v,
             path: shown(&v.path),

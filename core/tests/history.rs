@@ -464,3 +464,168 @@ fn an_actor_name_is_one_bounded_line_and_never_one_memcap_keeps_for_itself() {
     history::revert(&io, "2026-11-01", None).unwrap();
     assert!(s.file("planted.md").is_none());
 }
+
+/// The bytes the history keeps on disk: its log and its contents.
+fn history_bytes(s: &Store) -> u64 {
+    s.fs.files()
+        .iter()
+        .filter(|(p, _)| p.starts_with(".memcap/history/"))
+        .map(|(_, b)| b.len() as u64)
+        .sum()
+}
+
+#[test]
+fn renames_of_a_long_path_keep_the_log_within_its_bound_and_counted() {
+    // What an agent can do to jam a log: move one note back and forth
+    // between two long paths, each move a long line and no new content.
+    let s = Store::new();
+    s.env.set_var(HISTORY_MIB, Some("1"));
+    let dir = |c: char| {
+        (0..4)
+            .map(|_| c.to_string().repeat(200))
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let (a, b) = (
+        format!("/memories/{}/n.md", dir('a')),
+        format!("/memories/{}/n.md", dir('b')),
+    );
+    s.ok(json!({"command": "create", "path": a, "file_text": "a note\n"}));
+    for i in 0..1_500 {
+        let (from, to) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
+        s.ok(json!({"command": "rename", "old_path": from, "new_path": to}));
+    }
+    let held = history_bytes(&s);
+    assert!(held <= 1 << 20, "the history holds {held} bytes");
+    // What memory_stats says is what the log holds, read from its ends.
+    let (stats, _) = s.json(json!({"command": "memory_stats"}));
+    let listed = versions(&s, "/memories").len() as u64;
+    assert_eq!(stats["historyVersions"], listed, "{stats}");
+    assert!(listed > 100 && listed < 1_501, "{listed} versions");
+    assert_eq!(stats.get("historyProblem"), None, "{stats}");
+    let before = s.fs.bytes_read();
+    s.ok(json!({"command": "memory_stats"}));
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
+    assert!(
+        s.fs.bytes_read() - before < log / 2,
+        "memory_stats read the whole log"
+    );
+}
+
+#[test]
+fn a_history_its_live_files_alone_fill_is_not_read_whole_by_every_change() {
+    let s = Store::new();
+    s.env.set_var(HISTORY_MIB, Some("1"));
+    // 600 live files at long paths: their newest versions alone (log lines
+    // and contents) pass the 1 MiB bound, so no pruning gets under it.
+    let path = |i: usize| format!("/memories/{}/{i}.md", "p".repeat(200));
+    for i in 0..600 {
+        s.ok(json!({"command": "create", "path": path(i), "file_text": format!("{i}{}", "x".repeat(1_500))}));
+    }
+    assert!(history_bytes(&s) > 1 << 20);
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
+    for i in 0..20 {
+        let before = s.fs.bytes_read();
+        s.ok(json!({"command": "create", "path": format!("/memories/small{i}.md"), "file_text": format!("{i}\n")}));
+        let read = s.fs.bytes_read() - before;
+        assert!(
+            read < log / 4,
+            "change {i} read {read} bytes of a {log}-byte log"
+        );
+    }
+    // Deleting the files lets the next pruning due get under the bound.
+    for i in 0..600 {
+        s.ok(json!({"command": "delete", "path": path(i)}));
+    }
+    for i in 0..300 {
+        s.ok(json!({"command": "create", "path": format!("/memories/again{i}.md"), "file_text": format!("{i}\n")}));
+    }
+    assert!(history_bytes(&s) <= 1 << 20, "{} bytes", history_bytes(&s));
+}
+
+#[test]
+fn a_pruning_that_fails_is_shown_by_memory_stats_until_one_succeeds() {
+    let s = Store::new();
+    s.env.set_var(HISTORY_MIB, Some("1"));
+    let problem = |s: &Store| {
+        let (stats, _) = s.json(json!({"command": "memory_stats"}));
+        stats
+            .get("historyProblem")
+            .and_then(|p| p.as_str())
+            .map(str::to_owned)
+    };
+    for i in 0..255 {
+        s.ok(json!({"command": "create", "path": format!("/memories/{i}.md"), "file_text": "x\n"}));
+    }
+    assert_eq!(problem(&s), None);
+    // The 256th version is a pruning's turn; it cannot list the contents.
+    s.fs.refuse_listing(Some(".memcap/history/blobs"));
+    s.ok(json!({"command": "create", "path": "/memories/256.md", "file_text": "y\n"}));
+    let said = problem(&s).expect("the failed pruning is shown");
+    assert!(
+        said.contains("prune the history") && said.contains("permission denied"),
+        "{said}"
+    );
+    assert_eq!(
+        versions(&s, "/memories").len(),
+        256,
+        "the change is recorded all the same"
+    );
+    // The next pruning that succeeds clears it: one over the bytes.
+    s.fs.refuse_listing(None);
+    s.ok(json!({"command": "create", "path": "/memories/big.md", "file_text": "z".repeat(1_200_000)}));
+    assert_eq!(problem(&s), None);
+}
+
+#[test]
+fn redacting_every_version_of_a_path_erases_its_name_too() {
+    let s = Store::new();
+    let secret = "sk-live-Quokka-4417";
+    let named = format!("/memories/keys/{secret}.md");
+    s.ok(json!({"command": "create", "path": named, "file_text": "the key\n"}));
+    s.ok(json!({"command": "rename", "old_path": named, "new_path": "/memories/keys/rotated.md"}));
+    s.ok(json!({"command": "create", "path": "/memories/gone.md", "file_text": "x\n"}));
+    s.ok(json!({"command": "delete", "path": "/memories/gone.md"}));
+    let held = |s: &Store| {
+        s.fs.files().into_iter().any(|(path, bytes)| {
+            path.contains(secret) || String::from_utf8_lossy(&bytes).contains(secret)
+        })
+    };
+    assert!(held(&s), "the log holds the name (so this test can fail)");
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let report = history::redact(&io, &named, None).unwrap();
+    assert_eq!(report.names, 1);
+    // The content stays: rotated.md holds it now.
+    assert!(
+        report.versions.is_empty() && !report.current.is_empty(),
+        "{report:?}"
+    );
+    s.ok(json!({"command": "memory_view"}));
+    assert!(!held(&s), "the name is still in the store");
+    let shown = s.ok(json!({"command": "memory_history", "path": "/memories"}));
+    assert!(
+        shown.contains("(redacted)") && !shown.contains(secret),
+        "{shown}"
+    );
+    // An undo cannot reach a redacted name, nor write into memcap's own.
+    let undone = history::revert(&io, "1h", None).unwrap();
+    assert!(
+        undone
+            .left
+            .iter()
+            .any(|(p, why)| p == "(redacted)" && why.contains("name was redacted")),
+        "{undone:?}"
+    );
+    assert!(
+        s.fs.files()
+            .keys()
+            .all(|p| !p.starts_with(".memcap/redacted"))
+    );
+    // A name a file has now is not erased: the file holds it.
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    s.ok(json!({"command": "create", "path": "/memories/live.md", "file_text": "a\n"}));
+    s.ok(json!({"command": "str_replace", "path": "/memories/live.md", "old_str": "a", "new_str": "b"}));
+    let report = history::redact(&io, "/memories/live.md", None).unwrap();
+    assert_eq!(report.names, 0);
+    assert!(versions(&s, "/memories/live.md").len() >= 2);
+}

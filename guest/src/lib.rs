@@ -227,6 +227,7 @@ macro_rules! search_functions {
                     history_versions: a.history_versions,
                     history_bytes: a.history_bytes,
                     history_since: a.history_since,
+                    history_problem: a.history_problem,
                 }),
                 Ok(_) => unreachable!("memory_stats answers with stats"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),

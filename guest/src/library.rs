@@ -254,6 +254,7 @@ impl versions::Guest for Component {
         with_history(|io| history_host::redact(io, &path, number)).map(|r| WitRedactReport {
             versions: r.versions,
             contents: u32::try_from(r.contents).unwrap_or(u32::MAX),
+            names: u32::try_from(r.names).unwrap_or(u32::MAX),
             current: r.current,
         })
     }

@@ -1,7 +1,8 @@
 //! The version history through the real component, on both backends:
 //! versions carry the host's actor, a deleted directory comes back, a
 //! revert by actor leaves someone else's later work, and a redacted secret
-//! is gone from every file of the directory and from `pg_dump`.
+//! is gone from every file of the directory, from `pg_dump` and from the
+//! database's own files.
 
 #[macro_use]
 mod common;
@@ -20,7 +21,28 @@ fn store_bytes(f: &Fixture) -> Vec<(String, Vec<u8>)> {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        return vec![("pg_dump".to_owned(), out.stdout)];
+        // And the tables' own files: a deleted row stays in them until the
+        // table is rewritten (written out by the checkpoint first).
+        common::psql("CHECKPOINT");
+        let base = std::path::Path::new(
+            &std::env::var("MEMCAP_TEST_CLUSTER").expect("the test cluster's directory"),
+        )
+        .join("data/base");
+        let mut found = vec![("pg_dump".to_owned(), out.stdout)];
+        let mut stack = vec![base];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("the cluster's files are readable") {
+                let entry = entry.unwrap();
+                match entry.file_type().unwrap().is_dir() {
+                    true => stack.push(entry.path()),
+                    false => found.push((
+                        entry.path().display().to_string(),
+                        std::fs::read(entry.path()).unwrap_or_default(),
+                    )),
+                }
+            }
+        }
+        return found;
     }
     let mut found = Vec::new();
     let mut stack = vec![f.root()];

@@ -59,8 +59,22 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
                 .collect();
             Ok((files, chunks, index.note_stamps(), graph, unreadable, cut))
         })?;
-    // What cannot be read of the history is not worth failing the stats.
-    let history = crate::history::held(io).unwrap_or_default();
+    // What cannot be read of the history is not worth failing the stats:
+    // it is said instead.
+    let (history, history_problem) = match crate::history::held(io) {
+        Ok(held) => (held, crate::history::problem::read(io)),
+        Err(error) => (
+            Default::default(),
+            Some(
+                crate::error::ToolError::Fs {
+                    error,
+                    path: crate::vpath::ROOT.to_owned(),
+                    doing: "read the history of",
+                }
+                .to_string(),
+            ),
+        ),
+    };
     let model = io.env.embedder().map(|e| e.model().to_owned());
     // The sources that hold something, memory always: it is where notes go.
     let mut sources = vec![Source::Memory];
@@ -103,5 +117,6 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         history_versions: history.versions,
         history_bytes: history.bytes,
         history_since: history.oldest.map(rfc3339),
+        history_problem,
     }))
 }

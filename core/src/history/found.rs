@@ -114,14 +114,17 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
             redacted: None,
             total: 0,
             stamp: None,
+            n: 0,
+            over: false,
         };
         next += 1;
         total = super::track::with_line(&mut version, total);
         added.push(version);
     }
-    log::append(io, &added)?;
-    if let Some(newest) = added.last() {
-        let _ = retention::after(io, newest, &retention);
+    if !added.is_empty() {
+        let mut tail = log::tail(io)?;
+        log::append_at(io, &mut tail, &added)?;
+        retention::upkeep(io, &tail, &retention);
     }
     Ok(Recorded {
         added: added.len(),

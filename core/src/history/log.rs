@@ -27,6 +27,28 @@ pub struct Tail {
     pub exists: bool,
 }
 
+/// The oldest version in the log, if any: its start read a window at a
+/// time until its first line is whole.
+pub fn first(io: &Io) -> Result<Option<Version>, FsError> {
+    let file = match io.fs.open(HISTORY_LOG, false) {
+        Ok(file) => file,
+        Err(FsError::NotFound) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let size = file.stat()?.size;
+    let mut window = TAIL;
+    loop {
+        let bytes = files::read_to_end(&*file, 0, Some(window), Some(window.min(size)))?;
+        if let Some(at) = bytes.iter().position(|&b| b == b'\n') {
+            return Ok(serde_json::from_slice(&bytes[..at]).ok());
+        }
+        if bytes.len() as u64 >= size || window >= MAX_LOG_BYTES {
+            return Ok(None);
+        }
+        window *= 4;
+    }
+}
+
 /// Every version in the log, oldest first.
 pub fn read_all(io: &Io) -> Result<Vec<Version>, FsError> {
     let Some(bytes) = read_from(io, 0)? else {
@@ -144,10 +166,29 @@ pub fn append(io: &Io, versions: &[Version]) -> Result<(), FsError> {
 }
 
 /// [`append`] where the log's end is known (`tail`, kept up to date).
+/// Each line carries on the newest's count of versions held and whether
+/// the history was left over its bounds ([`Version::n`], [`Version::over`]).
 pub fn append_at(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<(), FsError> {
     if versions.is_empty() {
         return Ok(());
     }
+    let (mut held, over) = match &tail.last {
+        Some(last) => ((last.n > 0).then_some(last.n), last.over),
+        // A log with no whole line is a count not known.
+        None => ((!tail.exists).then_some(0), false),
+    };
+    let versions: Vec<Version> = versions
+        .iter()
+        .map(|v| {
+            held = held.map(|h| h + 1);
+            Version {
+                n: held.unwrap_or(0),
+                over,
+                ..v.clone()
+            }
+        })
+        .collect();
+    let versions = &versions[..];
     let mut text = lines(versions);
     if !tail.exists {
         let created = match io.fs.write_new(HISTORY_LOG, text.as_bytes(), false) {

@@ -16,6 +16,7 @@ mod found;
 pub mod host;
 mod log;
 mod pending;
+pub mod problem;
 pub mod query;
 pub mod redact;
 pub mod restore;
@@ -40,8 +41,22 @@ pub struct Held {
     pub oldest: Option<u64>,
 }
 
-/// What the history holds now.
+/// What the history holds now: the log's newest line counts the versions
+/// and their bytes, and its first has the oldest's time (a log written
+/// before memcap counted is read whole).
 pub fn held(io: &Io) -> Result<Held, FsError> {
+    let tail = log::tail(io)?;
+    match &tail.last {
+        None if !tail.exists => return Ok(Held::default()),
+        Some(last) if last.n > 0 => {
+            return Ok(Held {
+                versions: last.n,
+                bytes: last.total,
+                oldest: log::first(io)?.map(|v| v.t),
+            });
+        }
+        _ => {}
+    }
     let versions = log::read_all(io)?;
     let oldest = versions.first().map(|v| v.t);
     let bytes = versions.last().map_or(0, |v| v.total);

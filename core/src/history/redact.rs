@@ -3,13 +3,13 @@
 //! rebuilt from the files as they are), its record kept and marked with
 //! who redacted it and when.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::pending::content_hash;
 use super::query::{numbered, read};
 use super::retention::newest_of_live;
 use super::track::actor;
-use super::version::{Redaction, Version};
+use super::version::{Redaction, Version, is_redacted_name, redacted_name, within};
 use super::{blobs, log};
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
@@ -28,6 +28,10 @@ pub struct Redacted {
     /// Versions left (with `--all`) because their content is a file's
     /// current content: change or delete the file, then redact again.
     pub current: Vec<u64>,
+    /// File names erased (with `--all`, of the path and every file under
+    /// it that is no longer there): each version that had one shows
+    /// `(redacted)` instead.
+    pub names: usize,
 }
 
 /// Erases the content of version `number` of `path`, or (`None`) of every
@@ -75,6 +79,25 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
         actor: name,
         actor_id: id,
     };
+    // With every version of a path, its name goes too (and the names of
+    // the files under it), unless a file has it now: the file holds it.
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    if number.is_none() {
+        for v in &versions {
+            for p in [Some(&v.path), v.from.as_ref()].into_iter().flatten() {
+                let named = *p == key || within(p, &key);
+                if named && !is_redacted_name(p) && io.fs.stat(p, false).is_err() {
+                    names.entry(p.clone()).or_insert_with(|| redacted_name(v.v));
+                }
+            }
+        }
+    }
+    redacted.names = names.len();
+    let rename = |p: &mut String| {
+        if let Some(to) = names.get(p.as_str()) {
+            *p = to.clone();
+        }
+    };
     let rewritten: Vec<Version> = versions
         .iter()
         .cloned()
@@ -87,10 +110,24 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
             if v.prev.as_ref().is_some_and(|s| shas.contains(s)) {
                 v.prev = None;
             }
+            rename(&mut v.path);
+            if let Some(from) = v.from.as_mut() {
+                rename(from);
+            }
+            if names.is_empty() {
+                return v;
+            }
+            // A version that lost its name is marked even if its content
+            // stays (a content another file holds now).
+            if (is_redacted_name(&v.path) || v.from.as_deref().is_some_and(is_redacted_name))
+                && v.redacted.is_none()
+            {
+                v.redacted = Some(mark.clone());
+            }
             v
         })
         .collect();
-    if shas.is_empty() {
+    if shas.is_empty() && names.is_empty() {
         return Ok(redacted);
     }
     // The log first: a content whose versions no longer name it is an
@@ -99,6 +136,8 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
     for sha in &shas {
         redacted.contents += usize::from(blobs::remove(io, sha).map_err(fail)?);
     }
+    // The names were in the catalog and the indexes too, as a file's path
+    // or a link's target: they go with the rest of the derived state.
     forget_derived(io).map_err(fail)?;
     Ok(redacted)
 }

@@ -9,14 +9,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::pending::content_hash;
 use super::query::{Filter, content_of, read};
 use super::track::{Change, tracked};
-use super::version::{Op, Version, within};
+use super::version::{Op, Version, is_redacted_name, within};
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
 use crate::notes::maintain;
 use crate::storage::Kind;
 use crate::vocab::settings::OUTSIDE_ACTOR;
-use crate::vpath::{MemPath, ROOT};
+use crate::vpath::MemPath;
 
 /// What an undo did, path by path (`/memories/...`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undo
             .filter(|v| v.v <= number)
             .flat_map(|v| [Some(v.path.as_str()), v.from.as_deref()])
             .flatten()
-            .filter(|p| within(p, &key))
+            .filter(|p| within(p, &key) && !is_redacted_name(p))
             .collect();
         for p in paths {
             if let Some(Some(_)) = state_at(&versions, p, number) {
@@ -128,6 +128,12 @@ pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
     let mut undone = Undone::default();
     for (path, first_v) in first {
         let shown = shown_of(path);
+        if is_redacted_name(path) {
+            undone
+                .left
+                .push((shown, "its name was redacted".to_owned()));
+            continue;
+        }
         let touching: Vec<&Version> = versions.iter().filter(|v| v.touches(path, false)).collect();
         if let Some(other) = touching
             .iter()
@@ -195,7 +201,7 @@ fn source_content(io: &Io, version: &Version, shown: &str) -> Result<Vec<u8>> {
 }
 
 fn shown_of(path: &str) -> String {
-    format!("{ROOT}/{path}")
+    super::version::shown(path)
 }
 
 /// Gives the file at `key` the content `bytes` (making it, and its parents,

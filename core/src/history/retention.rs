@@ -43,6 +43,14 @@ impl Retention {
     pub fn enabled(&self) -> bool {
         self.bytes > 0
     }
+
+    /// The most bytes the log itself may take: its bytes, and never past
+    /// half of what one read of it takes ([`log::MAX_LOG_BYTES`]), so no
+    /// pattern of writes (long paths renamed over and over) makes it too
+    /// large to read, whatever the host's bound.
+    pub fn log_bound(&self) -> u64 {
+        self.bytes.min(log::MAX_LOG_BYTES / 2)
+    }
 }
 
 /// What a pruning did.
@@ -52,13 +60,29 @@ pub struct Pruned {
     pub contents: usize,
 }
 
-/// After `newest` was logged: prunes when the history is over its bytes,
-/// or (every [`AGE_EVERY`] versions) to drop what is past its days.
-pub fn after(io: &Io, newest: &Version, retention: &Retention) -> Result<Pruned, FsError> {
-    if newest.total > retention.bytes || newest.v.is_multiple_of(AGE_EVERY) {
+/// After a change was logged (`tail`, the log as it left it): prunes when
+/// the history is over its bytes or its log over [`Retention::log_bound`]
+/// (unless the last pruning could not get under them: then only every
+/// [`AGE_EVERY`] versions, so a history its live files alone fill does
+/// not cost every change a read of the whole log), and every
+/// [`AGE_EVERY`] versions to drop what is past its days.
+pub fn after(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<Pruned, FsError> {
+    let Some(newest) = &tail.last else {
+        return Ok(Pruned::default());
+    };
+    let over = newest.total > retention.bytes || tail.end > retention.log_bound();
+    if (over && !newest.over) || newest.v.is_multiple_of(AGE_EVERY) {
         prune(io, retention)
     } else {
         Ok(Pruned::default())
+    }
+}
+
+/// [`after`], its failure kept for `memory_stats` ([`super::problem`])
+/// rather than dropped: the change it follows is made and recorded.
+pub fn upkeep(io: &Io, tail: &log::Tail, retention: &Retention) {
+    if let Err(error) = after(io, tail, retention) {
+        super::problem::record(io, "prune the history of", error);
     }
 }
 
@@ -76,16 +100,17 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
             sizes.insert(sha, v.size);
         }
     }
-    let log_bytes: u64 = versions.iter().map(line_bytes).sum();
+    let mut log_bytes: u64 = versions.iter().map(line_bytes).sum();
     let mut total = log_bytes + sizes.values().sum::<u64>();
     let target = retention.bytes / 10 * 9;
+    let log_target = retention.log_bound() / 10 * 9;
     let cutoff = io
         .now_seconds()
         .saturating_sub(retention.days.saturating_mul(86_400));
     let mut dropped = HashSet::new();
     let mut gone = Vec::new();
     for (i, v) in versions.iter().enumerate() {
-        if total <= target && v.t >= cutoff {
+        if total <= target && log_bytes <= log_target && v.t >= cutoff {
             break;
         }
         if newest_of_live.contains(&i) {
@@ -93,6 +118,7 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
         }
         dropped.insert(i);
         total -= line_bytes(v).min(total);
+        log_bytes -= line_bytes(v).min(log_bytes);
         if let Some(sha) = v.sha256.as_deref() {
             let left = uses.get_mut(sha).expect("counted above");
             *left -= 1;
@@ -113,8 +139,19 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
         versions: dropped.len(),
         contents: 0,
     };
-    if !dropped.is_empty() {
-        log::rewrite(io, &with_totals(kept.clone(), &sizes))?;
+    // Still over: only the newest versions of live files are left, and
+    // the next changes say so rather than prune again each time.
+    let over = total > retention.bytes || log_bytes > retention.log_bound();
+    let was_over = versions.last().is_some_and(|v| v.over);
+    let uncounted = versions
+        .last()
+        .is_some_and(|v| v.n as usize != versions.len());
+    if !dropped.is_empty() || over != was_over || uncounted {
+        let mut kept = with_totals(kept.clone(), &sizes);
+        if let Some(last) = kept.last_mut() {
+            last.over = over;
+        }
+        log::rewrite(io, &kept)?;
     }
     for sha in gone {
         pruned.contents += usize::from(blobs::remove(io, &sha)?);
@@ -127,6 +164,7 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
             }
         }
     }
+    super::problem::clear(io)?;
     Ok(pruned)
 }
 
@@ -155,7 +193,9 @@ pub fn newest_of_live(versions: &[Version]) -> HashSet<usize> {
 pub fn with_totals(mut versions: Vec<Version>, sizes: &HashMap<&str, u64>) -> Vec<Version> {
     let mut seen = HashSet::new();
     let mut total = 0;
-    for v in &mut versions {
+    for (i, v) in versions.iter_mut().enumerate() {
+        v.n = i as u64 + 1;
+        v.over = false;
         if let Some(sha) = v.sha256.as_deref()
             && seen.insert(sha.to_owned())
         {
@@ -169,4 +209,21 @@ pub fn with_totals(mut versions: Vec<Version>, sizes: &HashMap<&str, u64>) -> Ve
 
 fn line_bytes(v: &Version) -> u64 {
     serde_json::to_string(v).map_or(0, |l| l.len() as u64 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_stays_below_what_one_read_of_it_takes_whatever_the_hosts_bound() {
+        let bound = |mib: u64| Retention {
+            days: 30,
+            bytes: mib << 20,
+        };
+        assert_eq!(bound(1).log_bound(), 1 << 20);
+        for mib in [256, 10_240, u64::MAX >> 20] {
+            assert_eq!(bound(mib).log_bound(), log::MAX_LOG_BYTES / 2, "{mib} MiB");
+        }
+    }
 }

@@ -132,12 +132,13 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
             done
         }
     };
-    // Pruning again is what the next change does if this fails.
+    // What is not logged now stays in flight, for the next change to
+    // settle; upkeep waits for that change too.
     if log::append_at(io, &mut tail, &done).is_ok()
         && pending::clear(io).is_ok()
-        && let Some(newest) = done.last()
+        && !done.is_empty()
     {
-        let _ = retention::after(io, newest, &retention);
+        retention::upkeep(io, &tail, &retention);
     }
     result
 }
@@ -191,6 +192,8 @@ fn plan(
                         redacted: None,
                         total: 0,
                         stamp: None,
+                        n: 0,
+                        over: false,
                     };
                     next += 1;
                     total += old.len() as u64;
@@ -226,6 +229,8 @@ fn plan(
             redacted: None,
             total: 0,
             stamp: change.new_stamp,
+            n: 0,
+            over: false,
         };
         next += 1;
         total = with_line(&mut version, total);
@@ -240,8 +245,9 @@ fn plan(
 pub(super) fn with_line(version: &mut Version, total: u64) -> u64 {
     version.total = total;
     let line = serde_json::to_string(version).map_or(0, |l| l.len() as u64 + 1);
-    // The total's own digits may grow the line; a few bytes over is fine.
-    version.total = total + line + 4;
+    // The total's own digits may grow the line, and the count it carries
+    // once logged ([`log::append_at`]); a few bytes over is fine.
+    version.total = total + line + 4 + 16;
     version.total
 }
 

@@ -78,6 +78,25 @@ pub struct Version {
     /// still so stamped replaces this content, known without hashing it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<crate::storage::Stamp>,
+    /// How many versions the log holds with this one, so `memory_stats`
+    /// reads the log's end, not all of it (0: not known, a log written
+    /// before memcap counted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub n: u64,
+    /// The last pruning could not bring the history within its bounds (the
+    /// newest versions of live files alone pass them): carried from line
+    /// to line, so pruning is tried again every few hundred versions, not
+    /// after every change.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub over: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Version {
@@ -96,6 +115,30 @@ impl Version {
         } else {
             None
         }
+    }
+}
+
+/// The path that stands for a redacted file name in every version that
+/// had it: numbered by the first of them, so its versions still form one
+/// chain, and nothing of the name is kept.
+pub fn redacted_name(first: u64) -> String {
+    format!("{}/{first}", crate::layout::HISTORY_REDACTED_NAMES)
+}
+
+/// Whether `path` stands for a redacted file name ([`redacted_name`]).
+pub fn is_redacted_name(path: &str) -> bool {
+    within(path, crate::layout::HISTORY_REDACTED_NAMES)
+}
+
+/// How answers show a redacted file name.
+pub const REDACTED_SHOWN: &str = "(redacted)";
+
+/// How answers show a path of the history: `/memories/...`, or
+/// [`REDACTED_SHOWN`] for a redacted name.
+pub fn shown(path: &str) -> String {
+    match is_redacted_name(path) {
+        true => REDACTED_SHOWN.to_owned(),
+        false => format!("{}/{path}", crate::vpath::ROOT),
     }
 }
 

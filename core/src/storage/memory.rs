@@ -38,6 +38,9 @@ pub struct MemoryStorage {
     listings: Cell<u64>,
     /// Names fold as on a case-insensitive file system ([`key`]).
     fold: bool,
+    /// A directory whose listing fails (permission denied): what a test
+    /// of a failure the caller must not drop sets.
+    unlistable: RefCell<Option<String>>,
 }
 
 impl Default for MemoryStorage {
@@ -78,6 +81,7 @@ impl MemoryStorage {
             bytes_read: Rc::default(),
             listings: Cell::new(0),
             fold: false,
+            unlistable: RefCell::new(None),
         }
     }
 
@@ -99,6 +103,12 @@ impl MemoryStorage {
     /// Directories listed since the store was made.
     pub fn listings(&self) -> u64 {
         self.listings.get()
+    }
+
+    /// Makes listing the directory `dir` fail with [`FsError::Denied`]
+    /// (`None`: every directory lists again).
+    pub fn refuse_listing(&self, dir: Option<&str>) {
+        *self.unlistable.borrow_mut() = dir.map(str::to_owned);
     }
 
     /// Moves the files' clock to `seconds`: what is written next is that
@@ -223,6 +233,9 @@ impl Storage for MemoryStorage {
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
         self.listings.set(self.listings.get() + 1);
         let key = key(dir, self.fold)?;
+        if self.unlistable.borrow().as_deref() == Some(key.as_str()) {
+            return Err(FsError::Denied);
+        }
         let nodes = self.nodes.borrow();
         match Self::lookup(&nodes, &key)? {
             Node::Dir { .. } => {}

@@ -164,6 +164,15 @@ pub(crate) trait Backend: Send {
         replace: bool,
     ) -> Result<(), CopyError>;
 
+    /// Makes what the last call erased (a redaction) leave the storage's
+    /// own files too, where the storage keeps deleted bytes until it
+    /// rewrites them (a database's dead rows); outside any call. A
+    /// directory's removed files are gone from it already. The error is for
+    /// the person who redacted: what remains where, and what clears it.
+    fn purge(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// How a long-lived host hears of changes behind its back.
     #[cfg(feature = "server")]
     fn feed(&mut self) -> FeedSource;

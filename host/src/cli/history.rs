@@ -113,6 +113,12 @@ pub fn run(memory: &Memory, action: HistoryAction) -> anyhow::Result<String> {
                     report.contents
                 ),
             };
+            if report.names > 0 {
+                out.push_str(&format!(
+                    "Erased {} file name(s): their versions show (redacted) in its place.\n",
+                    report.names
+                ));
+            }
             if !report.current.is_empty() {
                 out.push_str(&format!(
                     "Left version(s) {}: their content is what a file holds now (change or \

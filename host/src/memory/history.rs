@@ -129,8 +129,11 @@ impl Memory {
     }
 
     /// Erases for good the content of version `number` of `path` (all of
-    /// its versions when `None`); the records stay, marked redacted by
-    /// `actor`.
+    /// its versions, and its name, when `None`); the records stay, marked
+    /// redacted by `actor`. On a database the tables that held what was
+    /// erased are rewritten before this returns, so no copy stays in their
+    /// files; when that cannot be done, the error says so and what to run
+    /// (the versions are redacted all the same).
     pub fn history_redact(
         &self,
         path: &str,
@@ -138,9 +141,17 @@ impl Memory {
         actor: Option<&Actor>,
     ) -> Result<RedactReport, ToolError> {
         let path = path.to_owned();
-        self.invoke_as(actor, path.len(), true, move |b, s| {
-            b.memcap_memory_versions().call_redact(s, &path, number)
-        })?
-        .map_err(ToolError::from)
+        let report = self
+            .invoke_as(actor, path.len(), true, move |b, s| {
+                b.memcap_memory_versions().call_redact(s, &path, number)
+            })?
+            .map_err(ToolError::from)?;
+        if !report.versions.is_empty() || report.names > 0 {
+            self.lock()
+                .backend
+                .purge()
+                .map_err(|why| ToolError::new(crate::ToolErrorKind::Io, why))?;
+        }
+        Ok(report)
     }
 }

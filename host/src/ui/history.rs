@@ -73,7 +73,8 @@ pub fn row(v: &HistoryVersion) -> Row {
             .redacted
             .as_ref()
             .map(|(by, at)| format!("redacted by {by} at {at}")),
-        has_content: v.sha256.is_some(),
+        // A redacted name is no path to show, restore or redact.
+        has_content: v.sha256.is_some() && v.path != memcap_core::history::version::REDACTED_SHOWN,
     }
 }
 

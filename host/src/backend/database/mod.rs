@@ -19,6 +19,7 @@ mod error;
 pub(crate) mod follow;
 mod listen;
 mod paging;
+mod purge;
 mod rows;
 mod schema;
 mod tls;
@@ -718,6 +719,10 @@ impl Backend for DatabaseStore {
 
     fn grant(&self, _wasi: &mut WasiCtxBuilder) -> wasmtime::Result<Granted> {
         Ok(Granted::Served(self.fs.clone()))
+    }
+
+    fn purge(&mut self) -> Result<(), String> {
+        self.purge_erased()
     }
 
     #[cfg(feature = "server")]
