@@ -10,6 +10,7 @@ use super::{blobs, log, pending, retention};
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{INDEX_FILE, is_reserved};
+use crate::storage::within::Within;
 use crate::storage::{Grant, Stamp};
 use crate::text::one_line;
 use crate::vocab::settings::{ACTOR, ACTOR_ID, DEFAULT_ACTOR, OUTSIDE_ACTOR};
@@ -98,6 +99,47 @@ pub fn own_marker(name: &str) -> bool {
 /// changes; once made, a failure to log it leaves the versions in flight
 /// for the next change to settle, and the answer is the change's.
 pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<T>) -> Result<T> {
+    // A change in a shared directory is that store's: recorded in its own
+    // history at once, with the real actor, as its own host would.
+    if let Some(dir) = changes.first().and_then(|c| shared_store(io, &c.path)) {
+        let view = Within::new(io.fs, &dir);
+        let own = Io::with_warm(&view, io.env, io.warm());
+        let inside = |p: &str| Some(p.strip_prefix(&dir)?.strip_prefix('/')?.to_owned());
+        let changes = changes
+            .into_iter()
+            .filter_map(|mut c| {
+                c.path = inside(&c.path)?;
+                c.from = match c.from.take() {
+                    Some(from) => Some(inside(&from)?),
+                    None => None,
+                };
+                Some(c)
+            })
+            .collect();
+        return track_in(&own, changes, apply, true);
+    }
+    track_in(io, changes, apply, false)
+}
+
+/// The shared directory (`shared/NAME`) whose own store holds `path`, if
+/// one does.
+fn shared_store(io: &Io, path: &str) -> Option<String> {
+    if io.fs.grant(path) != Grant::Shared {
+        return None;
+    }
+    let mut parts = path.splitn(3, '/');
+    Some(format!("{}/{}", parts.next()?, parts.next()?))
+}
+
+/// [`tracked`] in the store `io` reaches (`shared`: a shared directory's,
+/// whose grant may be read-only: the change is then refused by its own
+/// check, with its own words).
+fn track_in<T>(
+    io: &Io,
+    changes: Vec<Change>,
+    apply: impl FnOnce() -> Result<T>,
+    shared: bool,
+) -> Result<T> {
     let changes: Vec<Change> = changes
         .into_iter()
         .filter(|c| Change::covers(io, &c.path))
@@ -106,11 +148,17 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
     if changes.is_empty() || !retention.enabled() {
         return apply();
     }
-    let (planned, fresh, mut tail) = plan(io, changes).map_err(|error| ToolError::Fs {
-        error,
-        path: crate::vpath::ROOT.to_owned(),
-        doing: "record the history of",
-    })?;
+    let (planned, fresh, mut tail) = match plan(io, changes) {
+        Ok(planned) => planned,
+        Err(FsError::ReadOnly | FsError::Denied) if shared => return apply(),
+        Err(error) => {
+            return Err(ToolError::Fs {
+                error,
+                path: crate::vpath::ROOT.to_owned(),
+                doing: "record the history of",
+            });
+        }
+    };
     let result = apply();
     let done: Vec<Version> = match &result {
         Ok(_) => planned,

@@ -9,6 +9,7 @@
 
 pub mod memory;
 pub mod mounts;
+pub mod within;
 
 pub use crate::error::FsError;
 
