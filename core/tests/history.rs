@@ -629,3 +629,24 @@ fn redacting_every_version_of_a_path_erases_its_name_too() {
     assert_eq!(report.names, 0);
     assert!(versions(&s, "/memories/live.md").len() >= 2);
 }
+
+#[test]
+fn a_list_gives_the_newest_ten_thousand_versions_and_no_more() {
+    let s = Store::new();
+    s.plant("many", 10_003);
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let paths: Vec<String> = (0..10_003).map(|i| format!("many/n{i}.md")).collect();
+    let mut at = 0;
+    while at < paths.len() {
+        let recorded =
+            memcap_core::history::record(&io, &paths[at..], memcap_core::history::Author::Outside)
+                .unwrap();
+        assert!(recorded.taken > 0);
+        at += recorded.taken;
+    }
+    let listed = versions(&s, "/memories");
+    assert_eq!(listed.len(), memcap_core::history::query::MAX_LISTED);
+    assert_eq!((listed[0].v, listed[listed.len() - 1].v), (10_003, 4));
+    // Older ones are reached by a narrower list.
+    assert_eq!(versions(&s, "/memories/many/n0.md").len(), 1);
+}

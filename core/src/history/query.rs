@@ -28,14 +28,22 @@ impl Filter {
     }
 }
 
+/// The most versions one list gives: the newest (narrow it by path or
+/// time for older ones, or page back through `newest`).
+pub const MAX_LISTED: usize = 10_000;
+
 /// The versions that touch `path` (a file, or everything below a
-/// directory; the root is everything), newest first, deleted files' too.
+/// directory; the root is everything), newest first, deleted files' too;
+/// at most [`MAX_LISTED`].
 pub fn list(io: &Io, path: &MemPath, filter: &Filter) -> Result<Vec<Version>> {
     let key = path.key();
-    let mut versions = read(io)?;
-    versions.retain(|v| v.touches(&key, true) && filter.keeps(v));
-    versions.reverse();
-    Ok(versions)
+    let versions = read(io)?;
+    Ok(versions
+        .into_iter()
+        .rev()
+        .filter(|v| v.touches(&key, true) && filter.keeps(v))
+        .take(MAX_LISTED)
+        .collect())
 }
 
 /// The newest versions that touch `path` and are numbered below `before`

@@ -69,6 +69,12 @@ pub fn run(memory: &Memory, action: HistoryAction) -> anyhow::Result<String> {
             let versions = memory
                 .history_list(&path, since.as_deref(), by.as_deref())
                 .map_err(fail)?;
+            if versions.len() == memcap_core::history::query::MAX_LISTED {
+                eprintln!(
+                    "memcap: the newest {} versions are listed; narrow by PATH or --since for older ones",
+                    versions.len()
+                );
+            }
             if json {
                 versions
                     .iter()
