@@ -7,21 +7,8 @@
 #[macro_use]
 mod common;
 
-use common::{Fixture, Node};
+use common::{Fixture, Node, memcap_run as memcap};
 use memcap::Actor;
-
-/// `memcap ARGS`: its exit code, standard output and standard error.
-fn memcap(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// The whole history of a store, as every host reads it.
 fn versions(f: &Fixture) -> Vec<String> {

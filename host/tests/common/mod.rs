@@ -464,12 +464,19 @@ pub fn psql(sql: &str) -> String {
 
 /// `memcap ARGS`: its exit code and standard error.
 pub fn memcap_cli(args: &[&str]) -> (i32, String) {
+    let (code, _, stderr) = memcap_run(args);
+    (code, stderr)
+}
+
+/// `memcap ARGS`: its exit code, standard output and standard error.
+pub fn memcap_run(args: &[&str]) -> (i32, String, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
         .args(args)
         .output()
         .unwrap();
     (
         out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
