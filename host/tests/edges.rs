@@ -330,7 +330,12 @@ both_backends! {
 fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
     let f = Fixture::new();
     f.plant("big.txt", "line\n".repeat(100_000));
-    for args in [&["view", "/memories/big.txt"][..], &["memory-read"]] {
+    // A history whose list is longer than a pipe holds.
+    let long = "n".repeat(150);
+    for i in 0..400 {
+        f.memory.create(&format!("/memories/v/{long}{i}.md"), "x").unwrap();
+    }
+    for args in [&["view", "/memories/big.txt"][..], &["memory-read"], &["history", "list"]] {
         let mut child = memcap_on(&f)
             .args(args)
             .stdout(Stdio::piped())

@@ -71,7 +71,8 @@ pub fn run(memory: &Memory, action: HistoryAction) -> anyhow::Result<String> {
                 .map_err(fail)?;
             if versions.len() == memcap_core::history::query::MAX_LISTED {
                 eprintln!(
-                    "memcap: the newest {} versions are listed; narrow by PATH or --since for older ones",
+                    "memcap: a list stops at the newest {} versions; narrow it by PATH or \
+                     --since to see older ones, if there are any",
                     versions.len()
                 );
             }

@@ -1,7 +1,8 @@
 //! The CLI's parts beyond one store's commands: where the store is and how
-//! it is opened ([`StoreSpec`]), tokens ([`token`]) and the HTTP server
-//! ([`serve`]).
+//! it is opened ([`StoreSpec`]), copies ([`copy`]), the history
+//! ([`history`]), tokens ([`token`]) and the HTTP server ([`serve`]).
 
+pub mod copy;
 pub mod history;
 pub mod serve;
 pub mod token;
