@@ -310,22 +310,28 @@ fn retention_keeps_history_within_its_bytes_and_the_newest_versions_whole() {
     assert!(versions(&off, "/memories").is_empty());
 }
 
+/// A version line as a crash leaves it (`mark`: `!` in flight, `` for a
+/// memcap before marks).
+fn crashed_line(mark: &str, v: u64, path: &str, content: &str) -> String {
+    let line = json!({"v": v, "t": 1, "path": path, "op": "created",
+        "sha256": sha(content.as_bytes()), "size": content.len(), "actor": "crashed"});
+    format!("{mark}{line}\n")
+}
+
 #[test]
 fn a_change_interrupted_between_its_versions_and_the_log_is_settled_by_the_next() {
     use memcap_core::storage::Storage;
     let s = Store::new();
     s.ok(json!({"command": "create", "path": "/memories/a.md", "file_text": "a\n"}));
-    // As a crash leaves it: versions in flight, one made (b.md is there
-    // with that content), one not (c.md is not).
-    let line = |v: u64, path: &str, content: &str| {
-        json!({"v": v, "t": 1, "path": path, "op": "created", "sha256": sha(content.as_bytes()),
-            "size": content.len(), "actor": "crashed"})
-        .to_string()
-    };
-    let pending = format!("{}\n{}\n", line(2, "b.md", "b\n"), line(3, "c.md", "c\n"));
-    s.fs.write_new(".memcap/history/pending.jsonl", pending.as_bytes(), false)
-        .unwrap();
+    // As a crash leaves it: versions in flight at the log's end, one made
+    // (b.md is there with that content), one not (c.md is not).
+    let log = ".memcap/history/log.jsonl";
+    let end = s.fs.files()[log].len() as u64;
+    let flight = crashed_line("!", 2, "b.md", "b\n") + &crashed_line("!", 3, "c.md", "c\n");
+    s.fs.write_at(log, end, flight.as_bytes()).unwrap();
     s.fs.write_new("b.md", b"b\n", false).unwrap();
+    // Readers see only what is on record.
+    assert_eq!(versions(&s, "/memories").len(), 1);
     s.ok(json!({"command": "create", "path": "/memories/d.md", "file_text": "d\n"}));
     let paths: Vec<(u64, String)> = versions(&s, "/memories")
         .into_iter()
@@ -339,6 +345,75 @@ fn a_change_interrupted_between_its_versions_and_the_log_is_settled_by_the_next(
             (1, "a.md".to_owned())
         ]
     );
+    // Nothing is left in flight, and the count memory_stats reads is right.
+    let text = String::from_utf8(s.fs.files()[log].clone()).unwrap();
+    assert!(!text.lines().any(|l| l.starts_with('!')), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with('#')).count(), 2);
+    let (stats, _) = s.json(json!({"command": "memory_stats"}));
+    assert_eq!(stats["historyVersions"], 3, "{text}");
+}
+
+#[test]
+fn failed_changes_do_not_grow_the_log() {
+    let s = Store::new();
+    s.ok(json!({"command": "create", "path": "/memories/a.md", "file_text": "a\n"}));
+    let log = ".memcap/history/log.jsonl";
+    // A create over a file fails after its version was written in flight.
+    let fail = |s: &Store| {
+        s.err(json!({"command": "create", "path": "/memories/a.md", "file_text": "b\n"}));
+    };
+    fail(&s);
+    let once = s.fs.files()[log].len();
+    for _ in 0..500 {
+        fail(&s);
+    }
+    // (A line's length varies by a few digits of its stamp.)
+    assert!(
+        s.fs.files()[log].len() < once + 32,
+        "500 failed creates grew the log: {}",
+        String::from_utf8_lossy(&s.fs.files()[log])
+    );
+    // The next change writes over what they left, and nothing is lost.
+    s.ok(json!({"command": "create", "path": "/memories/c.md", "file_text": "c\n"}));
+    s.ok(json!({"command": "create", "path": "/memories/long-name-for-a-longer-line.md", "file_text": "d\n"}));
+    let text = String::from_utf8(s.fs.files()[log].clone()).unwrap();
+    assert!(text.len() <= once * 3, "{text}");
+    let listed: Vec<(u64, String)> = versions(&s, "/memories")
+        .into_iter()
+        .map(|v| (v.v, v.path))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (3, "long-name-for-a-longer-line.md".to_owned()),
+            (2, "c.md".to_owned()),
+            (1, "a.md".to_owned())
+        ],
+        "{text}"
+    );
+    let (stats, _) = s.json(json!({"command": "memory_stats"}));
+    assert_eq!(stats["historyVersions"], 3, "{text}");
+}
+
+#[test]
+fn a_change_a_memcap_before_marks_left_in_flight_is_settled_too() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.ok(json!({"command": "create", "path": "/memories/a.md", "file_text": "a\n"}));
+    // The log as such a memcap wrote it (no marks), its changes in flight
+    // in a file of their own.
+    let log = ".memcap/history/log.jsonl";
+    let old = String::from_utf8(s.fs.files()[log].clone()).unwrap();
+    s.fs.remove_file(log).unwrap();
+    s.fs.write_new(log, old.trim_start().as_bytes(), false)
+        .unwrap();
+    let pending = crashed_line("", 2, "b.md", "b\n") + &crashed_line("", 3, "c.md", "c\n");
+    s.fs.write_new(".memcap/history/pending.jsonl", pending.as_bytes(), false)
+        .unwrap();
+    s.fs.write_new("b.md", b"b\n", false).unwrap();
+    s.ok(json!({"command": "create", "path": "/memories/d.md", "file_text": "d\n"}));
+    let paths: Vec<u64> = versions(&s, "/memories").into_iter().map(|v| v.v).collect();
+    assert_eq!(paths, [3, 2, 1]);
     assert!(!s.fs.files().contains_key(".memcap/history/pending.jsonl"));
 }
 

@@ -1,6 +1,7 @@
 //! What the version history costs and how fast it reads, on a directory:
-//! warm `str_replace` and `create` of a 10 KB note with history and with
-//! it off (`history_mib` 0); a one-shot `create` (a fresh open, one call)
+//! warm `str_replace` and `create` of a 10 KB note, `create` and `delete`
+//! of a 100-byte one, with history and with it off (`history_mib` 0),
+//! interleaved; a one-shot `create` (a fresh open, one call)
 //! in a store of 10,000 notes whose history holds 10,000 versions;
 //! `history list` of a note with 10,000 versions and of a 10,000-note
 //! store; and the history's bytes per byte written for a 10 KB note edited
@@ -24,29 +25,53 @@ fn open(root: &std::path::Path, history_mib: u64) -> Memory {
         .unwrap()
 }
 
-fn warm(history_mib: u64) -> (f64, f64) {
-    let dir = tempfile::tempdir().unwrap();
-    let m = open(dir.path(), history_mib);
+/// Warm `str_replace` and `create` of a 10 KB note, `create` of a
+/// 100-byte one and `delete`, each with history on and off: the two
+/// stores' calls interleaved (the order swapped each time), so the
+/// machine's drift falls on both alike. Medians in µs, (on, off) each.
+fn warm() -> Vec<(&'static str, f64, f64)> {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let stores = [open(dirs[0].path(), 256), open(dirs[1].path(), 0)];
     let body =
         "alpha\n".to_owned() + &"A line of a typical note, ten kilobytes in all.\n".repeat(200);
-    m.create("/memories/note.md", &body).unwrap();
+    let small = format!("{}\n", "A short fact the user stated once. ".repeat(3));
+    for m in &stores {
+        m.create("/memories/note.md", &body).unwrap();
+    }
     let words = ["alpha", "omega"];
-    let edit = median_ms(
-        (0..N)
-            .map(|i| {
-                time_ms(|| {
-                    m.str_replace("/memories/note.md", words[i % 2], words[(i + 1) % 2])
-                        .unwrap();
-                })
-            })
-            .collect(),
-    );
-    let create = median_ms(
-        (0..N)
-            .map(|i| time_ms(|| drop(m.create(&format!("/memories/new/{i}.md"), &body).unwrap())))
-            .collect(),
-    );
-    (edit * 1e3, create * 1e3)
+    let mut times: Vec<[Vec<f64>; 2]> = (0..4).map(|_| [Vec::new(), Vec::new()]).collect();
+    for i in 0..N {
+        for k in [i % 2, 1 - i % 2] {
+            let m = &stores[k];
+            times[0][k].push(time_ms(|| {
+                m.str_replace("/memories/note.md", words[i % 2], words[(i + 1) % 2])
+                    .unwrap();
+            }));
+            times[1][k].push(time_ms(|| {
+                drop(m.create(&format!("/memories/new/{i}.md"), &body).unwrap())
+            }));
+            times[2][k].push(time_ms(|| {
+                drop(
+                    m.create(&format!("/memories/small/{i}.md"), &small)
+                        .unwrap(),
+                )
+            }));
+            times[3][k].push(time_ms(|| {
+                drop(m.delete(&format!("/memories/small/{i}.md")).unwrap())
+            }));
+        }
+    }
+    let names = [
+        "str_replace, 10 KB note",
+        "create, 10 KB",
+        "create, 100 bytes",
+        "delete, 100 bytes",
+    ];
+    names
+        .iter()
+        .zip(times)
+        .map(|(name, [on, off])| (*name, median_ms(on) * 1e3, median_ms(off) * 1e3))
+        .collect()
 }
 
 fn history_bytes(root: &std::path::Path) -> u64 {
@@ -67,24 +92,21 @@ fn history_bytes(root: &std::path::Path) -> u64 {
 }
 
 fn main() {
-    let (edit_on, create_on) = warm(256);
-    let (edit_off, create_off) = warm(0);
-    let ratios = |edit_on: f64, edit_off: f64, create_on: f64, create_off: f64| {
+    let warm = warm();
+    let ratios = || {
         println!("the version history on a directory, medians of one run; ratios from it");
         println!("| measure | with history | without | ratio |");
         println!("|---|---:|---:|---:|");
-        println!(
-            "| warm str_replace, 10 KB note (µs, {N} calls) | {edit_on:.0} | {edit_off:.0} | {:.2}× |",
-            edit_on / edit_off
-        );
-        println!(
-            "| warm create, 10 KB (µs, {N} calls) | {create_on:.0} | {create_off:.0} | {:.2}× |",
-            create_on / create_off
-        );
+        for (name, on, off) in &warm {
+            println!(
+                "| warm {name} (µs, {N} calls, interleaved) | {on:.0} | {off:.0} | {:.2}× |",
+                on / off
+            );
+        }
     };
     // `cargo bench --bench history -- warm`: the warm calls only.
     if std::env::args().any(|a| a == "warm") {
-        ratios(edit_on, edit_off, create_on, create_off);
+        ratios();
         return;
     }
 
@@ -155,7 +177,7 @@ fn main() {
             .collect(),
     );
 
-    ratios(edit_on, edit_off, create_on, create_off);
+    ratios();
     println!(
         "| one-shot create (fresh open + call), 10,000 notes and versions (ms) | {one_shot:.1} | | |"
     );

@@ -1,6 +1,17 @@
-//! The log file: versions as JSON lines, appended after each change and
-//! rewritten whole only by retention and redaction. A line torn by a
-//! crash (the last one, without its newline) is ignored and written over.
+//! The log file: versions as JSON lines, one append before each change
+//! and one byte a line flipped after it, rewritten whole only by retention
+//! and redaction. A line torn by a crash (the last one, without its
+//! newline) is ignored and written over.
+//!
+//! Each line starts with a mark: a space for a version on record, `!`
+//! for one in flight (written before its change is made, so a crash
+//! between leaves it for the next change to settle: [`super::pending`]),
+//! `#` for one whose change was not made.
+//! Readers parse only lines on record (a `!` line is not JSON); an in
+//! flight line that a line on record follows is dead (settled by a
+//! crash's recovery, which logs again what landed). A line with no mark
+//! (`{`) was written by a memcap before marks, which kept its changes in
+//! flight in a file of their own.
 
 use super::version::Version;
 use crate::error::FsError;
@@ -13,18 +24,45 @@ use crate::layout::{HISTORY_DIR, HISTORY_LOG, RESERVED};
 pub const MAX_LOG_BYTES: u64 = 128 << 20;
 /// How much of the log's end is read to find the last version.
 const TAIL: u64 = 4 * 1024;
+/// The mark of a line on record.
+const ON_RECORD: u8 = b' ';
+/// The mark of a line in flight.
+const IN_FLIGHT: u8 = b'!';
+/// The mark of a line whose change was not made.
+const DEAD: u8 = b'#';
 
 /// Where the log ends, and its newest version: what a change needs to
 /// number its versions and append them, read once.
 #[derive(Debug, Default)]
 pub struct Tail {
     pub last: Option<Version>,
-    /// The log's size.
+    /// Where the next line goes: the log's end, or where the lines after
+    /// the newest one on record or in flight start (dead ones, a line a
+    /// crash tore), written over, so failed changes do not grow the log.
     pub end: u64,
-    /// Whether the log ends with a whole line (a crash can tear the last).
-    pub clean: bool,
+    /// The log's size.
+    pub size: u64,
     /// Whether the log is there at all.
     pub exists: bool,
+    /// The versions in flight after the newest on record, oldest first:
+    /// what a crash left between a change's versions and the change.
+    pub flight: Vec<Version>,
+    /// Where the first of them starts, and the log's text from there.
+    flight_at: u64,
+    flight_text: Vec<u8>,
+    /// Whether the newest line on record was written by a memcap before
+    /// marks (whose changes in flight were kept in a file of their own).
+    pub unmarked: bool,
+}
+
+/// A change's versions written in flight ([`begin`]): where, and their
+/// text, so [`commit`] puts them on record with one write.
+#[derive(Debug)]
+pub struct Flight {
+    at: u64,
+    text: Vec<u8>,
+    /// The newest version on record before these.
+    before: Option<Version>,
 }
 
 /// The oldest version in the log, if any: its start read a window at a
@@ -39,8 +77,13 @@ pub fn first(io: &Io) -> Result<Option<Version>, FsError> {
     let mut window = TAIL;
     loop {
         let bytes = files::read_to_end(&*file, 0, Some(window), Some(window.min(size)))?;
-        if let Some(at) = bytes.iter().position(|&b| b == b'\n') {
-            return Ok(serde_json::from_slice(&bytes[..at]).ok());
+        // The first whole line on record (one in flight or torn is not).
+        let whole = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(at) => &bytes[..at],
+            None => &[][..],
+        };
+        if let Some(first) = whole.split(|&b| b == b'\n').find_map(parse_line) {
+            return Ok(Some(first));
         }
         if bytes.len() as u64 >= size || window >= MAX_LOG_BYTES {
             return Ok(None);
@@ -91,11 +134,13 @@ pub fn newest(
                 }
             },
         };
-        for line in whole.split(|&b| b == b'\n').rev() {
+        // Only lines a newline ends are whole: the log's last piece is not.
+        let unended = usize::from(end == size);
+        for line in whole.split(|&b| b == b'\n').rev().skip(unended) {
             if found.len() >= limit {
                 break;
             }
-            if let Ok(version) = serde_json::from_slice::<Version>(line)
+            if let Some(version) = parse_line(line)
                 && keep(&version)
             {
                 found.push(version);
@@ -112,8 +157,9 @@ pub fn last(io: &Io) -> Result<Option<Version>, FsError> {
     tail(io).map(|t| t.last)
 }
 
-/// Where the log ends, and its newest version: its end read from the
-/// back, a window at a time, until a whole line parses.
+/// Where the log ends, its newest version on record and the versions in
+/// flight after it: its end read from the back, a window at a time, until
+/// a whole line on record parses.
 pub fn tail(io: &Io) -> Result<Tail, FsError> {
     let file = match io.fs.open(HISTORY_LOG, false) {
         Ok(file) => file,
@@ -123,32 +169,62 @@ pub fn tail(io: &Io) -> Result<Tail, FsError> {
     let size = file.stat()?.size;
     let mut tail = Tail {
         end: size,
-        clean: true,
+        size,
         exists: true,
-        last: None,
+        ..Tail::default()
     };
     let mut window = TAIL;
     loop {
         let from = size.saturating_sub(window);
         let bytes = files::read_to_end(&*file, from, Some(window), Some(size - from))?;
-        if from + (bytes.len() as u64) == size {
-            tail.clean = bytes.last().is_none_or(|&b| b == b'\n');
-        }
         // The first line of a window that starts mid-file may be cut.
-        let whole = match from {
-            0 => &bytes[..],
-            _ => match bytes.iter().position(|&b| b == b'\n') {
-                Some(at) => &bytes[at + 1..],
-                None => &[][..],
-            },
+        let start = match from {
+            0 => 0,
+            _ => bytes
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |at| at + 1),
         };
-        let newest = whole
-            .split(|&b| b == b'\n')
-            .rev()
-            .filter(|line| !line.is_empty())
-            .find_map(|line| serde_json::from_slice::<Version>(line).ok());
+        let mut lines = Vec::new();
+        let mut at = start;
+        for line in bytes[start..].split(|&b| b == b'\n') {
+            lines.push((at, line));
+            at += line.len() + 1;
+        }
+        let mut flight = Vec::new();
+        let mut newest = None;
+        // Whether a line on record or in flight was met (reading back).
+        let mut live = false;
+        // The last piece is no whole line (a newline ends each).
+        for &(at, line) in lines.iter().rev().skip(1) {
+            if let Some(version) = parse_line(line) {
+                tail.unmarked = line.first() == Some(&b'{');
+                newest = Some(version);
+                if !live {
+                    tail.end = (from + (at + line.len() + 1) as u64).min(size);
+                }
+                break;
+            }
+            if let Some(version) = line
+                .strip_prefix(&[IN_FLIGHT])
+                .and_then(|rest| serde_json::from_slice::<Version>(rest).ok())
+            {
+                if !live {
+                    tail.end = (from + (at + line.len() + 1) as u64).min(size);
+                    live = true;
+                }
+                flight.push(version);
+                tail.flight_at = from + at as u64;
+                tail.flight_text = bytes[at..].to_vec();
+            }
+        }
+        if newest.is_none() && !live && from == 0 {
+            tail.end = 0;
+        }
         if newest.is_some() || from == 0 || window >= MAX_LOG_BYTES {
+            flight.reverse();
             tail.last = newest;
+            tail.flight = flight;
             return Ok(tail);
         }
         window *= 4;
@@ -169,8 +245,88 @@ pub fn append(io: &Io, versions: &[Version]) -> Result<(), FsError> {
 /// Each line carries on the newest's count of versions held and whether
 /// the history was left over its bounds ([`Version::n`], [`Version::over`]).
 pub fn append_at(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<(), FsError> {
-    if versions.is_empty() {
+    write_marked(io, tail, versions, ON_RECORD).map(drop)
+}
+
+/// Writes the versions of a change about to be made, in flight: with one
+/// more write once it is made ([`commit`]) they are on record. `tail`
+/// moves past them as if they were.
+pub fn begin(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<Flight, FsError> {
+    let before = tail.last.clone();
+    let (at, text) = write_marked(io, tail, versions, IN_FLIGHT)?;
+    Ok(Flight { at, text, before })
+}
+
+/// Puts the versions of [`begin`] on record (their change is made).
+pub fn commit(io: &Io, flight: &Flight) -> Result<(), FsError> {
+    if flight.text.is_empty() {
         return Ok(());
+    }
+    let text = marked_as(&flight.text, ON_RECORD);
+    io.fs.write_at(HISTORY_LOG, flight.at, &text)
+}
+
+/// Leaves the versions of [`begin`] dead, their change not made or made
+/// in part: the versions of the part made (`landed`) are logged again, on
+/// record, then the others marked dead. A crash between the two leaves
+/// them dead all the same: a line on record follows them. When none
+/// landed, the next lines are written over them.
+pub fn abandon(
+    io: &Io,
+    tail: &mut Tail,
+    flight: Flight,
+    landed: &[Version],
+) -> Result<(), FsError> {
+    tail.last = flight.before;
+    append_at(io, tail, landed)?;
+    if flight.text.is_empty() {
+        return Ok(());
+    }
+    io.fs
+        .write_at(HISTORY_LOG, flight.at, &marked_as(&flight.text, DEAD))?;
+    if landed.is_empty() {
+        tail.end = flight.at;
+    }
+    Ok(())
+}
+
+/// The versions a crash left in flight at the log's end, as [`begin`]
+/// would have returned them (for [`abandon`]); `None` when there are none.
+pub fn stranded(tail: &mut Tail) -> Option<(Flight, Vec<Version>)> {
+    if tail.flight.is_empty() {
+        return None;
+    }
+    let flight = Flight {
+        at: tail.flight_at,
+        text: std::mem::take(&mut tail.flight_text),
+        before: tail.last.clone(),
+    };
+    Some((flight, std::mem::take(&mut tail.flight)))
+}
+
+/// `text` (lines each starting with a mark) with every line's mark `mark`.
+fn marked_as(text: &[u8], mark: u8) -> Vec<u8> {
+    let mut out = text.to_vec();
+    let mut start = true;
+    for b in out.iter_mut() {
+        if start {
+            *b = mark;
+        }
+        start = *b == b'\n';
+    }
+    out
+}
+
+/// Writes `versions` at the log's end, each line marked `mark`; where
+/// their text starts, and the text.
+fn write_marked(
+    io: &Io,
+    tail: &mut Tail,
+    versions: &[Version],
+    mark: u8,
+) -> Result<(u64, Vec<u8>), FsError> {
+    if versions.is_empty() {
+        return Ok((tail.end, Vec::new()));
     }
     let (mut held, over) = match &tail.last {
         Some(last) => ((last.n > 0).then_some(last.n), last.over),
@@ -189,12 +345,12 @@ pub fn append_at(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<(), F
         })
         .collect();
     let versions = &versions[..];
-    let mut text = lines(versions);
+    let text = marked_as(lines(versions).as_bytes(), mark);
     if !tail.exists {
-        let created = match io.fs.write_new(HISTORY_LOG, text.as_bytes(), false) {
+        let created = match io.fs.write_new(HISTORY_LOG, &text, false) {
             Err(FsError::NotFound) => {
                 ensure_dir(io)?;
-                io.fs.write_new(HISTORY_LOG, text.as_bytes(), false)
+                io.fs.write_new(HISTORY_LOG, &text, false)
             }
             other => other,
         };
@@ -202,25 +358,43 @@ pub fn append_at(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<(), F
             Ok(()) => {
                 *tail = Tail {
                     end: text.len() as u64,
-                    clean: true,
+                    size: text.len() as u64,
                     exists: true,
                     last: versions.last().cloned(),
+                    ..Tail::default()
                 };
-                return Ok(());
+                return Ok((0, text));
             }
             // Made since it was looked at: append to it.
             Err(FsError::Exists) => *tail = self::tail(io)?,
             Err(e) => return Err(e),
         }
     }
-    if !tail.clean {
-        text.insert(0, '\n');
-    }
-    io.fs.write_at(HISTORY_LOG, tail.end, text.as_bytes())?;
-    tail.end += text.len() as u64;
-    tail.clean = true;
+    // What a failed change or a crash left after the last line is written
+    // over, and what this text does not cover is left one dead line.
+    let at = tail.end;
+    let mut out = text.clone();
+    out.extend_from_slice(&filler(tail.size.saturating_sub(at + text.len() as u64)));
+    io.fs.write_at(HISTORY_LOG, at, &out)?;
+    tail.end = at + text.len() as u64;
+    tail.size = tail.size.max(at + out.len() as u64);
+    tail.unmarked = false;
     tail.last = versions.last().cloned();
-    Ok(())
+    Ok((at, text))
+}
+
+/// `len` bytes that read as no line: a dead line (an empty one for 1).
+fn filler(len: u64) -> Vec<u8> {
+    match len {
+        0 => Vec::new(),
+        1 => vec![b'\n'],
+        _ => {
+            let mut line = vec![b' '; len as usize];
+            line[0] = DEAD;
+            line[len as usize - 1] = b'\n';
+            line
+        }
+    }
 }
 
 /// Replaces the whole log with `versions`, atomically.
@@ -240,10 +414,11 @@ pub fn ensure_dir(io: &Io) -> Result<(), FsError> {
     Ok(())
 }
 
-/// The JSON lines of `versions`, one each, newline-terminated.
+/// The lines of `versions` on record, one each, newline-terminated.
 pub fn lines(versions: &[Version]) -> String {
     let mut text = String::new();
     for version in versions {
+        text.push(ON_RECORD as char);
         text.push_str(&serde_json::to_string(version).expect("a version serialises"));
         text.push('\n');
     }
@@ -269,12 +444,19 @@ fn read_from(io: &Io, from: u64) -> Result<Option<Vec<u8>>, FsError> {
     .map(Some)
 }
 
-/// The versions in `bytes`; a line that does not parse (torn by a crash)
-/// is left out.
+/// The versions on record in `bytes`; a line in flight, or one that does
+/// not parse (torn by a crash), is left out.
 fn parse(bytes: &[u8]) -> Vec<Version> {
-    bytes
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.is_empty())
-        .filter_map(|line| serde_json::from_slice(line).ok())
-        .collect()
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    // The last piece is no whole line (a newline ends each).
+    lines.pop();
+    lines.into_iter().filter_map(parse_line).collect()
+}
+
+/// The version on one line, if it is on record and whole.
+fn parse_line(line: &[u8]) -> Option<Version> {
+    match line.first() {
+        Some(&ON_RECORD | &b'{') => serde_json::from_slice(line).ok(),
+        _ => None,
+    }
 }

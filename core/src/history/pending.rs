@@ -1,10 +1,11 @@
-//! The change in flight: its versions are written here before the change
-//! is made and moved to the log after, so a crash between the two is
-//! settled by the next change: each version whose effect is in the files
-//! goes to the log, the others are dropped. On a database the whole call
-//! is one transaction and nothing is ever left here.
+//! The change in flight: its versions are written to the log marked in
+//! flight before the change is made and put on record after
+//! ([`super::log::begin`], [`super::log::commit`]), so a crash between the
+//! two is settled by the next change: each version whose effect is in the
+//! files is logged, the others are dropped. On a database the whole call
+//! is one transaction and nothing is ever left in flight.
 
-use super::log;
+use super::log::{self, Tail};
 use super::version::{Op, Version};
 use crate::error::FsError;
 use crate::files;
@@ -12,27 +13,37 @@ use crate::io::Io;
 use crate::layout::HISTORY_PENDING;
 use crate::storage::Kind;
 
-/// Writes the versions of the change about to be made.
-/// Written in place, not staged: a crash that tears it came before the
-/// change, and a torn line is dropped like a change not made.
-pub fn write(io: &Io, versions: &[Version]) -> Result<(), FsError> {
-    let text = log::lines(versions);
-    match io.fs.write_new(HISTORY_PENDING, text.as_bytes(), false) {
-        Err(FsError::NotFound) => {
-            log::ensure_dir(io)?;
-            io.fs.write_new(HISTORY_PENDING, text.as_bytes(), false)
-        }
-        Err(FsError::Exists) => {
-            // Settled already (`recover` runs first): a leftover.
-            clear(io)?;
-            io.fs.write_new(HISTORY_PENDING, text.as_bytes(), false)
-        }
-        other => other,
+/// Settles what a crash left in flight at the log's end (`tail`, read
+/// once by the change about to be made, kept up to date): the versions
+/// whose change is in the files are logged again, on record, and the
+/// lines in flight marked dead. A log last
+/// written by a memcap before marks may have its changes in flight in a
+/// file of their own: settled the same way.
+pub fn settle(io: &Io, tail: &mut Tail) -> Result<(), FsError> {
+    // (A log with nothing on record may be one such memcap's first change.)
+    if tail.unmarked || tail.last.is_none() {
+        settle_file(io)?;
+        *tail = log::tail(io)?;
     }
+    let Some((flight, versions)) = log::stranded(tail) else {
+        return Ok(());
+    };
+    let landed: Vec<Version> = versions.into_iter().filter(|v| holds(io, v)).collect();
+    log::abandon(io, tail, flight, &landed)
 }
 
-/// Whether a change is in flight (written as pending, not yet logged).
+/// [`settle`], the log read first: for what reads the whole history and
+/// may rewrite it (finding outside changes, redaction, pruning).
+pub fn recover(io: &Io) -> Result<(), FsError> {
+    let mut tail = log::tail(io)?;
+    settle(io, &mut tail)
+}
+
+/// Whether a change is in flight (written, not yet on record).
 pub fn exists(io: &Io) -> Result<bool, FsError> {
+    if !log::tail(io)?.flight.is_empty() {
+        return Ok(true);
+    }
     match io.fs.stat(HISTORY_PENDING, false) {
         Ok(_) => Ok(true),
         Err(FsError::NotFound) => Ok(false),
@@ -40,17 +51,10 @@ pub fn exists(io: &Io) -> Result<bool, FsError> {
     }
 }
 
-/// The change is on record: nothing is in flight.
-pub fn clear(io: &Io) -> Result<(), FsError> {
-    match io.fs.remove_file(HISTORY_PENDING) {
-        Ok(()) | Err(FsError::NotFound) => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// Settles what a crash left in flight: the versions whose change is in
-/// the files (and not yet in the log) are logged, the rest dropped.
-pub fn recover(io: &Io) -> Result<(), FsError> {
+/// The file of changes in flight a memcap before marks kept: the versions
+/// whose change is in the files (and not yet in the log) are logged, the
+/// rest dropped, and the file removed.
+fn settle_file(io: &Io) -> Result<(), FsError> {
     let file = match io.fs.open(HISTORY_PENDING, false) {
         Ok(file) => file,
         Err(FsError::NotFound) => return Ok(()),
@@ -66,7 +70,10 @@ pub fn recover(io: &Io) -> Result<(), FsError> {
         .filter(|v| holds(io, v))
         .collect();
     log::append(io, &landed)?;
-    clear(io)
+    match io.fs.remove_file(HISTORY_PENDING) {
+        Ok(()) | Err(FsError::NotFound) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Whether the files show `version`'s change made.

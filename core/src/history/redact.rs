@@ -38,6 +38,8 @@ pub struct Redacted {
 /// version of it (of every file under it, for a directory).
 pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Result<Redacted> {
     let key = path.key();
+    // A crash's versions in flight are settled before the log is rewritten.
+    super::pending::recover(io).map_err(|e| files::tool_error(e, shown, "redact"))?;
     let versions = read(io)?;
     let chosen: Vec<&Version> = match number {
         Some(n) => vec![numbered(&versions, &key, shown, n)?],

@@ -1,6 +1,6 @@
 //! Recording a change as it is made: the content it leaves and the content
-//! it replaces are kept first, its versions written as in flight, then the
-//! change is made and its versions logged ([`tracked`]). A content memcap
+//! it replaces are kept first, its versions logged in flight, then the
+//! change is made and its versions put on record ([`tracked`]). A content memcap
 //! finds that it never recorded (written by another program, or there
 //! before history was kept) is recorded first as a version of its own, by
 //! [`OUTSIDE_ACTOR`], so nothing memcap overwrites or removes is lost.
@@ -148,7 +148,7 @@ fn track_in<T>(
     if changes.is_empty() || !retention.enabled() {
         return apply();
     }
-    let (planned, fresh, mut tail) = match plan(io, changes) {
+    let (planned, fresh, mut tail, flight) = match plan(io, changes) {
         Ok(planned) => planned,
         Err(FsError::ReadOnly | FsError::Denied) if shared => return apply(),
         Err(error) => {
@@ -160,13 +160,17 @@ fn track_in<T>(
         }
     };
     let result = apply();
-    let done: Vec<Version> = match &result {
-        Ok(_) => planned,
-        // Part of it may have been made (a tree half removed).
+    // What is not put on record now stays in flight, for the next change
+    // to settle; upkeep waits for that change too.
+    let logged = match &result {
+        Ok(_) => log::commit(io, &flight).map(|()| true),
+        // Part of it may have been made (a tree half removed): that part is
+        // logged again, on record, and the versions in flight left dead.
         Err(_) => {
             let done: Vec<Version> = planned
-                .into_iter()
+                .iter()
                 .filter(|v| pending::holds(io, v))
+                .cloned()
                 .collect();
             // A failed change keeps nothing it brought.
             for sha in fresh {
@@ -177,15 +181,10 @@ fn track_in<T>(
                     let _ = blobs::remove(io, &sha);
                 }
             }
-            done
+            log::abandon(io, &mut tail, flight, &done).map(|()| !done.is_empty())
         }
     };
-    // What is not logged now stays in flight, for the next change to
-    // settle; upkeep waits for that change too.
-    if log::append_at(io, &mut tail, &done).is_ok()
-        && pending::clear(io).is_ok()
-        && !done.is_empty()
-    {
+    if logged.unwrap_or(false) {
         retention::upkeep(io, &tail, &retention);
     }
     result
@@ -197,9 +196,9 @@ fn track_in<T>(
 fn plan(
     io: &Io,
     changes: Vec<Change>,
-) -> std::result::Result<(Vec<Version>, Vec<String>, log::Tail), FsError> {
-    pending::recover(io)?;
+) -> std::result::Result<(Vec<Version>, Vec<String>, log::Tail, log::Flight), FsError> {
     let mut tail = log::tail(io)?;
+    pending::settle(io, &mut tail)?;
     let mut next = tail.last.as_ref().map_or(1, |v| v.v + 1);
     let mut total = match &tail.last {
         Some(v) => v.total,
@@ -285,8 +284,8 @@ fn plan(
         planned.push(version);
     }
     log::append_at(io, &mut tail, &found)?;
-    pending::write(io, &planned)?;
-    Ok((planned, fresh, tail))
+    let flight = log::begin(io, &mut tail, &planned)?;
+    Ok((planned, fresh, tail, flight))
 }
 
 /// Sets `version.total` to `total` plus its own line's bytes, and returns it.

@@ -494,22 +494,29 @@ pub fn history_agrees(memory: &Memory, under: &str) -> usize {
         .host_read(".memcap/history/log.jsonl")
         .unwrap()
         .unwrap_or_default();
+    let text = String::from_utf8_lossy(&log);
+    // Each line starts with its mark: ' ' on record, '!' in flight (its
+    // change not yet made), '#' dead (its change not made).
+    let on_record = |line: &str| line.starts_with(' ') || line.starts_with('{');
+    let after_last = text
+        .lines()
+        .rev()
+        .take_while(|l| !on_record(l))
+        .collect::<Vec<_>>();
     assert!(
-        memory
-            .host_read(".memcap/history/pending.jsonl")
-            .unwrap()
-            .is_none(),
-        "a change is still in flight"
+        !after_last.iter().any(|l| l.starts_with('!')),
+        "a change is still in flight: {after_last:?}"
     );
     let mut last: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut count = 0;
-    for line in String::from_utf8_lossy(&log).lines() {
-        // A line a kill tore is ignored by memcap and written past (the
-        // version is appended again whole, from the changes in flight).
-        let v: serde_json::Value = match serde_json::from_str(line) {
-            Err(e) if e.is_eof() => continue,
-            parsed => parsed.unwrap(),
+    for line in text.split_inclusive('\n') {
+        // A line a kill tore is ignored by memcap and written over; one in
+        // flight that a line on record follows is dead (what landed of its
+        // change is logged again, whole).
+        let Some(line) = line.strip_suffix('\n').filter(|l| on_record(l)) else {
+            continue;
         };
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
         count += 1;
         let path = v["path"].as_str().unwrap().to_owned();
         let sha = v["sha256"].as_str().map(str::to_owned);
