@@ -80,8 +80,10 @@ fn ignorable(c: char) -> bool {
 pub const HISTORY_DIR: &str = ".memcap/history";
 /// The log: one JSON line per version, oldest first.
 pub const HISTORY_LOG: &str = ".memcap/history/log.jsonl";
-/// Each version's content, once, named by its SHA-256.
+/// Each version's content, once, named by its SHA-256, until packed.
 pub const HISTORY_BLOBS: &str = ".memcap/history/blobs";
+/// The contents packed: segments and their index (`history::packs`).
+pub const HISTORY_PACKS: &str = ".memcap/history/packs";
 /// The versions of the change being made, written before it is: what a
 /// crash leaves here is checked against the files by the next change.
 pub const HISTORY_PENDING: &str = ".memcap/history/pending.jsonl";

@@ -138,3 +138,24 @@ fn copy_replace_is_undone_by_one_revert() {
     assert_eq!(files(&dst), before);
 }
 }
+
+both_backends! {
+fn a_packed_history_is_carried_whole() {
+    let src = Fixture::new();
+    let body = |i: usize| format!("fact {i}: kept in a segment once packed\n");
+    for i in 0..300 {
+        src.memory.create(&format!("/memories/p/{i}.md"), &body(i)).unwrap();
+    }
+    // Packed at the 256th version: the contents are in a segment now.
+    assert!(src.memory.host_read(".memcap/history/packs/index").unwrap().is_some());
+    let dst = Fixture::new();
+    let (code, _, err) = memcap(&["copy", &src.copy_spec(), &dst.copy_spec()]);
+    assert_eq!(code, 0, "{err}");
+    let dst = dst.reopen();
+    for i in (0..300).step_by(13) {
+        let path = format!("/memories/p/{i}.md");
+        let v = dst.history_list(&path, None, None).unwrap()[0].number;
+        assert_eq!(dst.history_show(&path, v).unwrap(), body(i).as_bytes());
+    }
+}
+}

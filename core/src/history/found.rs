@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::track::Change;
 use super::version::{Op, Version};
-use super::{blobs, log, pending, retention};
+use super::{blobs, log, packs, pending, retention};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::vocab::settings::OUTSIDE_ACTOR;
@@ -88,7 +88,7 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
                     continue;
                 }
                 if blobs::put(io, &sha, bytes)? {
-                    total += bytes.len() as u64;
+                    total += bytes.len() as u64 + packs::RECORD;
                 }
                 let op = if logged.is_some() {
                     Op::Modified
@@ -122,7 +122,7 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
         added.push(version);
     }
     if !added.is_empty() {
-        let mut tail = log::tail(io)?;
+        let mut tail = log::tail_for_write(io)?;
         log::append_at(io, &mut tail, &added)?;
         retention::upkeep(io, &tail, &retention);
     }

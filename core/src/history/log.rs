@@ -18,6 +18,7 @@ use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
 use crate::layout::{HISTORY_DIR, HISTORY_LOG, RESERVED};
+use crate::storage::File;
 
 /// The most of the log one call reads: far above what the default
 /// retention (256 MiB of content and log together) lets it reach.
@@ -33,7 +34,7 @@ const DEAD: u8 = b'#';
 
 /// Where the log ends, and its newest version: what a change needs to
 /// number its versions and append them, read once.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Tail {
     pub last: Option<Version>,
     /// Where the next line goes: the log's end, or where the lines after
@@ -53,6 +54,9 @@ pub struct Tail {
     /// Whether the newest line on record was written by a memcap before
     /// marks (whose changes in flight were kept in a file of their own).
     pub unmarked: bool,
+    /// The log, open to write, when read by a change ([`tail_for_write`]):
+    /// its lines in flight and their commit go through the one open.
+    file: Option<Box<dyn File>>,
 }
 
 /// A change's versions written in flight ([`begin`]): where, and their
@@ -161,11 +165,25 @@ pub fn last(io: &Io) -> Result<Option<Version>, FsError> {
 /// flight after it: its end read from the back, a window at a time, until
 /// a whole line on record parses.
 pub fn tail(io: &Io) -> Result<Tail, FsError> {
-    let file = match io.fs.open(HISTORY_LOG, false) {
-        Ok(file) => file,
-        Err(FsError::NotFound) => return Ok(Tail::default()),
-        Err(e) => return Err(e),
-    };
+    match io.fs.open(HISTORY_LOG, false) {
+        Ok(file) => read_tail(file, false),
+        Err(FsError::NotFound) => Ok(Tail::default()),
+        Err(e) => Err(e),
+    }
+}
+
+/// [`tail`] for a change about to write the log: the log stays open for
+/// its writes, where the storage can.
+pub fn tail_for_write(io: &Io) -> Result<Tail, FsError> {
+    match io.fs.open_rw(HISTORY_LOG) {
+        Ok(Some(file)) => read_tail(file, true),
+        Ok(None) => tail(io),
+        Err(FsError::NotFound) => Ok(Tail::default()),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_tail(file: Box<dyn File>, keep: bool) -> Result<Tail, FsError> {
     let size = file.stat()?.size;
     let mut tail = Tail {
         end: size,
@@ -225,6 +243,7 @@ pub fn tail(io: &Io) -> Result<Tail, FsError> {
             flight.reverse();
             tail.last = newest;
             tail.flight = flight;
+            tail.file = keep.then_some(file);
             return Ok(tail);
         }
         window *= 4;
@@ -258,12 +277,21 @@ pub fn begin(io: &Io, tail: &mut Tail, versions: &[Version]) -> Result<Flight, F
 }
 
 /// Puts the versions of [`begin`] on record (their change is made).
-pub fn commit(io: &Io, flight: &Flight) -> Result<(), FsError> {
+pub fn commit(io: &Io, tail: &Tail, flight: &Flight) -> Result<(), FsError> {
     if flight.text.is_empty() {
         return Ok(());
     }
     let text = marked_as(&flight.text, ON_RECORD);
-    io.fs.write_at(HISTORY_LOG, flight.at, &text)
+    write(io, tail, flight.at, &text)
+}
+
+/// Writes `bytes` at `at` in the log: through the log `tail` holds open,
+/// or by path.
+fn write(io: &Io, tail: &Tail, at: u64, bytes: &[u8]) -> Result<(), FsError> {
+    match &tail.file {
+        Some(file) => file.write_at(at, bytes),
+        None => io.fs.write_at(HISTORY_LOG, at, bytes),
+    }
 }
 
 /// Leaves the versions of [`begin`] dead, their change not made or made
@@ -282,8 +310,7 @@ pub fn abandon(
     if flight.text.is_empty() {
         return Ok(());
     }
-    io.fs
-        .write_at(HISTORY_LOG, flight.at, &marked_as(&flight.text, DEAD))?;
+    write(io, tail, flight.at, &marked_as(&flight.text, DEAD))?;
     if landed.is_empty() {
         tail.end = flight.at;
     }
@@ -366,7 +393,7 @@ fn write_marked(
                 return Ok((0, text));
             }
             // Made since it was looked at: append to it.
-            Err(FsError::Exists) => *tail = self::tail(io)?,
+            Err(FsError::Exists) => *tail = tail_for_write(io)?,
             Err(e) => return Err(e),
         }
     }
@@ -375,7 +402,7 @@ fn write_marked(
     let at = tail.end;
     let mut out = text.clone();
     out.extend_from_slice(&filler(tail.size.saturating_sub(at + text.len() as u64)));
-    io.fs.write_at(HISTORY_LOG, at, &out)?;
+    write(io, tail, at, &out)?;
     tail.end = at + text.len() as u64;
     tail.size = tail.size.max(at + out.len() as u64);
     tail.unmarked = false;

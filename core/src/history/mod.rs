@@ -15,6 +15,8 @@ mod blobs;
 mod found;
 pub mod host;
 mod log;
+mod loose;
+mod packs;
 mod pending;
 pub mod problem;
 pub mod query;

@@ -23,7 +23,7 @@ pub fn settle(io: &Io, tail: &mut Tail) -> Result<(), FsError> {
     // (A log with nothing on record may be one such memcap's first change.)
     if tail.unmarked || tail.last.is_none() {
         settle_file(io)?;
-        *tail = log::tail(io)?;
+        *tail = log::tail_for_write(io)?;
     }
     let Some((flight, versions)) = log::stranded(tail) else {
         return Ok(());
@@ -35,7 +35,7 @@ pub fn settle(io: &Io, tail: &mut Tail) -> Result<(), FsError> {
 /// [`settle`], the log read first: for what reads the whole history and
 /// may rewrite it (finding outside changes, redaction, pruning).
 pub fn recover(io: &Io) -> Result<(), FsError> {
-    let mut tail = log::tail(io)?;
+    let mut tail = log::tail_for_write(io)?;
     settle(io, &mut tail)
 }
 

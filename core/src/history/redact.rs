@@ -129,14 +129,20 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
             v
         })
         .collect();
-    if shas.is_empty() && names.is_empty() {
+    // Redacted before, maybe by a redaction a crash cut short between its
+    // steps: the derived state is forgotten again.
+    let again = chosen.iter().any(|v| v.redacted.is_some());
+    if shas.is_empty() && names.is_empty() && !again {
         return Ok(redacted);
     }
-    // The log first: a content whose versions no longer name it is an
-    // orphan the next pruning removes even if this stops here.
-    log::rewrite(io, &rewritten).map_err(fail)?;
+    // The contents first, then the log, then the derived state: a crash
+    // between leaves versions still named (whose content reads as gone),
+    // so the same redaction run again does every step.
     for sha in &shas {
-        redacted.contents += usize::from(blobs::remove(io, sha).map_err(fail)?);
+        redacted.contents += usize::from(blobs::erase(io, sha).map_err(fail)?);
+    }
+    if !shas.is_empty() || !names.is_empty() {
+        log::rewrite(io, &rewritten).map_err(fail)?;
     }
     // The names were in the catalog and the indexes too, as a file's path
     // or a link's target: they go with the rest of the derived state.

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::version::{Op, Version};
-use super::{blobs, log};
+use super::{log, packs};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::vocab::settings::{HISTORY_DAYS, HISTORY_MIB};
@@ -101,7 +101,7 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
         }
     }
     let mut log_bytes: u64 = versions.iter().map(line_bytes).sum();
-    let mut total = log_bytes + sizes.values().sum::<u64>();
+    let mut total = log_bytes + sizes.values().map(|s| s + packs::RECORD).sum::<u64>();
     let target = retention.bytes / 10 * 9;
     let log_target = retention.log_bound() / 10 * 9;
     let cutoff = io
@@ -123,7 +123,7 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
             let left = uses.get_mut(sha).expect("counted above");
             *left -= 1;
             if *left == 0 {
-                total -= sizes[sha].min(total);
+                total -= (sizes[sha] + packs::RECORD).min(total);
                 gone.push(sha.to_owned());
             }
         }
@@ -139,6 +139,16 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
         versions: dropped.len(),
         contents: 0,
     };
+    // The contents no version needs go (and, unless a change is in
+    // flight, those no version names: kept for a change that never
+    // happened); the others are packed, and segments mostly of dropped
+    // bytes written anew. Planned first, done once the log no longer
+    // names what goes, and counted in its totals: what the segments still
+    // hold of dropped contents is history on disk.
+    let sweep = !super::pending::exists(io)?;
+    let plan = packs::plan(io, &named, &gone, sweep, target, log_bytes)?;
+    let dead = plan.dead;
+    total += dead;
     // Still over: only the newest versions of live files are left, and
     // the next changes say so rather than prune again each time.
     let over = total > retention.bytes || log_bytes > retention.log_bound();
@@ -146,24 +156,15 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
     let uncounted = versions
         .last()
         .is_some_and(|v| v.n as usize != versions.len());
-    if !dropped.is_empty() || over != was_over || uncounted {
-        let mut kept = with_totals(kept.clone(), &sizes);
+    let miscounted = versions.last().is_some_and(|v| v.total < total);
+    if !dropped.is_empty() || over != was_over || uncounted || miscounted {
+        let mut kept = with_totals(kept.clone(), &sizes, dead);
         if let Some(last) = kept.last_mut() {
             last.over = over;
         }
         log::rewrite(io, &kept)?;
     }
-    for sha in gone {
-        pruned.contents += usize::from(blobs::remove(io, &sha)?);
-    }
-    // Contents kept for a change that never happened (a crash between).
-    if !super::pending::exists(io)? {
-        for sha in blobs::list(io)? {
-            if !named.contains(sha.as_str()) {
-                pruned.contents += usize::from(blobs::remove(io, &sha)?);
-            }
-        }
-    }
+    pruned.contents += packs::apply(io, plan)?.dropped;
     super::problem::clear(io)?;
     Ok(pruned)
 }
@@ -189,17 +190,22 @@ pub fn newest_of_live(versions: &[Version]) -> HashSet<usize> {
 }
 
 /// `versions` with each one's running total of the history's bytes, as
-/// a rewritten log holds them.
-pub fn with_totals(mut versions: Vec<Version>, sizes: &HashMap<&str, u64>) -> Vec<Version> {
+/// a rewritten log holds them: from `dead`, the bytes the segments hold
+/// of contents no version names, and each content with its index record.
+pub fn with_totals(
+    mut versions: Vec<Version>,
+    sizes: &HashMap<&str, u64>,
+    dead: u64,
+) -> Vec<Version> {
     let mut seen = HashSet::new();
-    let mut total = 0;
+    let mut total = dead;
     for (i, v) in versions.iter_mut().enumerate() {
         v.n = i as u64 + 1;
         v.over = false;
         if let Some(sha) = v.sha256.as_deref()
             && seen.insert(sha.to_owned())
         {
-            total += sizes.get(sha).copied().unwrap_or(v.size);
+            total += sizes.get(sha).copied().unwrap_or(v.size) + packs::RECORD;
         }
         total += line_bytes(v);
         v.total = total;

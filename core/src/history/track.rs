@@ -6,7 +6,7 @@
 //! [`OUTSIDE_ACTOR`], so nothing memcap overwrites or removes is lost.
 
 use super::version::{Op, Version};
-use super::{blobs, log, pending, retention};
+use super::{blobs, log, packs, pending, retention};
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{INDEX_FILE, is_reserved};
@@ -163,7 +163,7 @@ fn track_in<T>(
     // What is not put on record now stays in flight, for the next change
     // to settle; upkeep waits for that change too.
     let logged = match &result {
-        Ok(_) => log::commit(io, &flight).map(|()| true),
+        Ok(_) => log::commit(io, &tail, &flight).map(|()| true),
         // Part of it may have been made (a tree half removed): that part is
         // logged again, on record, and the versions in flight left dead.
         Err(_) => {
@@ -197,7 +197,7 @@ fn plan(
     io: &Io,
     changes: Vec<Change>,
 ) -> std::result::Result<(Vec<Version>, Vec<String>, log::Tail, log::Flight), FsError> {
-    let mut tail = log::tail(io)?;
+    let mut tail = log::tail_for_write(io)?;
     pending::settle(io, &mut tail)?;
     let mut next = tail.last.as_ref().map_or(1, |v| v.v + 1);
     let mut total = match &tail.last {
@@ -243,7 +243,7 @@ fn plan(
                         over: false,
                     };
                     next += 1;
-                    total += old.len() as u64;
+                    total += old.len() as u64 + packs::RECORD;
                     total = with_line(&mut version, total);
                     found.push(version);
                 }
@@ -255,7 +255,7 @@ fn plan(
             Some(new) => {
                 let sha = io.sha256_hex(new);
                 if blobs::put_new(io, &sha, new)? {
-                    total += new.len() as u64;
+                    total += new.len() as u64 + packs::RECORD;
                     fresh.push(sha.clone());
                 }
                 (Some(sha), new.len() as u64)

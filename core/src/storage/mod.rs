@@ -95,6 +95,15 @@ pub trait Storage {
     /// (not followed if a link).
     fn write_at(&self, path: &str, offset: u64, bytes: &[u8]) -> Result<(), FsError>;
 
+    /// Opens the existing regular file at `path` (not followed if a link)
+    /// to read and to write in place ([`File::write_at`]), for what reads
+    /// a file's end and writes there twice in one call (the history's log):
+    /// one open, not three. `None` when this storage has no such handles;
+    /// callers then write by path.
+    fn open_rw(&self, _path: &str) -> Result<Option<Box<dyn File>>, FsError> {
+        Ok(None)
+    }
+
     /// As [`Storage::write_at`], with the file's metadata once written (as
     /// [`Storage::stat`] of `path`, not followed, would say unless another
     /// program replaced the file meanwhile).
@@ -160,6 +169,12 @@ pub trait File {
     /// Up to `len` bytes from `offset`, and whether the end of the file was
     /// reached.
     fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError>;
+
+    /// Writes `bytes` at `offset`, on a file [`Storage::open_rw`] opened
+    /// (any other is read-only).
+    fn write_at(&self, _offset: u64, _bytes: &[u8]) -> Result<(), FsError> {
+        Err(FsError::ReadOnly)
+    }
 }
 
 /// An open directory.

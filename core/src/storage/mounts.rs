@@ -329,6 +329,11 @@ impl Storage for Mounted<'_> {
         fs.write_at_stat(&path, offset, bytes)
     }
 
+    fn open_rw(&self, path: &str) -> Result<Option<Box<dyn File>>, FsError> {
+        let (fs, path) = self.writable(path)?;
+        fs.open_rw(&path)
+    }
+
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
         let (fs, from, to) = self.both(from, to)?;
         fs.rename(&from, &to)

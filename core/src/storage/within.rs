@@ -41,6 +41,10 @@ impl Storage for Within<'_> {
         self.inner.open(&self.at(path), follow)
     }
 
+    fn open_rw(&self, path: &str) -> Result<Option<Box<dyn File>>, FsError> {
+        self.inner.open_rw(&self.at(path))
+    }
+
     fn list(&self, dir: &str) -> Result<Vec<DirEntry>, FsError> {
         self.inner.list(&self.at(dir))
     }

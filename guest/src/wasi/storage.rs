@@ -256,6 +256,19 @@ impl Storage for WasiStorage {
         file.stat().map(|st| meta(&st)).map_err(fs_error)
     }
 
+    fn open_rw(&self, path: &str) -> Result<Option<Box<dyn File>>, FsError> {
+        let file = self
+            .root
+            .open_at(
+                PathFlags::empty(),
+                path,
+                OpenFlags::empty(),
+                DescriptorFlags::READ | DescriptorFlags::WRITE,
+            )
+            .map_err(fs_error)?;
+        Ok(Some(Box::new(WasiFile(file))))
+    }
+
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
         self.root.rename_at(from, &self.root, to).map_err(fs_error)
     }
@@ -320,5 +333,9 @@ impl File for WasiFile {
 
     fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError> {
         self.0.read(len, offset).map_err(fs_error)
+    }
+
+    fn write_at(&self, offset: u64, bytes: &[u8]) -> Result<(), FsError> {
+        write_all(&self.0, offset, bytes)
     }
 }

@@ -146,12 +146,13 @@ impl Memory {
                 b.memcap_memory_versions().call_redact(s, &path, number)
             })?
             .map_err(ToolError::from)?;
-        if !report.versions.is_empty() || report.names > 0 {
-            self.lock()
-                .backend
-                .purge()
-                .map_err(|why| ToolError::new(crate::ToolErrorKind::Io, why))?;
-        }
+        // Even when nothing was left to redact: a redaction run again
+        // after one cut short (the process killed while the tables were
+        // rewritten) finishes its job.
+        self.lock()
+            .backend
+            .purge()
+            .map_err(|why| ToolError::new(crate::ToolErrorKind::Io, why))?;
         Ok(report)
     }
 }
