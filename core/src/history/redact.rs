@@ -129,24 +129,27 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
             v
         })
         .collect();
-    // Redacted before, maybe by a redaction a crash cut short between its
-    // steps: the derived state is forgotten again.
+    // Redacted before by an older memcap, whose order left the derived
+    // state last: it is forgotten again.
     let again = chosen.iter().any(|v| v.redacted.is_some());
     if shas.is_empty() && names.is_empty() && !again {
         return Ok(redacted);
     }
-    // The contents first, then the log, then the derived state: a crash
-    // between leaves versions still named (whose content reads as gone),
-    // so the same redaction run again does every step.
+    // The derived state first (the next call rebuilds it from the files,
+    // which hold neither the contents nor the names going), then the
+    // contents, then the log last: once the log lost a name, a rerun can no
+    // longer find the path, so every other step must be done by then. A
+    // crash before it leaves versions still named (whose content may read
+    // as gone), and the same redaction run again does every step.
+    forget_derived(io).map_err(fail)?;
     for sha in &shas {
         redacted.contents += usize::from(blobs::erase(io, sha).map_err(fail)?);
     }
     if !shas.is_empty() || !names.is_empty() {
+        // The names were in the catalog and the indexes too, as a file's
+        // path or a link's target: they went with the derived state above.
         log::rewrite(io, &rewritten).map_err(fail)?;
     }
-    // The names were in the catalog and the indexes too, as a file's path
-    // or a link's target: they go with the rest of the derived state.
-    forget_derived(io).map_err(fail)?;
     Ok(redacted)
 }
 

@@ -41,6 +41,11 @@ pub struct MemoryStorage {
     /// A directory whose listing fails (permission denied): what a test
     /// of a failure the caller must not drop sets.
     unlistable: RefCell<Option<String>>,
+    /// Changes left before every change fails, as if the process had
+    /// stopped there: what a test of each crash point sets.
+    changes_left: Cell<Option<u64>>,
+    /// Whether a change was refused since [`Self::stop_after`].
+    stopped: Cell<bool>,
 }
 
 impl Default for MemoryStorage {
@@ -82,6 +87,8 @@ impl MemoryStorage {
             listings: Cell::new(0),
             fold: false,
             unlistable: RefCell::new(None),
+            changes_left: Cell::new(None),
+            stopped: Cell::new(false),
         }
     }
 
@@ -109,6 +116,36 @@ impl MemoryStorage {
     /// (`None`: every directory lists again).
     pub fn refuse_listing(&self, dir: Option<&str>) {
         *self.unlistable.borrow_mut() = dir.map(str::to_owned);
+    }
+
+    /// Lets `changes` more changes (a write, rename, link, removal or new
+    /// directory) through, then fails every one with [`FsError::Other`]
+    /// and leaves the files as they were: a process stopped after its
+    /// `changes`-th change. `None` lets every change through again.
+    pub fn stop_after(&self, changes: Option<u64>) {
+        self.changes_left.set(changes);
+        self.stopped.set(false);
+    }
+
+    /// Whether a change was refused since [`Self::stop_after`]: the
+    /// process "stopped" before it finished.
+    pub fn stopped(&self) -> bool {
+        self.stopped.get()
+    }
+
+    /// Whether a change may go through (counted), or the process stopped.
+    fn change(&self) -> Result<(), FsError> {
+        match self.changes_left.get() {
+            None => Ok(()),
+            Some(0) => {
+                self.stopped.set(true);
+                Err(FsError::Other)
+            }
+            Some(n) => {
+                self.changes_left.set(Some(n - 1));
+                Ok(())
+            }
+        }
     }
 
     /// Moves the files' clock to `seconds`: what is written next is that
@@ -266,6 +303,7 @@ impl Storage for MemoryStorage {
     }
 
     fn create_dir(&self, path: &str) -> Result<(), FsError> {
+        self.change()?;
         let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         if nodes.contains_key(&key) {
@@ -278,6 +316,7 @@ impl Storage for MemoryStorage {
     }
 
     fn write_new(&self, path: &str, bytes: &[u8], _durable: bool) -> Result<(), FsError> {
+        self.change()?;
         let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         if nodes.contains_key(&key) {
@@ -294,6 +333,7 @@ impl Storage for MemoryStorage {
     }
 
     fn write_at(&self, path: &str, offset: u64, new: &[u8]) -> Result<(), FsError> {
+        self.change()?;
         let key = key(path, self.fold)?;
         let now = self.tick();
         match self.nodes.borrow_mut().get_mut(&key) {
@@ -314,6 +354,7 @@ impl Storage for MemoryStorage {
     }
 
     fn rename(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.change()?;
         let (from, to) = (key(from, self.fold)?, key(to, self.fold)?);
         let mut nodes = self.nodes.borrow_mut();
         Self::lookup(&nodes, &from)?;
@@ -347,6 +388,7 @@ impl Storage for MemoryStorage {
     }
 
     fn hard_link(&self, from: &str, to: &str) -> Result<(), FsError> {
+        self.change()?;
         let (from, to) = (key(from, self.fold)?, key(to, self.fold)?);
         let mut nodes = self.nodes.borrow_mut();
         let node = match Self::lookup(&nodes, &from)? {
@@ -362,6 +404,7 @@ impl Storage for MemoryStorage {
     }
 
     fn remove_file(&self, path: &str) -> Result<(), FsError> {
+        self.change()?;
         let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         match Self::lookup(&nodes, &key)? {
@@ -373,6 +416,7 @@ impl Storage for MemoryStorage {
     }
 
     fn remove_dir(&self, path: &str) -> Result<(), FsError> {
+        self.change()?;
         let key = key(path, self.fold)?;
         let mut nodes = self.nodes.borrow_mut();
         match Self::lookup(&nodes, &key)? {
