@@ -49,9 +49,9 @@ setup: toolchain
     # Headless Chromium and its driver for the page's browser checks (tests/ui/test_ui.py).
     [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] || { [ "$(id -u)" = 0 ] || { echo "the tests need Chromium: apt-get install chromium chromium-driver" >&2; exit 1; }; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
-# Build the host (which builds and embeds the guest) and copy both components to dist/.
+# Build the host with every feature (which builds and embeds the guest) and copy the components to dist/.
 build: toolchain
-    cargo build --release -p memcap-host
+    cargo build --release -p memcap-host --features full
     cargo build --release -p memcap-core --example graph_parse
     mkdir -p dist
     cp {{guest_out}}/memcap.wasm {{guest_out}}/memcap-command.wasm {{guest_out}}/memcap-tools.wasm dist/
@@ -100,6 +100,8 @@ lint: toolchain
     cargo clippy --release -p memcap-host -p memcap-core -p memcap-embed --all-targets -- -D warnings
     # The library without its default features (Memory on a directory): no server stack, no database client, no clap.
     cargo clippy --release -p memcap-host --lib --no-default-features -- -D warnings
+    cargo clippy --release -p memcap-host --bins -- -D warnings
+    ! cargo tree -p memcap-host -e normal --prefix none | grep -E '^(axum|hyper|tokio-postgres|postgres|rustls|askama|ammonia|prometheus-client|governor) '
     ! cargo tree -p memcap-host --no-default-features -e normal --prefix none | grep -E '^(axum|hyper|rmcp|tokio-postgres|postgres|clap) '
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
     cargo clippy --release -p guest --target wasm32-wasip2 --lib --features tools-world -- -D warnings
@@ -131,8 +133,14 @@ crash: build
     MEMCAP_CRASH_KILLS=1000 cargo test --release -p memcap-host --test crash -- --nocapture
 
 # The speed targets in one run (well under 90 s after a build), each printed with PASS or MISS: one-shot calls at 10,000 notes, cold start, the binary's size, PostgreSQL against a directory, warm writes against the SDK. A MISS does not fail it; only a measurement that could not be made does.
-speed: setup build
-    tests/postgres/with-cluster sh -c '{{venv}}/bin/python tests/bench/speed.py --memcap {{memcap}} --store "$MEMCAP_TEST_STORE"'
+speed: setup build build-default
+    tests/postgres/with-cluster sh -c '{{venv}}/bin/python tests/bench/speed.py --memcap {{memcap}} --default-build {{memcap}}-default --store "$MEMCAP_TEST_STORE"'
+
+# The binary a plain `cargo install --path host` makes (default features: no team server, page or PostgreSQL client), as target/release/memcap-default; target/release/memcap stays the full build.
+build-default: toolchain
+    cargo build --release -p memcap-host
+    cp {{memcap}} {{memcap}}-default
+    cargo build --release -p memcap-host --features full
 
 # Latency of memcap (warm and cold CLI) against native std::fs and the Python SDK.
 bench: setup build

@@ -13,11 +13,11 @@ mod backend;
 mod bindings;
 mod cache;
 mod error;
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 pub mod feed;
 mod limits;
 pub mod location;
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 pub mod mcp;
 mod memory;
 pub mod namespace;

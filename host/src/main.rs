@@ -153,6 +153,7 @@ enum Command {
         /// slice of a large store a call, one a second at most).
         #[arg(long)]
         no_watch: bool,
+        #[cfg(feature = "server")]
         #[command(flatten)]
         server: cli::serve::ServerArgs,
     },
@@ -167,14 +168,20 @@ enum Command {
         /// other hosts' commits on a database.
         #[arg(long)]
         no_watch: bool,
+        #[cfg(feature = "server")]
         #[command(flatten)]
         server: cli::serve::ServerArgs,
     },
     /// Make, list and revoke the bearer tokens `memcap mcp --http` asks for
     /// once any exists: each reaches one --namespace (and any --shared).
     Token {
+        #[cfg(feature = "server")]
         #[command(subcommand)]
         action: cli::token::TokenAction,
+        /// (A build without the team server refuses them all.)
+        #[cfg(not(feature = "server"))]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
     },
     /// The version history: list, show, diff, restore, revert, redact.
     History {
@@ -446,6 +453,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         limits: limits.clone(),
         vectors: !cli.no_vectors,
     };
+    #[cfg(not(feature = "server"))]
+    if let Some(what) = match &cli.command {
+        Command::Mcp { http: Some(_), .. } => Some("`memcap mcp --http`"),
+        Command::Ui { .. } => Some("`memcap ui`"),
+        Command::Token { .. } => Some("`memcap token`"),
+        _ => None,
+    } {
+        anyhow::bail!(
+            "{what} is part of the team server, which this memcap was built without: \
+             install it with `cargo install --path host --features full` (what `./dev build` builds)"
+        );
+    }
+    #[cfg(feature = "server")]
     if let Command::Token { action } = &cli.command {
         let grants = cli::token::Grants {
             namespace: cli.namespace.as_deref(),
@@ -463,6 +483,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         };
         return cli::token::run(&spec, action, grants);
     }
+    #[cfg(feature = "server")]
     let flagged =
         cli.namespace.is_some() || !cli.shared.is_empty() || !cli.extra.is_empty() || cli.read_only;
     let open_flagged = {
@@ -491,6 +512,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             builder.open()
         }
     };
+    #[cfg(feature = "server")]
     if let Command::Mcp {
         http: Some(addr),
         no_watch,
@@ -508,6 +530,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             owner: None,
         });
     }
+    #[cfg(feature = "server")]
     if let Command::Ui {
         listen,
         no_watch,

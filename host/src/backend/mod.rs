@@ -21,7 +21,7 @@ use memcap_core::storage::mounts::Place;
 #[cfg(feature = "database")]
 use crate::backend::database::vfs::Fs;
 use crate::error::ToolError;
-#[cfg(all(feature = "database", feature = "server"))]
+#[cfg(all(feature = "database", feature = "mcp"))]
 use database::CommitListener;
 use entries::{CopyError, Entry, Exported, HostEdit, Reserved};
 
@@ -57,7 +57,7 @@ pub(crate) enum Granted {
 /// [`crate::feed::ChangeFeed`].
 // One a long-lived server asks for, once: the variants' sizes do not matter.
 #[allow(clippy::large_enum_variant)]
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 pub(crate) enum FeedSource {
     /// Watch these host directories (as the agent sees each, and on disk):
     /// other programs edit them in place.
@@ -69,7 +69,7 @@ pub(crate) enum FeedSource {
 }
 
 /// What a change feed does around each call a server runs.
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 pub(crate) trait Feed: Send + Sync {
     /// Before a call: the paths (as the agent sees them) that changed
     /// behind the store's back since the last call, to hand the guest.
@@ -174,7 +174,7 @@ pub(crate) trait Backend: Send {
     }
 
     /// How a long-lived host hears of changes behind its back.
-    #[cfg(feature = "server")]
+    #[cfg(feature = "mcp")]
     fn feed(&mut self) -> FeedSource;
 
     /// The paths (as the guest names them) other hosts changed since the

@@ -1,10 +1,13 @@
 //! The CLI's parts beyond one store's commands: where the store is and how
 //! it is opened ([`StoreSpec`]), copies ([`copy`]), the history
-//! ([`history`]), tokens ([`token`]) and the HTTP server ([`serve`]).
+//! ([`history`]), tokens ([`token`]) and the HTTP server ([`serve`]), these two only in
+//! a build with the `server` feature.
 
 pub mod copy;
 pub mod history;
+#[cfg(feature = "server")]
 pub mod serve;
+#[cfg(feature = "server")]
 pub mod token;
 
 use memcap::location::Location;

@@ -121,7 +121,7 @@ pub enum OpenError {
     #[error("--store takes a PostgreSQL URL (postgres://user@host/db); for a directory use --root")]
     NotADatabase,
     #[error(
-        "this memcap was built without the database backend (Cargo feature `database`): build it with that feature, or use a directory"
+        "this memcap was built without the database backend (Cargo feature `database`): install it with `cargo install --path host --features full` (what `./dev build` builds), or use a directory"
     )]
     NoDatabase,
     #[cfg(feature = "database")]

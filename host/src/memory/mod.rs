@@ -17,7 +17,7 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 use crate::backend::FeedSource;
 #[cfg(feature = "database")]
 use crate::backend::database::vfs::Fs;
@@ -274,7 +274,7 @@ impl Memory {
 
     /// How a long-lived host hears of changes behind this store's back
     /// (for [`crate::feed::ChangeFeed`]).
-    #[cfg(feature = "server")]
+    #[cfg(feature = "mcp")]
     pub(crate) fn feed_source(&self) -> FeedSource {
         self.lock().backend.feed()
     }
@@ -734,7 +734,7 @@ impl Backend for Gone {
     fn import(&mut self, _: &[Entry], _: &[Entry], _: bool) -> Result<(), CopyError> {
         Ok(())
     }
-    #[cfg(feature = "server")]
+    #[cfg(feature = "mcp")]
     fn feed(&mut self) -> FeedSource {
         FeedSource::Watch(Vec::new())
     }

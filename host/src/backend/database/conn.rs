@@ -188,6 +188,7 @@ static ROUND_TRIPS: AtomicU64 = AtomicU64::new(0);
 static FAILED: AtomicU64 = AtomicU64::new(0);
 
 /// Round trips made so far in this process, and how many of them failed.
+#[cfg(feature = "server")]
 pub fn round_trips() -> (u64, u64) {
     (
         ROUND_TRIPS.load(Ordering::Relaxed),

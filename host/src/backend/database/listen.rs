@@ -22,7 +22,7 @@ pub struct CommitListener {
 }
 
 impl CommitListener {
-    #[cfg(feature = "server")]
+    #[cfg(feature = "mcp")]
     pub(crate) fn new(url: Url, ids: Option<Vec<i64>>) -> Self {
         Self {
             url,

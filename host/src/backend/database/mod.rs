@@ -15,7 +15,7 @@
 mod conn;
 mod copy;
 mod error;
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 pub(crate) mod follow;
 mod listen;
 mod paging;
@@ -37,12 +37,13 @@ use memcap_core::storage::mounts::Place;
 use tokio::runtime::Runtime;
 use wasmtime_wasi::WasiCtxBuilder;
 
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 use super::FeedSource;
 use super::entries::{CopyError, Entry, Exported, HostEdit, Reserved, is_reserved};
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
+#[cfg(feature = "server")]
 pub use conn::round_trips;
 use conn::{Conn, Pending};
 use error::{log, unreachable_error, unsaved_error};
@@ -725,7 +726,7 @@ impl Backend for DatabaseStore {
         self.purge_erased()
     }
 
-    #[cfg(feature = "server")]
+    #[cfg(feature = "mcp")]
     fn feed(&mut self) -> FeedSource {
         self.news.get_or_insert_with(Vec::new);
         let ids: Option<Vec<i64>> = self.namespaces.iter().map(|ns| ns.id).collect();

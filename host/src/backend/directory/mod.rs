@@ -8,7 +8,7 @@ pub(crate) mod open_at;
 pub(crate) mod store;
 #[cfg(feature = "server")]
 pub(crate) mod tokens;
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 pub(crate) mod watch;
 
 use std::fs::File;
@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-#[cfg(feature = "server")]
+#[cfg(feature = "mcp")]
 use super::FeedSource;
 use super::entries::{
     CopyError, Entry, Exported, HostEdit, Reserved, Skipped, check_history, check_import,
@@ -396,7 +396,7 @@ impl Backend for DirectoryStore {
         Ok(Granted::Preopens)
     }
 
-    #[cfg(feature = "server")]
+    #[cfg(feature = "mcp")]
     fn feed(&mut self) -> FeedSource {
         let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
         grants.extend(
