@@ -597,3 +597,66 @@ fn the_first_search_after_a_few_notes_from_other_processes_saves_what_it_took() 
     let again = s.ok(json!({"command": "memory_search", "query": "fresh", "minScore": 0.0}));
     assert_eq!(again, found);
 }
+
+#[test]
+fn memory_md_written_is_marked_by_its_content_at_once_and_an_edit_in_that_second_is_found() {
+    use memcap_core::storage::Storage;
+    let s = store_with_ant();
+    let marks = |s: &Store| {
+        let journal = s.fs.files().get(".memcap/notes.jsonl").cloned().unwrap();
+        journal.windows(9).filter(|w| w == b"{\"index\":").count()
+    };
+    // The write that rewrote MEMORY.md marked it: no wait for its stamp.
+    let before = marks(&s);
+    s.ok(
+        json!({"command": "memory_write", "filename": "n/c", "name": "Cricket",
+        "type": "reference", "content": "chirp"}),
+    );
+    assert_eq!(marks(&s), before + 1);
+    let written = s.file("MEMORY.md").unwrap();
+    s.restarted();
+    assert!(
+        s.ok(json!({"command": "prompt"}))
+            .contains("[Cricket](n/c.md)")
+    );
+    assert_eq!(s.file("MEMORY.md").unwrap(), written);
+    // Another program edits the region in place, same size, same second:
+    // the content no longer matches the mark, so the region is renewed.
+    let at = written.find("[Cricket]").unwrap();
+    s.fs.write_at("MEMORY.md", at as u64, b"[Crooked]").unwrap();
+    s.restarted();
+    let shown = s.ok(json!({"command": "prompt"}));
+    assert!(
+        shown.contains("[Cricket](n/c.md)") && !shown.contains("Crooked"),
+        "{shown}"
+    );
+    assert_eq!(s.file("MEMORY.md").unwrap(), written);
+}
+
+#[test]
+fn right_after_a_bulk_copy_a_new_instance_reads_the_journals_head_not_every_note() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    // 3,000 notes copied in just now, all beneath one directory (as
+    // `memcap copy` or a checkout leaves them): every directory is too
+    // young to trust its stamp for two seconds.
+    s.fs.set_clock(s.env.now.get());
+    s.fs.create_dir("n").unwrap();
+    for dir in 0..30 {
+        s.plant(&format!("n/d{dir}"), 100);
+    }
+    s.ok(json!({"command": "prompt"}));
+    s.ok(json!({"command": "create", "path": "/memories/n/d3/new.md", "file_text": "new\n"}));
+    // Within those two seconds, a new process answers from the journal's
+    // head: `n` (no note of its own) is not counted by decoding every note
+    // beneath it.
+    s.restarted();
+    let prompt = answers_from_the_head(&s, json!({"command": "prompt"}));
+    assert!(prompt.contains("more notes not listed here"), "{prompt}");
+    s.restarted();
+    let view = answers_from_the_head(
+        &s,
+        json!({"command": "view", "path": "/memories/n/d3/new.md"}),
+    );
+    assert!(view.contains("new"), "{view}");
+}

@@ -1,6 +1,6 @@
 //! MEMORY.md on disk: its text read back when nothing it lists changed,
 //! rendered and rewritten (around the agent's own text) when it differs,
-//! and marked as current once its stamp is old enough to trust.
+//! and marked by its content as what a render writes.
 
 use super::INDEX_FILE;
 use super::catalog::{Catalog, KeptIndex};
@@ -11,7 +11,8 @@ use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::files;
 use crate::io::Io;
 use crate::layout::{EXTRA, SHARED};
-use crate::storage::{Kind, Stamp};
+use crate::storage::Kind;
+use crate::vocab::precondition::sha256_hex;
 use crate::vpath::MemPath;
 
 /// How often a rewrite of MEMORY.md is retried when an editor changed it
@@ -61,27 +62,28 @@ fn render_key(catalog: &Catalog) -> u64 {
 }
 
 /// MEMORY.md's text when the catalog's mark says a render would leave it as
-/// it is (the file's stamp the marked one, no note changed since, the same
-/// [`render_key`]): the file is read, not rendered and compared again.
+/// it is (the file's content the marked one, no note changed since, the
+/// same [`render_key`]): the file is read and hashed, not rendered and
+/// compared again.
 fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Option<String> {
     let mark = catalog.memory_md.index_mark.as_ref()?;
     if catalog.incomplete() || mark.key != render_key(catalog) {
         return None;
     }
-    let marked = |stamp: &Stamp| {
-        stamp.size == mark.size
-            && stamp.modified == Some(mark.modified)
-            && stamp.hash == mark.identity
-    };
-    // A warm instance holds the bytes: one stamp shows they are the file's.
+    // A warm instance holds the bytes: one stamp shows they are the file's,
+    // once the stamp is old enough to show every edit.
     if let Some(kept) = &catalog.memory_md.index_file
-        && marked(&kept.stamp)
+        && kept
+            .stamp
+            .modified
+            .is_some_and(|(s, _)| s.saturating_add(RACY_SECONDS) < io.now_seconds())
         && files::stamp(io, path).ok() == Some(kept.stamp)
+        && sha256_hex(&kept.bytes) == mark.sha256
     {
         return String::from_utf8(kept.bytes.clone()).ok();
     }
     let (bytes, stamp) = files::read_bytes_for_edit(io, path, shown).ok()?;
-    if !marked(&stamp) {
+    if sha256_hex(&bytes) != mark.sha256 {
         return None;
     }
     let text = String::from_utf8(bytes).ok()?;
@@ -93,23 +95,15 @@ fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) 
     Some(text)
 }
 
-/// Puts on record that MEMORY.md, at `stamp`, is what a render of the
-/// catalog writes, unless it is so on record already. Not for a stamp of the
-/// last seconds: an edit in the same clock tick could keep it (as for
-/// notes, [`RACY_SECONDS`]), so such a file is rendered and compared again
-/// until its stamp is old enough. Nor while the catalog is incomplete (the
-/// region says it is still reading).
-fn mark_index(io: &Io, catalog: &mut Catalog, stamp: Stamp) {
-    let Some(modified) = stamp.modified else {
-        return;
-    };
-    if catalog.incomplete() || modified.0.saturating_add(RACY_SECONDS) >= io.now_seconds() {
+/// Puts on record that MEMORY.md holding `bytes` is what a render of the
+/// catalog writes, unless it is so on record already. Not while the
+/// catalog is incomplete (the region says it is still reading).
+fn mark_index(catalog: &mut Catalog, bytes: &[u8]) {
+    if catalog.incomplete() {
         return;
     }
     let mark = IndexMark {
-        size: stamp.size,
-        modified,
-        identity: stamp.hash,
+        sha256: sha256_hex(bytes),
         key: render_key(catalog),
     };
     if catalog.memory_md.index_mark.as_ref() != Some(&mark) {
@@ -171,11 +165,8 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                 parts: new_parts,
                 ..kept
             });
-            // As a render writes it. (A file this call writes is too young
-            // to mark: a later call's render finds it so.)
-            if let Some(kept) = &catalog.memory_md.index_file {
-                mark_index(io, catalog, kept.stamp);
-            }
+            // As a render writes it.
+            mark_index(catalog, new.as_bytes());
             return Ok(new);
         }
         let written = match &existing {
@@ -192,6 +183,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                     stamp,
                     parts: new_parts,
                 });
+                mark_index(catalog, new.as_bytes());
                 return Ok(new);
             }
             // A store memcap may only read: the index is shown as it would

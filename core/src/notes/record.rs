@@ -44,18 +44,21 @@ pub(in crate::notes) enum Record {
     /// A file that is not a note, with its size (for the quota).
     Other(String, u64),
     Unother(String),
-    /// MEMORY.md was found to be what a render of the catalog as it then
-    /// was writes; any note changed after this record undoes it.
+    /// MEMORY.md was written or found to be what a render of the catalog
+    /// as it then was writes; any note changed after this record undoes it.
     Index(IndexMark),
 }
 
-/// MEMORY.md as a render of the catalog left it ([`Record::Index`]): its
-/// stamp, old enough that an edit in the same clock tick cannot hide behind
-/// it, and what else the render depends on ([`IndexMark::key`]).
+/// MEMORY.md as a render of the catalog left it ([`Record::Index`]): the
+/// SHA-256 of its bytes (lowercase hex), and what else the render depends
+/// on ([`IndexMark::key`]). Its content, not its stamp: a file just
+/// written is marked at once, where a stamp could not be trusted for
+/// seconds (an edit in the same clock tick keeps it), and every call
+/// until then rendered the index again to compare (~20 ms at 10,000
+/// notes). A mark of an earlier memcap (a stamp) no longer parses: its
+/// line is skipped, and the next render marks the file again.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub(in crate::notes) struct IndexMark {
-    pub size: u64,
-    pub modified: (u64, u32),
-    pub identity: Option<(u64, u64)>,
+    pub sha256: String,
     pub key: u64,
 }
