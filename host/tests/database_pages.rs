@@ -111,3 +111,72 @@ fn first_calls_read_what_they_open_and_write_whole_files() {
         .count();
     assert!(files >= 42, "{files} files copied out");
 }
+
+/// The listing of `/memories`, a directory's size left out (a file
+/// system's own, 4K in the database).
+fn listing(memory: &Memory) -> Vec<String> {
+    let shown = memory.view("/memories", None).unwrap();
+    shown
+        .lines()
+        .map(|line| match line.split_once('\t') {
+            Some((_, path)) if path.ends_with('/') || path == "/memories" => path.to_owned(),
+            _ => line.to_owned(),
+        })
+        .collect()
+}
+
+/// Each step on a host of its own (a first call: the tree holds only the
+/// rows it names) and the same step on a directory: the answers, and the
+/// tree and files left, are the same.
+#[test]
+#[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
+fn first_calls_change_what_they_name_as_a_whole_tree_would() {
+    let ns = namespace();
+    let dir = tempfile::tempdir().unwrap();
+    let local = Memory::open(dir.path()).unwrap();
+    type Step = fn(&Memory) -> Result<String, memcap::ToolError>;
+    let steps: Vec<(&str, Step)> = vec![
+        ("create", |m| m.create("/memories/a/one.md", "one\n")),
+        ("create beside", |m| m.create("/memories/a/two.md", "two\n")),
+        ("create deeper", |m| {
+            m.create("/memories/a/b/c/three.md", "three\n")
+        }),
+        ("create over", |m| {
+            m.create("/memories/a/one.md", "one again\n")
+        }),
+        ("edit", |m| m.str_replace("/memories/a/two.md", "two", "2")),
+        ("append", |m| m.insert("/memories/a/two.md", 1, "more")),
+        ("rename a file", |m| {
+            m.rename("/memories/a/one.md", "/memories/x/one.md")
+        }),
+        ("rename onto a file", |m| {
+            m.rename("/memories/a/two.md", "/memories/x/one.md")
+        }),
+        ("rename a directory", |m| {
+            m.rename("/memories/a/b", "/memories/y")
+        }),
+        ("delete a file", |m| m.delete("/memories/y/c/three.md")),
+        ("delete a directory", |m| m.delete("/memories/y")),
+        ("create where one went", |m| {
+            m.create("/memories/a/one.md", "back\n")
+        }),
+    ];
+    for (what, step) in steps {
+        let here = step(&open(&ns)).map_err(|e| e.message);
+        let there = step(&local).map_err(|e| e.message);
+        assert_eq!(here, there, "{what}");
+        assert_eq!(
+            listing(&open(&ns)),
+            listing(&local),
+            "the tree after {what}"
+        );
+        for path in ["a/one.md", "a/two.md", "x/one.md", "y/c/three.md"] {
+            let file = format!("/memories/{path}");
+            assert_eq!(
+                open(&ns).view(&file, None).map_err(|e| e.message),
+                local.view(&file, None).map_err(|e| e.message),
+                "{path} after {what}"
+            );
+        }
+    }
+}

@@ -197,6 +197,12 @@ impl MemoryBuilder {
                 }
                 let namespace = self.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
                 let url = Url::parse(url)?;
+                // The component loads while the database connects (a
+                // one-shot call waited for one, then the other); whoever
+                // asks first waits for it, its error included.
+                let _ = std::thread::Builder::new()
+                    .name("memcap-load".into())
+                    .spawn(|| drop(crate::runtime::get()));
                 let store = DatabaseStore::open(
                     url,
                     namespace,

@@ -244,23 +244,22 @@ pub(crate) fn save(
     }
     let (mut page_inos, mut numbers, mut datas) = (Vec::new(), Vec::new(), Vec::new());
     for (ino, pages) in &dirty.pages {
-        let Ok(bytes) = tree.data(*ino) else { continue };
         for &page in pages {
-            let start = page * PAGE;
-            if start >= bytes.len() as u64 {
-                break;
-            }
-            let end = (start + PAGE).min(bytes.len() as u64);
+            // Past the end (cut since): not saved; every page written is
+            // here, paged file or not.
+            let Some(bytes) = tree.page_bytes(*ino, page) else {
+                continue;
+            };
             page_inos.push(*ino as i64);
             numbers.push(page as i32);
-            datas.push(&bytes[start as usize..end as usize]);
+            datas.push(bytes);
         }
     }
     let (mut cut_inos, mut keep) = (Vec::new(), Vec::new());
     for ino in &dirty.shrunk {
-        if let Ok(bytes) = tree.data(*ino) {
+        if let Some(node) = tree.node(*ino).filter(|n| !n.is_dir()) {
             cut_inos.push(*ino as i64);
-            keep.push((bytes.len() as u64).div_ceil(PAGE) as i32);
+            keep.push(node.size().div_ceil(PAGE) as i32);
         }
     }
     let gone_inos: Vec<i64> = dirty.gone.iter().map(|&ino| ino as i64).collect();

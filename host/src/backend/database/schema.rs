@@ -2,6 +2,8 @@
 //! itself under an advisory lock, so hosts starting together agree. A
 //! database whose schema is newer than this memcap's is refused.
 
+use postgres::SimpleQueryMessage;
+
 use super::conn::Conn;
 
 use super::{LOCK_CLASS, OpenDbError};
@@ -46,20 +48,36 @@ CREATE INDEX memcap_pages_ver ON memcap_pages (ns, ver);
 CREATE TABLE memcap_schema (version integer NOT NULL);
 ";
 
+/// Since 2026-11-29, in version 1 too (made where it is missing; a memcap
+/// before it works with it): a file's other names, found without a scan,
+/// so a one-shot change can be made on the rows it read (see
+/// `vfs::tree::sparse`).
+const INO_INDEX: &str = "CREATE INDEX IF NOT EXISTS memcap_entries_ino ON memcap_entries (ns, ino)";
+
 /// Makes the tables in an empty database, or checks the version of those
 /// there. On an error the transaction is left open: the caller drops the
 /// connection, which rolls it back.
 pub(crate) fn ensure(client: &mut Conn) -> Result<(), OpenDbError> {
+    if current(client) {
+        return Ok(());
+    }
     client.batch_execute("BEGIN").map_err(OpenDbError::query)?;
     client
         .execute("SELECT pg_advisory_xact_lock($1, 0)", &[&LOCK_CLASS])
         .map_err(OpenDbError::query)?;
-    let exists: bool = client
-        .query_one("SELECT to_regclass('memcap_schema') IS NOT NULL", &[])
-        .map_err(OpenDbError::query)?
-        .get(0);
+    let found = client
+        .query_one(
+            "SELECT to_regclass('memcap_schema') IS NOT NULL, \
+             to_regclass('memcap_entries_ino') IS NOT NULL",
+            &[],
+        )
+        .map_err(OpenDbError::query)?;
+    let (exists, indexed): (bool, bool) = (found.get(0), found.get(1));
     if !exists {
         client.batch_execute(CREATE).map_err(OpenDbError::create)?;
+        client
+            .batch_execute(INO_INDEX)
+            .map_err(OpenDbError::create)?;
         client
             .execute(
                 "INSERT INTO memcap_schema (version) VALUES ($1)",
@@ -73,11 +91,52 @@ pub(crate) fn ensure(client: &mut Conn) -> Result<(), OpenDbError> {
         .map_err(OpenDbError::query)?
         .and_then(|row| row.get(0));
     match found {
-        Some(VERSION) => client.batch_execute("COMMIT").map_err(OpenDbError::query),
+        Some(VERSION) => {
+            if !indexed {
+                add_ino_index(client)?;
+            }
+            client.batch_execute("COMMIT").map_err(OpenDbError::query)
+        }
         Some(found) if found > VERSION => Err(OpenDbError::NewerSchema {
             found,
             known: VERSION,
         }),
         _ => Err(OpenDbError::UnknownSchema),
     }
+}
+
+/// Whether the tables are there, of this version and with every index,
+/// in one round trip and without the lock (every process asks; a one-shot
+/// call paid five round trips for it). Any other answer, an error too (no
+/// tables yet), is left to the locked check.
+fn current(client: &mut Conn) -> bool {
+    let asked = client.simple_query(
+        "SELECT max(version), to_regclass('memcap_entries_ino') IS NOT NULL FROM memcap_schema",
+    );
+    let Ok(messages) = asked else {
+        return false;
+    };
+    messages.iter().any(|message| match message {
+        SimpleQueryMessage::Row(row) => {
+            row.get(0) == Some(VERSION.to_string().as_str()) && row.get(1) == Some("t")
+        }
+        _ => false,
+    })
+}
+
+/// Adds [`INO_INDEX`] to a database made before it. A role that may not
+/// (it does not own the tables) goes on without it: a one-shot change then
+/// scans the namespace's entries for a file's other names, as slow as
+/// reading them all, never wrong.
+fn add_ino_index(client: &mut Conn) -> Result<(), OpenDbError> {
+    client
+        .batch_execute("SAVEPOINT ino_index")
+        .map_err(OpenDbError::query)?;
+    if let Err(e) = client.batch_execute(INO_INDEX) {
+        super::error::log(&e);
+        client
+            .batch_execute("ROLLBACK TO SAVEPOINT ino_index")
+            .map_err(OpenDbError::query)?;
+    }
+    Ok(())
 }

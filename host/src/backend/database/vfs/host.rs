@@ -89,10 +89,19 @@ impl FsView<'_> {
     }
 
     /// The directory and name the last component of `path` names, for a
-    /// change there.
-    fn parent(&self, fd: &Resource<Descriptor>, path: &str) -> FsResult<(usize, Ino, String)> {
+    /// change there (`moved`: of a directory, moved or removed).
+    fn parent(
+        &self,
+        fd: &Resource<Descriptor>,
+        path: &str,
+        moved: bool,
+    ) -> FsResult<(usize, Ino, String)> {
         let (mount, base) = self.dir(fd, true)?;
-        match self.fs.lock().whole(mount)?.resolve_parent(base, path)? {
+        let mut state = self.fs.lock();
+        match state
+            .for_change(mount, base, path, moved)?
+            .resolve_parent(base, path)?
+        {
             (dir, Some(name)) => Ok((mount, dir, name)),
             // `.` or `a/..`: a directory that exists, never a new name.
             (_, None) => Err(Code::Exist.into()),
@@ -149,10 +158,7 @@ impl types::HostDescriptor for FsView<'_> {
         }
         let rest = {
             let mut state = self.fs.lock();
-            let data = state.data(mount, ino)?;
-            data.get(offset.min(data.len() as u64) as usize..)
-                .unwrap_or_default()
-                .to_vec()
+            state.range(mount, ino, offset, u64::MAX)?.to_vec()
         };
         let stream: InputStream = Box::new(MemoryInputPipe::new(rest));
         Ok(self.table.push(stream)?)
@@ -207,7 +213,10 @@ impl types::HostDescriptor for FsView<'_> {
         let tree = match size {
             // Emptying needs none of the old bytes.
             0 => &mut state.mounts[mount].tree,
-            _ => state.loaded(mount, ino)?,
+            _ => {
+                let old = state.size(mount, ino)?;
+                state.pages(mount, ino, old, size)?
+            }
         };
         Ok(tree.set_size(ino, size, max)?)
     }
@@ -234,10 +243,9 @@ impl types::HostDescriptor for FsView<'_> {
             return Err(Code::BadDescriptor.into());
         }
         let mut state = self.fs.lock();
-        let data = state.data(mount, ino)?;
-        let start = offset.min(data.len() as u64) as usize;
-        let end = offset.saturating_add(len).min(data.len() as u64) as usize;
-        let bytes = data[start..end].to_vec();
+        let bytes = state
+            .range(mount, ino, offset, offset.saturating_add(len))?
+            .to_vec();
         let end_of_file = bytes.is_empty() && len > 0;
         Ok((bytes, end_of_file))
     }
@@ -249,7 +257,11 @@ impl types::HostDescriptor for FsView<'_> {
         }
         let mut state = self.fs.lock();
         let max = state.max_file_bytes;
-        state.loaded(mount, ino)?.write(ino, offset, &buffer, max)?;
+        let first = offset.min(state.size(mount, ino)?);
+        let end = offset.saturating_add(buffer.len() as u64);
+        state
+            .pages(mount, ino, first, end)?
+            .write(ino, offset, &buffer, max)?;
         Ok(buffer.len() as u64)
     }
 
@@ -282,7 +294,7 @@ impl types::HostDescriptor for FsView<'_> {
     }
 
     fn create_directory_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
-        let (mount, dir, name) = self.parent(&fd, &path)?;
+        let (mount, dir, name) = self.parent(&fd, &path, false)?;
         self.fs.lock().mounts[mount].tree.create_dir(dir, &name)?;
         Ok(())
     }
@@ -327,9 +339,11 @@ impl types::HostDescriptor for FsView<'_> {
         new_fd: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
-        let (mount, ino) = self.resolve(&fd, &old_path)?;
-        self.dir(&fd, true)?;
-        let (to_mount, dir, name) = self.parent(&new_fd, &new_path)?;
+        // The file gains a name: every name it has must be here.
+        let (mount, _, _) = self.parent(&fd, &old_path, false)?;
+        let (_, base) = self.dir(&fd, true)?;
+        let ino = self.fs.lock().mounts[mount].tree.resolve(base, &old_path)?;
+        let (to_mount, dir, name) = self.parent(&new_fd, &new_path, false)?;
         if to_mount != mount {
             return Err(Code::CrossDevice.into());
         }
@@ -353,7 +367,7 @@ impl types::HostDescriptor for FsView<'_> {
             let mut state = self.fs.lock();
             let max = state.max_file_bytes;
             let tree = match changes {
-                true => state.whole(mount)?,
+                true => state.for_change(mount, base, &path, false)?,
                 false => {
                     state.reveal(mount, base, &path)?;
                     &mut state.mounts[mount].tree
@@ -406,7 +420,7 @@ impl types::HostDescriptor for FsView<'_> {
     }
 
     fn remove_directory_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
-        let (mount, dir, name) = self.parent(&fd, &path)?;
+        let (mount, dir, name) = self.parent(&fd, &path, true)?;
         self.fs.lock().mounts[mount].tree.remove_dir(dir, &name)?;
         Ok(())
     }
@@ -418,8 +432,10 @@ impl types::HostDescriptor for FsView<'_> {
         new_fd: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
-        let (mount, from_dir, from) = self.parent(&fd, &old_path)?;
-        let (to_mount, to_dir, to) = self.parent(&new_fd, &new_path)?;
+        // A file moves on a sparse tree, a directory on the whole one (a
+        // tree read whole keeps its inodes: the first lookup still holds).
+        let (mount, from_dir, from) = self.parent(&fd, &old_path, true)?;
+        let (to_mount, to_dir, to) = self.parent(&new_fd, &new_path, true)?;
         if to_mount != mount {
             return Err(Code::CrossDevice.into());
         }
@@ -442,7 +458,7 @@ impl types::HostDescriptor for FsView<'_> {
     }
 
     fn unlink_file_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
-        let (mount, dir, name) = self.parent(&fd, &path)?;
+        let (mount, dir, name) = self.parent(&fd, &path, false)?;
         self.fs.lock().mounts[mount].tree.unlink_file(dir, &name)?;
         Ok(())
     }

@@ -58,15 +58,23 @@ impl Pager {
         }
     }
 
-    /// The rows at `paths` of the namespace at `mount` (those there).
-    fn rows_at(&mut self, mount: usize, paths: &[String]) -> Option<Vec<Row>> {
+    /// The rows at `paths` of the namespace at `mount` (those there), and
+    /// the files among them with other names too (by `memcap_entries_ino`).
+    fn rows_at(&mut self, mount: usize, paths: &[String]) -> Option<(Vec<Row>, Vec<Ino>)> {
         let rows = self.query(
             mount,
-            "SELECT path, ino, mtime_ns, ctime_ns, size FROM memcap_entries \
-             WHERE ns = $1 AND path = ANY($2::text[])",
+            "SELECT e.path, e.ino, e.mtime_ns, e.ctime_ns, e.size, e.size IS NOT NULL AND \
+             EXISTS (SELECT 1 FROM memcap_entries o \
+                     WHERE o.ns = e.ns AND o.ino = e.ino AND o.path <> e.path) \
+             FROM memcap_entries e WHERE e.ns = $1 AND e.path = ANY($2::text[])",
             &paths,
         )?;
-        Some(rows.iter().map(entry).collect())
+        let shared = rows
+            .iter()
+            .filter(|row| row.get::<_, bool>(5))
+            .map(|row| row.get::<_, i64>(1) as Ino)
+            .collect();
+        Some((rows.iter().map(entry).collect(), shared))
     }
 
     /// Every row of the namespace at `mount`.
@@ -94,6 +102,42 @@ impl Pager {
             put_page(&mut files, row);
         }
         Some(files)
+    }
+}
+
+impl Pager {
+    /// Pages `pages` of `ino` of the namespace at `mount` (those there).
+    fn read_pages(
+        &mut self,
+        mount: usize,
+        ino: Ino,
+        pages: &std::ops::Range<u64>,
+    ) -> Option<HashMap<u64, Vec<u8>>> {
+        let id = (*self.ids.get(mount)?)?;
+        if self.failed.is_some() {
+            return None;
+        }
+        let (ino, from, to) = (
+            ino as i64,
+            pages.start as i32,
+            pages.end.min(i32::MAX as u64) as i32,
+        );
+        let read = self.conn.query(
+            "SELECT page, data FROM memcap_pages \
+             WHERE ns = $1 AND ino = $2 AND page >= $3 AND page < $4",
+            &[&id, &ino, &from, &to],
+        );
+        match read {
+            Ok(rows) => Some(
+                rows.iter()
+                    .map(|row| (row.get::<_, i32>(0).max(0) as u64, row.get::<_, Vec<u8>>(1)))
+                    .collect(),
+            ),
+            Err(e) => {
+                self.failed = Some(e);
+                None
+            }
+        }
     }
 }
 
@@ -138,17 +182,60 @@ fn fill(
     Ok(())
 }
 
-impl FsState {
-    /// The file's bytes, read from the database first if they are not here.
-    pub fn data(&mut self, mount: usize, ino: Ino) -> Result<&[u8], Code> {
-        self.loaded(mount, ino)?.data(ino)
-    }
+/// Pages read ahead of what is asked (a read of a file's head then a
+/// few more of its pages cost one query, not one each)...
+const READ_AHEAD: u64 = 2;
+/// ...and at most, for a read that goes on where the last one ended: the
+/// more of the file is here, the further ahead (a file read from start to
+/// end costs a few queries, not one a page).
+const MAX_READ_AHEAD: u64 = 256;
 
-    /// The mount's tree, with the file's bytes here (to change them).
-    pub fn loaded(&mut self, mount: usize, ino: Ino) -> Result<&mut Tree, Code> {
+impl FsState {
+    /// The file's bytes whole, read from the database first if they are
+    /// not all here.
+    pub fn data(&mut self, mount: usize, ino: Ino) -> Result<&[u8], Code> {
         let tree = &mut self.mounts.get_mut(mount).ok_or(Code::BadDescriptor)?.tree;
         if tree.is_paged(ino) {
             fill(self.pager.as_mut(), mount, tree, &[ino])?;
+        }
+        tree.data(ino)
+    }
+
+    /// The file's size (here whether or not its bytes are).
+    pub fn size(&self, mount: usize, ino: Ino) -> Result<u64, Code> {
+        let tree = &self.mounts.get(mount).ok_or(Code::BadDescriptor)?.tree;
+        Ok(tree.node(ino).ok_or(Code::BadDescriptor)?.size())
+    }
+
+    /// Bytes `from..to` of the file (cut at its end), reading the pages
+    /// that hold them first if they are not here.
+    pub fn range(&mut self, mount: usize, ino: Ino, from: u64, to: u64) -> Result<&[u8], Code> {
+        self.pages(mount, ino, from, to)?.range(ino, from, to)
+    }
+
+    /// The mount's tree, with the pages holding bytes `from..to` of the
+    /// file here (to write them: the page `from` lies in is kept whole).
+    pub fn pages(&mut self, mount: usize, ino: Ino, from: u64, to: u64) -> Result<&mut Tree, Code> {
+        let tree = &mut self.mounts.get_mut(mount).ok_or(Code::BadDescriptor)?.tree;
+        let missing = tree.missing(ino, from, to);
+        if let (Some(&first), Some(&last)) = (missing.first(), missing.last()) {
+            // Reading on from where the last read ended, further ahead.
+            let on = first > 0
+                && tree
+                    .missing(ino, (first - 1) * PAGE, first * PAGE)
+                    .is_empty();
+            let ahead = match on {
+                true => tree.held(ino).clamp(READ_AHEAD, MAX_READ_AHEAD),
+                false => READ_AHEAD,
+            };
+            let wanted = first..last + 1 + ahead;
+            let read = self
+                .pager
+                .as_mut()
+                .ok_or(Code::Io)?
+                .read_pages(mount, ino, &wanted)
+                .ok_or(Code::Io)?;
+            tree.fill_pages(ino, wanted, &read);
         }
         Ok(tree)
     }
@@ -167,13 +254,42 @@ impl FsState {
             self.whole(mount)?;
             return Ok(());
         }
-        let rows = self
+        let wanted = tree.unasked(wanted);
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let (rows, shared) = self
             .pager
             .as_mut()
             .and_then(|p| p.rows_at(mount, &wanted))
             .ok_or(Code::Io)?;
         tree.add_rows(rows);
+        tree.add_shared(shared);
         Ok(())
+    }
+
+    /// The mount's tree, ready for a change of what `path` (looked up from
+    /// `base`) names. A sparse tree reads the rows that name it, and then
+    /// the rest too if the change needs them: `path` names a file with
+    /// other names not read, or a directory and `moved` (a directory moved
+    /// or removed: what lies under it, whether it is empty).
+    pub fn for_change(
+        &mut self,
+        mount: usize,
+        base: Ino,
+        path: &str,
+        moved: bool,
+    ) -> Result<&mut Tree, Code> {
+        self.reveal(mount, base, path)?;
+        let tree = &self.mounts.get(mount).ok_or(Code::BadDescriptor)?.tree;
+        let whole = tree.is_sparse()
+            && tree.resolve(base, path).is_ok_and(|ino| {
+                tree.is_shared(ino) || (moved && tree.node(ino).is_some_and(|n| n.is_dir()))
+            });
+        match whole {
+            true => self.whole(mount),
+            false => Ok(&mut self.mounts[mount].tree),
+        }
     }
 
     /// Reads the rest of the mount's rows, if its tree is sparse: a

@@ -38,18 +38,14 @@ impl OutputStream for Writer {
     fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
         let mut state = self.fs.lock();
         let max = state.max_file_bytes;
+        let failed = |code| StreamError::LastOperationFailed(CodeError(code).into());
+        let size = state.size(self.mount, self.ino).map_err(failed)?;
+        let offset = self.offset.unwrap_or(size);
+        let end = offset.saturating_add(bytes.len() as u64);
         let tree = state
-            .loaded(self.mount, self.ino)
-            .map_err(|code| StreamError::LastOperationFailed(CodeError(code).into()))?;
-        let offset = match self.offset {
-            Some(offset) => offset,
-            None => tree
-                .data(self.ino)
-                .map(|d| d.len() as u64)
-                .map_err(|code| StreamError::LastOperationFailed(CodeError(code).into()))?,
-        };
-        tree.write(self.ino, offset, &bytes, max)
-            .map_err(|code| StreamError::LastOperationFailed(CodeError(code).into()))?;
+            .pages(self.mount, self.ino, offset.min(size), end)
+            .map_err(failed)?;
+        tree.write(self.ino, offset, &bytes, max).map_err(failed)?;
         if let Some(at) = &mut self.offset {
             *at += bytes.len() as u64;
         }

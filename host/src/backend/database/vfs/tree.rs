@@ -3,7 +3,7 @@
 //! absolute paths, no `..` above the base, no symbolic links: none exist),
 //! with the paths each change touched, for the backend to save.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::Code;
 
@@ -27,9 +27,9 @@ pub(crate) fn now() -> Nanos {
 #[derive(Clone, Debug)]
 pub(crate) enum Body {
     File(Vec<u8>),
-    /// A file of this many bytes whose bytes are still in the database
-    /// (see [`paged`]): read when the guest first needs them.
-    Paged(u64),
+    /// A file some or all of whose pages are still in the database (see
+    /// [`paged`]): read when the guest first needs them.
+    Paged(Box<paged::Partial>),
     Dir(BTreeMap<String, Ino>),
 }
 
@@ -51,7 +51,7 @@ impl Node {
     pub fn size(&self) -> u64 {
         match &self.body {
             Body::File(data) => data.len() as u64,
-            Body::Paged(size) => *size,
+            Body::Paged(p) => p.size(),
             // What Linux file systems report, and what listings print.
             Body::Dir(_) => 4096,
         }
@@ -95,6 +95,10 @@ pub(crate) struct Tree {
     dirty: Dirty,
     /// Only the rows read so far are here (see [`sparse`]).
     sparse: bool,
+    /// Of a sparse tree: files read at one path that have others too.
+    shared: HashSet<Ino>,
+    /// Of a sparse tree: the paths whose rows were asked for.
+    asked: HashSet<String>,
 }
 
 impl Tree {
@@ -114,6 +118,8 @@ impl Tree {
             next_ino: ROOT_INO + 1,
             dirty,
             sparse: false,
+            shared: HashSet::new(),
+            asked: HashSet::new(),
         }
     }
 
@@ -153,7 +159,7 @@ impl Tree {
             }
             let body = || match row.size {
                 Some(size) => match data.remove(&row.ino) {
-                    None if paged && size > 0 => Body::Paged(size),
+                    None if paged && size > 0 => Body::paged(size),
                     bytes => {
                         let mut bytes = bytes.unwrap_or_default();
                         bytes.resize(size as usize, 0);
@@ -609,20 +615,20 @@ impl Tree {
         }
     }
 
-    fn data_mut(&mut self, ino: Ino) -> Result<&mut Vec<u8>, Code> {
+    /// The file's bytes to change where `from..to` is written (see
+    /// [`Tree::bytes_mut`]), marked changed now.
+    fn data_mut(&mut self, ino: Ino, from: u64, to: u64) -> Result<&mut Vec<u8>, Code> {
         if self.node(ino).ok_or(Code::BadDescriptor)?.is_dir() {
             return Err(Code::IsDirectory);
         }
+        // Refused before anything is marked: the pages must be here first.
+        self.bytes_mut(ino, from, to)?;
         self.mark(ino);
         let t = now();
         let node = self.nodes.get_mut(&ino).expect("checked above");
         node.mtime = t;
         node.ctime = t;
-        match &mut node.body {
-            Body::File(data) => Ok(data),
-            Body::Paged(_) => Err(Code::Io),
-            Body::Dir(_) => Err(Code::IsDirectory),
-        }
+        self.bytes_mut(ino, from, to)
     }
 
     /// Writes `bytes` at `offset`, zero-filling a gap; refuses a file
@@ -638,14 +644,15 @@ impl Tree {
             .checked_add(bytes.len() as u64)
             .filter(|&end| end <= max_size)
             .ok_or(Code::FileTooLarge)?;
-        let data = self.data_mut(ino)?;
-        let old_len = data.len() as u64;
+        let old_len = self.node(ino).ok_or(Code::BadDescriptor)?.size();
+        // A gap zero-filled is written too.
+        let first = offset.min(old_len);
+        let data = self.data_mut(ino, first, end)?;
         if old_len < end {
             data.resize(end as usize, 0);
         }
         data[offset as usize..end as usize].copy_from_slice(bytes);
-        // A gap zero-filled is written too.
-        let first = offset.min(old_len);
+        self.settle(ino, first, end);
         if end > first {
             self.mark_pages(ino, first, end);
         }
@@ -664,8 +671,11 @@ impl Tree {
         {
             node.body = Body::File(Vec::new());
         }
-        let data = self.data_mut(ino)?;
+        // Growing keeps the bytes before the old end's page; shrinking
+        // needs none.
+        let data = self.data_mut(ino, old_len, size)?;
         data.resize(size as usize, 0);
+        self.settle(ino, old_len, size);
         // Growing writes zeros; shrinking writes nothing (a page's bytes
         // past the size are cut when read back) but drops the pages past it.
         self.mark_pages(ino, old_len, size);

@@ -1,8 +1,12 @@
 //! A tree that holds only the rows read so far: a host's first call on a
 //! namespace reads the rows that name the paths the guest looks up (one
-//! query a lookup), not the namespace's every entry. Anything else (a
-//! listing, any change) reads the rest first ([`Tree::densify`]), so every
-//! change is made on a whole tree.
+//! query a lookup), not the namespace's every entry. A change of names
+//! read (a file written, made, linked, renamed or removed; a directory
+//! made) is made on the sparse tree: every path of the rows read is known
+//! to be there or not. What a sparse tree cannot know (a listing, whether
+//! a directory is empty, what lies under a directory moved, the other
+//! names of a file linked at several) reads the rest first
+//! ([`Tree::densify`]).
 
 use std::collections::HashMap;
 
@@ -18,6 +22,18 @@ impl Tree {
 
     pub fn is_sparse(&self) -> bool {
         self.sparse
+    }
+
+    /// Notes files read at one path that have others too: changed, all
+    /// their rows would change, and only one is here.
+    pub fn add_shared(&mut self, inos: impl IntoIterator<Item = Ino>) {
+        self.shared.extend(inos);
+    }
+
+    /// Whether a change of `ino` needs the whole tree first: a file of a
+    /// sparse tree with names not read.
+    pub fn is_shared(&self, ino: Ino) -> bool {
+        self.sparse && self.shared.contains(&ino)
     }
 
     /// The rows to read for `path` looked up from `base`: the path of each
@@ -45,9 +61,21 @@ impl Tree {
         out
     }
 
+    /// Of `paths`, those whose rows are still to be asked for (now taken
+    /// as asked): a path asked for once, or changed by this call, is as
+    /// the tree has it.
+    pub fn unasked(&mut self, paths: Vec<String>) -> Vec<String> {
+        paths
+            .into_iter()
+            .filter(|path| !self.dirty.paths.contains(path) && self.asked.insert(path.clone()))
+            .collect()
+    }
+
     /// Adds the rows read (each whose parent is here and that is not), as
-    /// [`Tree::from_rows`] would place them.
+    /// [`Tree::from_rows`] would place them; a row of a path this call
+    /// changed is left out (what the call made of it stands).
     pub fn add_rows(&mut self, mut rows: Vec<Row>) {
+        rows.retain(|row| !self.dirty.paths.contains(&row.path));
         rows.sort_by_cached_key(|row| depth(&row.path));
         for row in rows {
             if row.path.is_empty() {
@@ -68,28 +96,27 @@ impl Tree {
             }
             let body = || match row.size {
                 Some(0) => Body::File(Vec::new()),
-                Some(size) => Body::Paged(size),
+                Some(size) => Body::paged(size),
                 None => Body::Dir(Default::default()),
             };
             self.place(parent, name, &row, body);
         }
     }
 
-    /// The whole tree `rows` describe, keeping the bytes this sparse one
-    /// read already (its inodes are the rows' own).
+    /// The whole tree: the rows read now added to those here. What this
+    /// call changed stands (a path it changed is not read back), as do the
+    /// bytes read or written (every row is of the call's own snapshot).
     pub fn densify(&mut self, rows: Vec<Row>) {
-        let mut whole = Self::from_rows(rows, HashMap::new(), self.next_ino, true);
-        for (ino, node) in self.nodes.drain() {
-            if let Body::File(bytes) = node.body {
-                whole.fill(ino, bytes);
-            }
-        }
-        *self = whole;
+        self.add_rows(rows);
+        self.sparse = false;
+        self.shared.clear();
+        self.asked.clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::Code;
     use super::*;
 
     fn row(path: &str, ino: Ino, size: Option<u64>) -> Row {
@@ -134,5 +161,57 @@ mod tests {
         assert_eq!(tree.data(b).unwrap(), b"abcd", "what was read is kept");
         assert!(tree.resolve(ROOT_INO, "d").is_ok() && tree.resolve(ROOT_INO, "a/c.md").is_ok());
         assert!(!tree.is_dirty());
+    }
+
+    #[test]
+    fn a_sparse_tree_changes_what_it_read_and_densifies_without_undoing_it() {
+        let all = vec![
+            row("", ROOT_INO, None),
+            row("a", 2, None),
+            row("a/gone.md", 3, Some(4)),
+            row("a/kept.md", 4, Some(4)),
+            row("a/linked.md", 5, Some(4)),
+            row("b/linked.md", 5, Some(4)),
+            row("b", 6, None),
+        ];
+        let mut tree = Tree::sparse(7);
+        let wanted = tree.unasked(tree.prefixes(ROOT_INO, "a/gone.md"));
+        assert_eq!(wanted, ["", "a", "a/gone.md"]);
+        let read = |wanted: &[String]| -> Vec<Row> {
+            all.iter()
+                .filter(|r| wanted.contains(&r.path))
+                .cloned()
+                .collect()
+        };
+        tree.add_rows(read(&wanted));
+        let a = tree.resolve(ROOT_INO, "a").unwrap();
+        tree.unlink_file(a, "gone.md").unwrap();
+        // Asked once, a path is as the tree has it: not read back.
+        assert!(
+            tree.unasked(tree.prefixes(ROOT_INO, "a/gone.md"))
+                .is_empty()
+        );
+        tree.add_rows(read(&["a/gone.md".to_owned()]));
+        assert_eq!(tree.resolve(ROOT_INO, "a/gone.md"), Err(Code::NoEntry));
+        let new = tree.unasked(tree.prefixes(ROOT_INO, "a/new.md"));
+        assert_eq!(new, ["a/new.md"]);
+        let made = tree.create_file(a, "new.md").unwrap();
+        assert!(made >= 7, "a new inode is past every one in use");
+
+        // A file with a name not read: its change needs the whole tree.
+        let linked = tree.unasked(tree.prefixes(ROOT_INO, "a/linked.md"));
+        tree.add_rows(read(&linked));
+        tree.add_shared([5]);
+        assert!(tree.is_shared(5) && !tree.is_shared(4));
+
+        tree.densify(all.clone());
+        assert!(!tree.is_sparse() && !tree.is_shared(5));
+        assert_eq!(tree.resolve(ROOT_INO, "a/gone.md"), Err(Code::NoEntry));
+        assert_eq!(tree.resolve(ROOT_INO, "a/new.md"), Ok(made));
+        assert_eq!(tree.resolve(ROOT_INO, "b/linked.md"), Ok(5));
+        assert_eq!(tree.paths_of(5).len(), 2, "both names of the linked file");
+        let dirty = tree.take_dirty();
+        assert!(dirty.paths.contains("a/gone.md") && dirty.paths.contains("a/new.md"));
+        assert_eq!(dirty.gone.iter().copied().collect::<Vec<_>>(), [3]);
     }
 }
