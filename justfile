@@ -97,10 +97,14 @@ lint: toolchain
     python3 tests/arch/modgraph.py
     # README and docs/ links resolve; the README stays within 300 lines.
     python3 tests/arch/doc_links.py
+    # No Rust file over 800 lines.
+    python3 tests/arch/file_lines.py
     cargo clippy --release -p memcap-host -p memcap-core -p memcap-embed --all-targets -- -D warnings
     # The library without its default features (Memory on a directory): no server stack, no database client, no clap.
     cargo clippy --release -p memcap-host --lib --no-default-features -- -D warnings
     cargo clippy --release -p memcap-host --bins -- -D warnings
+    # Each feature alone builds (and lints) without the others it does not name.
+    for f in database mcp server cli; do cargo clippy --release -p memcap-host --lib --bins --no-default-features --features $f -- -D warnings; done
     ! cargo tree -p memcap-host -e normal --prefix none | grep -E '^(axum|hyper|tokio-postgres|postgres|rustls|askama|ammonia|prometheus-client|governor) '
     ! cargo tree -p memcap-host --no-default-features -e normal --prefix none | grep -E '^(axum|hyper|rmcp|tokio-postgres|postgres|clap) '
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings
