@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -90,26 +89,19 @@ fn kill_nine_leaves_old_or_new_content_and_no_temp_files() {
         let current = parse(&std::fs::read_to_string(root.join("big.txt")).unwrap())
             .unwrap_or_else(|| panic!("big.txt is partial after kill {kill}"));
         let mut child = common::spawn_call(&root, Stdio::null());
-        let mut stdin = child.stdin.take().unwrap();
-        let writer = std::thread::spawn(move || {
-            for n in current..current + 50 {
-                let replace = serde_json::json!({
-                    "command": "str_replace", "path": "/memories/big.txt",
-                    "old_str": version(n), "new_str": version(n + 1),
-                });
-                let create = serde_json::json!({
-                    "command": "create", "path": format!("/memories/new/k{kill}-{n}.txt"),
-                    "file_text": version(n),
-                });
-                if writeln!(stdin, "{replace}\n{create}").is_err() {
-                    return;
-                }
-            }
+        let lines = (current..current + 50).map(move |n| {
+            let replace = serde_json::json!({
+                "command": "str_replace", "path": "/memories/big.txt",
+                "old_str": version(n), "new_str": version(n + 1),
+            });
+            let create = serde_json::json!({
+                "command": "create", "path": format!("/memories/new/k{kill}-{n}.txt"),
+                "file_text": version(n),
+            });
+            format!("{replace}\n{create}")
         });
-        std::thread::sleep(Duration::from_micros(rng.random_range(0..40_000)));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let _ = writer.join();
+        let delay = Duration::from_micros(rng.random_range(0..40_000));
+        common::kill_writer(&mut child, lines, delay);
         interrupted_writes += usize::from(leftovers(&root) > 0);
 
         let now = parse(&std::fs::read_to_string(root.join("big.txt")).unwrap())

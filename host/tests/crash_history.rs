@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -85,24 +84,16 @@ fn kill_nine_while_pruning_and_packing_loses_no_version() {
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let start = n;
-        let writer = std::thread::spawn(move || {
-            for m in start..start + 200 {
-                let call = serde_json::json!({
-                    "command": "memory_write", "filename": format!("{}", m % 4),
-                    "name": "A note", "description": "edited over and over",
-                    "type": "project", "content": text(m + 1),
-                });
-                if writeln!(stdin, "{call}").is_err() {
-                    return;
-                }
-            }
+        let lines = (n..n + 200).map(|m| {
+            serde_json::json!({
+                "command": "memory_write", "filename": format!("{}", m % 4),
+                "name": "A note", "description": "edited over and over",
+                "type": "project", "content": text(m + 1),
+            })
+            .to_string()
         });
-        std::thread::sleep(Duration::from_micros(rng.random_range(2_000..60_000)));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let _ = writer.join();
+        let delay = Duration::from_micros(rng.random_range(2_000..60_000));
+        common::kill_writer(&mut child, lines, delay);
         n += 200;
         // The next change settles what the kill left; then every version
         // kept reads back and the versions and the files agree.

@@ -66,9 +66,21 @@ fn store() -> (Fixture, Vec<(SystemTime, String)>) {
     // in the same tick), so every directory would be listed again: a store
     // this fresh is not what a new host usually finds.
     std::thread::sleep(Duration::from_secs(3));
-    let memory = f.reopen();
-    while memory.memory_view(false).unwrap().contains("still reading") {}
+    read_through(&f.reopen());
     (f, notes)
+}
+
+/// Calls `memory_view` until the index has read every note: each call goes
+/// on from the last, and 5,000 notes take a few; a host that never got
+/// there within a minute fails the test instead of hanging it.
+fn read_through(memory: &memcap::Memory) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while memory.memory_view(false).unwrap().contains("still reading") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the index was still reading after a minute of calls"
+        );
+    }
 }
 
 /// What a user of the store sees: MEMORY.md as the last change left it,
@@ -80,8 +92,8 @@ fn seen(f: &Fixture) -> Vec<String> {
     let memory = f.reopen();
     let prompt = memory.prompt().unwrap();
     let mut seen = vec![before, prompt, index(), memory.memory_view(false).unwrap()];
-    let mut page = 1;
-    loop {
+    // 5,000 notes are a few dozen pages; more is a listing that never ends.
+    for page in 1..=1_000 {
         let listing = memory.memory_view_page(true, Some(page)).unwrap();
         let more = listing.contains(&format!("Page {page} of "))
             && !listing.contains(&format!("Page {page} of {page}."));
@@ -89,8 +101,8 @@ fn seen(f: &Fixture) -> Vec<String> {
         if !more {
             return seen;
         }
-        page += 1;
     }
+    panic!("memory_view still had pages after 1,000");
 }
 
 /// What a host that rebuilds the catalog from the files sees (the journal
@@ -98,9 +110,7 @@ fn seen(f: &Fixture) -> Vec<String> {
 fn rebuilt(f: &Fixture) -> Vec<String> {
     let aside = ".memcap/notes.aside";
     f.rename(JOURNAL, aside);
-    let memory = f.reopen();
-    while memory.memory_view(false).unwrap().contains("still reading") {}
-    drop(memory);
+    read_through(&f.reopen());
     let seen = seen(f);
     f.rename(aside, JOURNAL);
     seen

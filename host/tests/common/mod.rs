@@ -398,6 +398,29 @@ pub fn spawn_call(root: &Path, stdout: std::process::Stdio) -> std::process::Chi
         .unwrap()
 }
 
+/// A writer killed mid-stream: `lines` go to the child's stdin from a
+/// thread, the child gets SIGKILL after `delay`, and both are reaped (a
+/// line the dead child never read is dropped with the pipe).
+pub fn kill_writer(
+    child: &mut std::process::Child,
+    lines: impl Iterator<Item = String> + Send + 'static,
+    delay: std::time::Duration,
+) {
+    use std::io::Write;
+    let mut stdin = child.stdin.take().expect("the child's stdin is piped");
+    let writer = std::thread::spawn(move || {
+        for line in lines {
+            if writeln!(stdin, "{line}").is_err() {
+                return;
+            }
+        }
+    });
+    std::thread::sleep(delay);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = writer.join();
+}
+
 /// Starts `memcap --root ROOT call` with `input` written to its stdin from a
 /// thread (so a full pipe cannot stall the test) and stdout piped.
 pub fn feed_call(root: &Path, input: String) -> std::process::Child {
