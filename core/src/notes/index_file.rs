@@ -78,32 +78,35 @@ fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) 
             .modified
             .is_some_and(|(s, _)| s.saturating_add(RACY_SECONDS) < io.now_seconds())
         && files::stamp(io, path).ok() == Some(kept.stamp)
-        && sha256_hex(&kept.bytes) == mark.sha256
+        && kept.sha256 == mark.sha256
     {
         return String::from_utf8(kept.bytes.clone()).ok();
     }
     let (bytes, stamp) = files::read_bytes_for_edit(io, path, shown).ok()?;
-    if sha256_hex(&bytes) != mark.sha256 {
+    let sha256 = sha256_hex(&bytes);
+    if sha256 != mark.sha256 {
         return None;
     }
     let text = String::from_utf8(bytes).ok()?;
     catalog.memory_md.index_file = Some(KeptIndex {
         bytes: text.clone().into_bytes(),
+        sha256,
         stamp,
         parts: None,
     });
     Some(text)
 }
 
-/// Puts on record that MEMORY.md holding `bytes` is what a render of the
-/// catalog writes, unless it is so on record already. Not while the
-/// catalog is incomplete (the region says it is still reading).
-fn mark_index(catalog: &mut Catalog, bytes: &[u8]) {
+/// Puts on record that MEMORY.md holding the bytes whose SHA-256 is
+/// `sha256` is what a render of the catalog writes, unless it is so on
+/// record already. Not while the catalog is incomplete (the region says it
+/// is still reading).
+fn mark_index(catalog: &mut Catalog, sha256: String) {
     if catalog.incomplete() {
         return;
     }
     let mark = IndexMark {
-        sha256: sha256_hex(bytes),
+        sha256,
         key: render_key(catalog),
     };
     if catalog.memory_md.index_mark.as_ref() != Some(&mark) {
@@ -126,6 +129,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                 Ok(st) if st.kind == Kind::File => {
                     let (bytes, stamp) = files::read_bytes_for_edit(io, path, shown)?;
                     Some(KeptIndex {
+                        sha256: sha256_hex(&bytes),
                         bytes,
                         stamp,
                         parts: None,
@@ -161,12 +165,13 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
             if from_kept && files::stamp(io, path).ok() != Some(kept.stamp) {
                 continue;
             }
+            let sha256 = kept.sha256.clone();
             catalog.memory_md.index_file = existing.map(|kept| KeptIndex {
                 parts: new_parts,
                 ..kept
             });
             // As a render writes it.
-            mark_index(catalog, new.as_bytes());
+            mark_index(catalog, sha256);
             return Ok(new);
         }
         let written = match &existing {
@@ -178,12 +183,14 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
         };
         match written {
             Ok(stamp) => {
+                let sha256 = sha256_hex(new.as_bytes());
                 catalog.memory_md.index_file = Some(KeptIndex {
                     bytes: new.clone().into_bytes(),
+                    sha256: sha256.clone(),
                     stamp,
                     parts: new_parts,
                 });
-                mark_index(catalog, new.as_bytes());
+                mark_index(catalog, sha256);
                 return Ok(new);
             }
             // A store memcap may only read: the index is shown as it would

@@ -86,6 +86,9 @@ pub struct Catalog {
 /// MEMORY.md as an instance last read or wrote it.
 pub(in crate::notes) struct KeptIndex {
     pub bytes: Vec<u8>,
+    /// The bytes' SHA-256 (hex), taken once: a warm call compares it with
+    /// the catalog's mark instead of hashing the file's copy again.
+    pub sha256: String,
     /// The file's stamp then.
     pub stamp: Stamp,
     /// The text split around its region, when this instance wrote it (and
