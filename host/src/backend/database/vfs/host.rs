@@ -340,9 +340,8 @@ impl types::HostDescriptor for FsView<'_> {
         new_path: String,
     ) -> FsResult<()> {
         // The file gains a name: every name it has must be here.
-        let (mount, _, _) = self.parent(&fd, &old_path, false)?;
-        let (_, base) = self.dir(&fd, true)?;
-        let ino = self.fs.lock().mounts[mount].tree.resolve(base, &old_path)?;
+        let (mount, from_dir, from) = self.parent(&fd, &old_path, false)?;
+        let ino = self.fs.lock().mounts[mount].tree.resolve(from_dir, &from)?;
         let (to_mount, dir, name) = self.parent(&new_fd, &new_path, false)?;
         if to_mount != mount {
             return Err(Code::CrossDevice.into());

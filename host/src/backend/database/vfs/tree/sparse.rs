@@ -129,6 +129,14 @@ mod tests {
         }
     }
 
+    /// The rows of `all` at `wanted`, as a lookup reads them.
+    fn named(all: &[Row], wanted: &[String]) -> Vec<Row> {
+        all.iter()
+            .filter(|r| wanted.contains(&r.path))
+            .cloned()
+            .collect()
+    }
+
     #[test]
     fn a_sparse_tree_answers_lookups_of_what_it_read_and_densifies_whole() {
         let all = vec![
@@ -144,12 +152,7 @@ mod tests {
             ["", "a", "a/x", "a/b.md"]
         );
         let wanted = tree.prefixes(ROOT_INO, "a/b.md");
-        tree.add_rows(
-            all.iter()
-                .filter(|r| wanted.contains(&r.path))
-                .cloned()
-                .collect(),
-        );
+        tree.add_rows(named(&all, &wanted));
         let b = tree.resolve(ROOT_INO, "a/b.md").unwrap();
         assert_eq!(tree.node(b).unwrap().size(), 4);
         assert!(tree.resolve(ROOT_INO, "d").is_err(), "not read yet");
@@ -177,12 +180,7 @@ mod tests {
         let mut tree = Tree::sparse(7);
         let wanted = tree.unasked(tree.prefixes(ROOT_INO, "a/gone.md"));
         assert_eq!(wanted, ["", "a", "a/gone.md"]);
-        let read = |wanted: &[String]| -> Vec<Row> {
-            all.iter()
-                .filter(|r| wanted.contains(&r.path))
-                .cloned()
-                .collect()
-        };
+        let read = |wanted: &[String]| named(&all, wanted);
         tree.add_rows(read(&wanted));
         let a = tree.resolve(ROOT_INO, "a").unwrap();
         tree.unlink_file(a, "gone.md").unwrap();
