@@ -59,17 +59,26 @@ def start_haproxy(haproxy: str, servers: list[Server]) -> tuple[subprocess.Popen
     return proxy, f"http://127.0.0.1:{front}/mcp", cfg
 
 
+def stateless_memory(raw: Raw, args: dict):
+    """One stateless `memory` call: the response and the messages answering it."""
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "memory", "arguments": args,
+                       "_meta": {"io.modelcontextprotocol/protocolVersion": STATELESS,
+                                 "io.modelcontextprotocol/clientCapabilities": {}}}}
+    headers = [*raw.headers, ("mcp-protocol-version", STATELESS), ("mcp-method", "tools/call"), ("mcp-name", "memory")]
+    r = raw.post(body, headers=headers)
+    return r, [m for m in sse_json(r) if m.get("id") == 9] if r.status_code == 200 else []
+
+
+def memory_calls(server: Server) -> int:
+    return sum(1 for line in server.log() if line.get("tool") == "memory")
+
+
 def create(raw: Raw, path: str, stateless: bool):
     """One create through the proxy: (acknowledged, already there, status)."""
     args = {"command": "create", "path": path, "file_text": "kept\n"}
     if stateless:
-        body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-                "params": {"name": "memory", "arguments": args,
-                           "_meta": {"io.modelcontextprotocol/protocolVersion": STATELESS,
-                                     "io.modelcontextprotocol/clientCapabilities": {}}}}
-        headers = [*raw.headers, ("mcp-protocol-version", STATELESS), ("mcp-method", "tools/call"), ("mcp-name", "memory")]
-        r = raw.post(body, headers=headers)
-        msgs = [m for m in sse_json(r) if m.get("id") == 9] if r.status_code == 200 else []
+        r, msgs = stateless_memory(raw, args)
     else:
         r, msgs = raw.call("memory", args)
     if not msgs or "result" not in msgs[0]:
@@ -106,6 +115,17 @@ def fleet_behind_haproxy():
                     pass
                 assert time.monotonic() < deadline, "haproxy never passed a request on"
                 time.sleep(0.2)
+            # haproxy takes a process out until its health checks pass (rise 2
+            # at 500 ms): on a busy machine one can start out of rotation, and
+            # a run killed before it is back would test no kill at all. Start
+            # once stateless calls have reached every process.
+            raw = Raw(url, [("authorization", f"Bearer {token}")])
+            while not all(memory_calls(s) for s in servers):
+                assert time.monotonic() < deadline, \
+                    f"round robin never reached a process: {[memory_calls(s) for s in servers]}"
+                stateless_memory(raw, {"command": "view", "path": "/memories"})
+                time.sleep(0.05)
+            before = [memory_calls(s) for s in servers]
 
             def client(i: int) -> None:
                 stateless = i % 2 == 1
@@ -139,16 +159,19 @@ def fleet_behind_haproxy():
             threads = [threading.Thread(target=client, args=(i,)) for i in range(6)]
             for t in threads:
                 t.start()
-            # Killed once the run is well under way, with most of it still to come.
-            while len(acknowledged) < 60:
-                assert all(t.is_alive() for t in threads) or len(acknowledged) >= 60, "the clients stopped early"
+            # Killed once the run is well under way and the victim has taken
+            # some of its writes, with most of the run still to come.
+            while len(acknowledged) < 60 or memory_calls(servers[1]) == before[1]:
+                assert all(t.is_alive() for t in threads), "the clients stopped early"
+                assert len(acknowledged) <= 6 * WRITES // 2, \
+                    f"half the run went by and process 1 took none of it: {[memory_calls(s) - b for s, b in zip(servers, before)]}"
                 time.sleep(0.01)
             servers[1].proc.kill()
             killed_at = len(acknowledged)
             for t in threads:
                 t.join(300)
             assert not errors, errors[:3]
-            served = [sum(1 for l in s.log() if l.get("tool") == "memory") for s in servers]
+            served = [memory_calls(s) - b for s, b in zip(servers, before)]
             listing = base.listing("fleet")
             missing = sorted(p for p in acknowledged | landed if p.removeprefix("/memories/") not in listing)
             print(f"  haproxy, 3 processes, one killed after {killed_at} acknowledged writes: "
