@@ -660,3 +660,23 @@ fn right_after_a_bulk_copy_a_new_instance_reads_the_journals_head_not_every_note
     );
     assert!(view.contains("new"), "{view}");
 }
+
+#[test]
+fn a_call_lists_sixteen_young_directories_again_and_leaves_the_rest() {
+    let s = Store::new();
+    // Twenty small directories made this second: too young to trust their
+    // stamps (a name made in the same tick might not move one), each small
+    // enough to list again for names.
+    s.fs.set_clock(s.env.now.get());
+    for dir in 0..20 {
+        s.plant(&format!("d{dir:02}"), 2);
+    }
+    s.ok(json!({"command": "prompt"}));
+    let before = s.fs.listings();
+    s.ok(json!({"command": "prompt"}));
+    assert_eq!(
+        s.fs.listings() - before,
+        16,
+        "a call lists YOUNG_LISTINGS (16) young directories again, no more"
+    );
+}

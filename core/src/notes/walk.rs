@@ -228,9 +228,9 @@ impl Catalog {
                     // Unchanged but young: a name made or removed in the
                     // same tick as the last look would not move it. A large
                     // directory waits for its once-more listing instead.
-                    let young = stamp.young(walk.trust_before()) && {
-                        young_left = young_left.saturating_sub(1);
-                        young_left > 0 && !self.holds_more_than(&dir, YOUNG_LISTING_NOTES)?
+                    let young = stamp.young(walk.trust_before()) && young_left > 0 && {
+                        young_left -= 1;
+                        !self.holds_more_than(&dir, YOUNG_LISTING_NOTES)?
                     };
                     if stamp != old || young {
                         let names_only = stamp == old;
