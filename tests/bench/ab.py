@@ -2,13 +2,15 @@
 so a slow spell of the machine falls on both (docs/benchmarks.md: these
 machines vary more between runs than most changes move a figure).
 
-    python tests/bench/ab.py --a OLD/memcap --b NEW/memcap [--notes 10000] [--rounds 8]
+    python tests/bench/ab.py --a OLD/memcap --b NEW/memcap [--notes 10000] [--rounds 8] [--store URL]
 
 Prints, for each figure, the median of each build and their ratio B/A:
 `memcap --version`, a one-shot `view` of a small store, one-shot `view`,
 `create` and `memory_search` in a store of --notes notes (on tmpfs where
 there is one), and a warm 100-byte `create` through one `memcap call`.
 Both builds share one store, so their guests must read the same formats.
+With --store (a PostgreSQL URL), the store of --notes notes is a namespace
+there (`tests/postgres/with-cluster` gives one).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def main() -> int:
     parser.add_argument("--b", required=True, help="the build measured")
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--store", help="a PostgreSQL URL: the notes' store is a namespace there")
     args = parser.parse_args()
     builds = {"A": str(Path(args.a).resolve()), "B": str(Path(args.b).resolve())}
     tmp = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -66,7 +69,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=tmp) as scratch_dir:
         scratch = Path(scratch_dir)
         store, small = scratch / "store", scratch / "small"
-        speed.fill(builds["A"], str(store), args.notes, scratch)
+        if args.store:
+            namespace = f"ab{int(time.time())}"
+            speed.fill(builds["A"], f"{args.store}#{namespace}", args.notes, scratch)
+            where = ["--store", args.store, "--namespace", namespace]
+        else:
+            speed.fill(builds["A"], str(store), args.notes, scratch)
+            where = ["--root", str(store)]
         k = 742 % args.notes
         focus = f"/memories/n/d{k // 100}/note-{k}.md"
         search = json.dumps({"command": "memory_search", "query": f"widget {k} budget"}) + "\n"
@@ -74,7 +83,7 @@ def main() -> int:
                        check=True, capture_output=True)
         for memcap in builds.values():
             # Each build's compiled code cached, the store indexed, before timing.
-            subprocess.run([memcap, "--root", str(store), "call"], input=search, check=True,
+            subprocess.run([memcap, *where, "call"], input=search, check=True,
                            capture_output=True, text=True)
         made = 0
         for _ in range(args.rounds):
@@ -84,10 +93,10 @@ def main() -> int:
                     figures = {
                         "memcap --version": ([memcap, "--version"], None),
                         "one-shot view, small store": ([memcap, "--root", str(small), "view", "/memories"], None),
-                        f"one-shot view, {args.notes:,} notes": ([memcap, "--root", str(store), "view", focus], None),
+                        f"one-shot view, {args.notes:,} notes": ([memcap, *where, "view", focus], None),
                         f"one-shot create, {args.notes:,} notes": (
-                            [memcap, "--root", str(store), "create", f"/memories/ab/{name}{made}.md", "x\n"], None),
-                        f"one-shot memory_search, {args.notes:,} notes": ([memcap, "--root", str(store), "call"], search),
+                            [memcap, *where, "create", f"/memories/ab/{name}{made}.md", "x\n"], None),
+                        f"one-shot memory_search, {args.notes:,} notes": ([memcap, *where, "call"], search),
                     }
                     for figure, (argv, stdin) in figures.items():
                         samples[name].setdefault(figure, []).append(timed(argv, stdin))

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 use tokio_postgres::tls::MakeTlsConnect;
-use tokio_postgres::types::ToSql;
+use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{
     AsyncMessage, Client, Config, Error, Row, SimpleQueryMessage, Socket, Statement,
 };
@@ -49,6 +49,37 @@ type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 
 /// A query sent whose answer is not read yet: see [`Conn::send`].
 pub(crate) struct Pending(Pin<Box<dyn Future<Output = Result<Vec<Row>, Error>> + Send>>);
+
+/// One request of a [`Conn::pipeline`].
+#[derive(Clone, Copy)]
+pub(crate) enum Ask<'a> {
+    /// Statements without parameters, answered as text. Each `Simple` is
+    /// a transaction of its own unless one is open: an error in one does
+    /// not undo another.
+    Simple(&'a str),
+    /// A query sent unprepared with its parameters' types: one round trip
+    /// however new the connection.
+    Typed(&'a str, &'a [(&'a (dyn ToSql + Sync), Type)]),
+    /// A query by its prepared statement (prepared first, a round trip of
+    /// its own, when it is not yet).
+    Prepared(&'a str, Params<'a>),
+    /// A statement prepared for later. One that fails is left unprepared:
+    /// its first use prepares it again and meets the error there.
+    Prepare(&'a str),
+}
+
+/// The answer to an [`Ask`], in the same place.
+pub(crate) enum Answer {
+    Simple(Result<Vec<SimpleQueryMessage>, Error>),
+    Rows(Result<Vec<Row>, Error>),
+    Prepared,
+}
+
+/// What a request of a pipeline came back with.
+enum Got {
+    Answer(Answer),
+    Statement(String, Result<Statement, Error>),
+}
 
 /// A runtime for one store's connections.
 pub(crate) fn runtime() -> std::io::Result<Arc<Runtime>> {
@@ -149,6 +180,57 @@ impl Conn {
     /// The answer to a query [`Conn::send`] sent.
     pub fn finish(&mut self, pending: Pending) -> Result<Vec<Row>, Error> {
         self.wait(pending.0)
+    }
+
+    /// Sends every request of `asks` before waiting for any answer (the
+    /// server answers them in order): one round trip where each alone
+    /// would take its own. A new connection's first requests each cost the
+    /// server a catalog lookup too; sent together, the process waits once.
+    pub fn pipeline(&mut self, asks: &[Ask<'_>]) -> Result<Vec<Answer>, Error> {
+        let mut statements = Vec::with_capacity(asks.len());
+        for ask in asks {
+            statements.push(match ask {
+                Ask::Prepared(sql, _) => Some(self.statement(sql)?),
+                _ => None,
+            });
+        }
+        let requests: Vec<Pin<Box<dyn Future<Output = Got> + '_>>> = asks
+            .iter()
+            .zip(statements)
+            .map(|(ask, statement)| {
+                let client = Arc::clone(&self.client);
+                let request: Pin<Box<dyn Future<Output = Got>>> = match *ask {
+                    Ask::Simple(sql) => Box::pin(async move {
+                        Got::Answer(Answer::Simple(client.simple_query(sql).await))
+                    }),
+                    Ask::Typed(sql, params) => Box::pin(async move {
+                        Got::Answer(Answer::Rows(client.query_typed(sql, params).await))
+                    }),
+                    Ask::Prepared(_, params) => Box::pin(async move {
+                        let statement = statement.expect("prepared above");
+                        Got::Answer(Answer::Rows(client.query(&statement, params).await))
+                    }),
+                    Ask::Prepare(sql) => Box::pin(async move {
+                        Got::Statement(sql.to_owned(), client.prepare(sql).await)
+                    }),
+                };
+                request
+            })
+            .collect();
+        let got = self.wait(async { Ok(futures_util::future::join_all(requests).await) })?;
+        let mut answers = Vec::with_capacity(got.len());
+        for got in got {
+            answers.push(match got {
+                Got::Answer(answer) => answer,
+                Got::Statement(sql, statement) => {
+                    if let Ok(statement) = statement {
+                        self.statements.insert(sql, statement);
+                    }
+                    Answer::Prepared
+                }
+            });
+        }
+        Ok(answers)
     }
 
     /// Statements without parameters (`BEGIN`, `COMMIT`), in one round trip.

@@ -18,6 +18,7 @@ mod error;
 #[cfg(feature = "mcp")]
 pub(crate) mod follow;
 mod listen;
+mod opening;
 mod paging;
 mod purge;
 mod rows;
@@ -126,13 +127,19 @@ impl DatabaseStore {
         call_timeout: Duration,
     ) -> Result<Self, OpenDbError> {
         let runtime = conn::runtime().map_err(OpenDbError::Runtime)?;
-        let mut client = url
-            .connect(call_timeout, Arc::clone(&runtime))
-            .map_err(OpenDbError::connect)?;
-        schema::ensure(&mut client)?;
+        let names: Vec<String> = std::iter::once(namespace.to_owned())
+            .chain(
+                grants
+                    .iter()
+                    .map(|g| g.target.to_string_lossy().into_owned()),
+            )
+            .collect();
+        let (mut client, ids) = opening::connect(&url, &names, call_timeout, Arc::clone(&runtime))?;
+        let mut ids = names.into_iter().zip(ids);
+        let (name, id) = ids.next().expect("the root's name is first");
         let mut namespaces = vec![Namespace {
-            name: namespace.to_owned(),
-            id: rows::find(&mut client, namespace).map_err(OpenDbError::query)?,
+            name,
+            id,
             version: None,
             writable: true,
             lazy: true,
@@ -146,9 +153,7 @@ impl DatabaseStore {
             tree: Tree::empty(),
             writable: namespaces[0].id.is_some(),
         }];
-        for grant in grants {
-            let name = grant.target.to_string_lossy().into_owned();
-            let id = rows::find(&mut client, &name).map_err(OpenDbError::query)?;
+        for (grant, (name, id)) in grants.iter().zip(ids) {
             let Some(id) = id else {
                 let flag = match grant.place {
                     Place::Shared => "shared",
@@ -302,14 +307,17 @@ impl DatabaseStore {
             root.id = rows::find(client, &root.name)?;
         }
         let ids = self.ids();
-        let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
         self.mode = Some(Mode::Reading);
-        if self.current(&versions) && !self.regrant_needed(&versions) {
-            return Ok(false);
+        // Trees never read (a process's first call) are read whatever the
+        // versions say: no check before the snapshot.
+        if self.namespaces.iter().all(|ns| ns.version.is_some()) {
+            let versions = rows::versions(self.client.as_mut().expect("connected"), &ids)?;
+            if self.current(&versions) && !self.regrant_needed(&versions) {
+                return Ok(false);
+            }
         }
         let client = self.client.as_mut().expect("connected");
-        client.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")?;
-        let versions = rows::versions(client, &ids)?;
+        let versions = rows::begin_reading(client, &ids)?;
         let regranted = self.refresh(&versions)?;
         if self.paged {
             // Paged files are read in this snapshot while the call runs.

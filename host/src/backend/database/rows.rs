@@ -2,7 +2,7 @@
 //! locks and versions, and a tree read from and saved to its rows.
 
 use super::LOCK_CLASS;
-use super::conn::{Conn, Pending};
+use super::conn::{Answer, Ask, Conn, Pending};
 use std::collections::HashMap;
 
 use crate::backend::database::vfs::put_page;
@@ -10,10 +10,11 @@ use crate::backend::database::vfs::tree::{PAGE, Row, Tree};
 
 /// The namespace's id, if it exists.
 pub(crate) fn find(client: &mut Conn, name: &str) -> Result<Option<i64>, postgres::Error> {
-    Ok(client
-        .query_opt("SELECT id FROM memcap_namespaces WHERE name = $1", &[&name])?
-        .map(|row| row.get(0)))
+    Ok(client.query_opt(FIND, &[&name])?.map(|row| row.get(0)))
 }
+
+/// A namespace's id by its name (`$1`, text).
+pub(crate) const FIND: &str = "SELECT id FROM memcap_namespaces WHERE name = $1";
 
 /// Makes the namespace (or finds it, when another host just made it).
 pub(crate) fn create(client: &mut Conn, name: &str) -> Result<i64, postgres::Error> {
@@ -21,9 +22,7 @@ pub(crate) fn create(client: &mut Conn, name: &str) -> Result<i64, postgres::Err
         "INSERT INTO memcap_namespaces (name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
         &[&name],
     )?;
-    Ok(client
-        .query_one("SELECT id FROM memcap_namespaces WHERE name = $1", &[&name])?
-        .get(0))
+    Ok(client.query_one(FIND, &[&name])?.get(0))
 }
 
 /// Opens a transaction, takes the namespaces' advisory locks in id order
@@ -115,6 +114,29 @@ pub(crate) fn versions(client: &mut Conn, ids: &[i64]) -> Result<Versions, postg
     ))
 }
 
+/// Opens a read's snapshot and reads the namespaces' versions in it: one
+/// round trip.
+pub(crate) fn begin_reading(client: &mut Conn, ids: &[i64]) -> Result<Versions, postgres::Error> {
+    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = ids
+        .iter()
+        .map(|id| id as &(dyn postgres::types::ToSql + Sync))
+        .collect();
+    let sql = versions_sql(ids.len());
+    let mut answers = client
+        .pipeline(&[
+            Ask::Simple("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
+            Ask::Prepared(&sql, &params),
+        ])?
+        .into_iter();
+    if let Some(Answer::Simple(Err(e))) = answers.next() {
+        return Err(e);
+    }
+    match answers.next() {
+        Some(Answer::Rows(rows)) => Ok(versions_of(rows?)),
+        _ => unreachable!("a query is answered with rows"),
+    }
+}
+
 /// Asks for the namespaces' versions without waiting for the answer: read
 /// it with [`Conn::finish`] and [`versions_of`].
 pub(crate) fn ask_versions(client: &mut Conn, ids: &[i64]) -> Result<Pending, postgres::Error> {
@@ -130,7 +152,7 @@ pub(crate) fn versions_of(rows: Vec<postgres::Row>) -> Versions {
 /// The versions query for `n` ids. One parameter an id, not an array:
 /// PostgreSQL plans a query on an array parameter again at every call
 /// (~45 µs, most of a warm read).
-fn versions_sql(n: usize) -> String {
+pub(crate) fn versions_sql(n: usize) -> String {
     let listed: Vec<String> = (1..=n).map(|i| format!("${i}")).collect();
     format!(
         "SELECT id, version, next_ino FROM memcap_namespaces WHERE id IN ({})",

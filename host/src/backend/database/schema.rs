@@ -54,11 +54,20 @@ CREATE TABLE memcap_schema (version integer NOT NULL);
 /// `vfs::tree::sparse`).
 const INO_INDEX: &str = "CREATE INDEX IF NOT EXISTS memcap_entries_ino ON memcap_entries (ns, ino)";
 
+/// Whether the tables are there, of this version and with every index:
+/// one statement without the lock (every process asks; a one-shot call
+/// paid five round trips for it), sent with a connection's first requests.
+/// Any other answer, an error too (no tables yet), is left to the locked
+/// check of [`ensure`].
+pub(crate) const CHECK: &str =
+    "SELECT max(version), to_regclass('memcap_entries_ino') IS NOT NULL FROM memcap_schema";
+
 /// Makes the tables in an empty database, or checks the version of those
-/// there. On an error the transaction is left open: the caller drops the
-/// connection, which rolls it back.
-pub(crate) fn ensure(client: &mut Conn) -> Result<(), OpenDbError> {
-    if current(client) {
+/// there, unless `current` (the answer to [`CHECK`] said so already). On an
+/// error the transaction is left open: the caller drops the connection,
+/// which rolls it back.
+pub(crate) fn ensure(client: &mut Conn, current: bool) -> Result<(), OpenDbError> {
+    if current {
         return Ok(());
     }
     client.batch_execute("BEGIN").map_err(OpenDbError::query)?;
@@ -105,18 +114,9 @@ pub(crate) fn ensure(client: &mut Conn) -> Result<(), OpenDbError> {
     }
 }
 
-/// Whether the tables are there, of this version and with every index,
-/// in one round trip and without the lock (every process asks; a one-shot
-/// call paid five round trips for it). Any other answer, an error too (no
-/// tables yet), is left to the locked check.
-fn current(client: &mut Conn) -> bool {
-    let asked = client.simple_query(
-        "SELECT max(version), to_regclass('memcap_entries_ino') IS NOT NULL FROM memcap_schema",
-    );
-    let Ok(messages) = asked else {
-        return false;
-    };
-    messages.iter().any(|message| match message {
+/// Whether the answer to [`CHECK`] says the schema is this memcap's.
+pub(crate) fn current(answer: &[SimpleQueryMessage]) -> bool {
+    answer.iter().any(|message| match message {
         SimpleQueryMessage::Row(row) => {
             row.get(0) == Some(VERSION.to_string().as_str()) && row.get(1) == Some("t")
         }

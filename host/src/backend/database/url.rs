@@ -10,7 +10,7 @@ use tokio::runtime::Runtime;
 use tokio_postgres::Config;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::conn::Conn;
+use super::conn::{Answer, Ask, Conn};
 use super::tls::Tls;
 use crate::error::OpenDbError;
 
@@ -44,12 +44,31 @@ impl Url {
         call_timeout: Duration,
         runtime: Arc<Runtime>,
     ) -> Result<Conn, postgres::Error> {
+        self.connect_asking(call_timeout, runtime, &[])
+            .map(|(conn, _)| conn)
+    }
+
+    /// [`Url::connect`], with `asks` sent in the same round trip as the
+    /// connection's setting (see [`Conn::pipeline`]), and their answers.
+    pub fn connect_asking(
+        &self,
+        call_timeout: Duration,
+        runtime: Arc<Runtime>,
+        asks: &[Ask<'_>],
+    ) -> Result<(Conn, Vec<Answer>), postgres::Error> {
         // The server stops a statement at the call's limit; a server that
         // answers nothing at all is given up on a little after it.
         let deadline = call_timeout + Duration::from_secs(5);
         let mut conn = Conn::connect(&self.config, self.tls.clone(), runtime, deadline)?;
-        conn.batch_execute(&statement_timeout(call_timeout))?;
-        Ok(conn)
+        let set = statement_timeout(call_timeout);
+        let all: Vec<Ask<'_>> = std::iter::once(Ask::Simple(&set))
+            .chain(asks.iter().copied())
+            .collect();
+        let mut answers = conn.pipeline(&all)?;
+        if let Answer::Simple(Err(e)) = answers.remove(0) {
+            return Err(e);
+        }
+        Ok((conn, answers))
     }
 
     /// A connection whose every wait (connecting too) ends within `wait`,

@@ -15,7 +15,7 @@ use wasmtime::component::{HasData, Linker, ResourceTable};
 
 use bindings::wasi::filesystem::types::DescriptorFlags;
 pub(crate) use bindings::wasi::filesystem::types::ErrorCode as Code;
-pub(crate) use pages::{Pager, put_page};
+pub(crate) use pages::{PAGES, Pager, ROWS_AT, put_page};
 use tree::{Ino, Tree};
 
 mod bindings {

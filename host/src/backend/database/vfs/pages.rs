@@ -13,6 +13,17 @@ use crate::backend::database::conn::Conn;
 /// The most rows one lookup asks for by name (one a path component).
 const MAX_PREFIXES: usize = 64;
 
+/// The rows at some paths (`$2`) of a namespace (`$1`), each with whether
+/// its file has other names too (by `memcap_entries_ino`).
+pub(crate) const ROWS_AT: &str = "SELECT e.path, e.ino, e.mtime_ns, e.ctime_ns, e.size, \
+     e.size IS NOT NULL AND EXISTS (SELECT 1 FROM memcap_entries o \
+         WHERE o.ns = e.ns AND o.ino = e.ino AND o.path <> e.path) \
+     FROM memcap_entries e WHERE e.ns = $1 AND e.path = ANY($2::text[])";
+
+/// Some pages (`$3` to before `$4`) of a file (`$2`) of a namespace (`$1`).
+pub(crate) const PAGES: &str = "SELECT page, data FROM memcap_pages \
+     WHERE ns = $1 AND ino = $2 AND page >= $3 AND page < $4";
+
 /// The call's connection, lent to the file system while the guest runs.
 pub(crate) struct Pager {
     conn: Conn,
@@ -61,14 +72,7 @@ impl Pager {
     /// The rows at `paths` of the namespace at `mount` (those there), and
     /// the files among them with other names too (by `memcap_entries_ino`).
     fn rows_at(&mut self, mount: usize, paths: &[String]) -> Option<(Vec<Row>, Vec<Ino>)> {
-        let rows = self.query(
-            mount,
-            "SELECT e.path, e.ino, e.mtime_ns, e.ctime_ns, e.size, e.size IS NOT NULL AND \
-             EXISTS (SELECT 1 FROM memcap_entries o \
-                     WHERE o.ns = e.ns AND o.ino = e.ino AND o.path <> e.path) \
-             FROM memcap_entries e WHERE e.ns = $1 AND e.path = ANY($2::text[])",
-            &paths,
-        )?;
+        let rows = self.query(mount, ROWS_AT, &paths)?;
         let shared = rows
             .iter()
             .filter(|row| row.get::<_, bool>(5))
@@ -122,11 +126,7 @@ impl Pager {
             pages.start as i32,
             pages.end.min(i32::MAX as u64) as i32,
         );
-        let read = self.conn.query(
-            "SELECT page, data FROM memcap_pages \
-             WHERE ns = $1 AND ino = $2 AND page >= $3 AND page < $4",
-            &[&id, &ino, &from, &to],
-        );
+        let read = self.conn.query(PAGES, &[&id, &ino, &from, &to]);
         match read {
             Ok(rows) => Some(
                 rows.iter()
