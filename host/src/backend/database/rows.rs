@@ -105,22 +105,23 @@ pub(crate) type Versions = HashMap<i64, (i64, u64)>;
 
 /// The namespaces' versions (one round trip).
 pub(crate) fn versions(client: &mut Conn, ids: &[i64]) -> Result<Versions, postgres::Error> {
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = ids
-        .iter()
-        .map(|id| id as &(dyn postgres::types::ToSql + Sync))
-        .collect();
+    let params = id_params(ids);
     Ok(versions_of(
         client.query(&versions_sql(ids.len()), &params)?,
     ))
 }
 
+/// The ids as the versions query's parameters, one each.
+fn id_params(ids: &[i64]) -> Vec<&(dyn postgres::types::ToSql + Sync)> {
+    ids.iter()
+        .map(|id| id as &(dyn postgres::types::ToSql + Sync))
+        .collect()
+}
+
 /// Opens a read's snapshot and reads the namespaces' versions in it: one
 /// round trip.
 pub(crate) fn begin_reading(client: &mut Conn, ids: &[i64]) -> Result<Versions, postgres::Error> {
-    let params: Vec<&(dyn postgres::types::ToSql + Sync)> = ids
-        .iter()
-        .map(|id| id as &(dyn postgres::types::ToSql + Sync))
-        .collect();
+    let params = id_params(ids);
     let sql = versions_sql(ids.len());
     let mut answers = client
         .pipeline(&[
