@@ -12,6 +12,8 @@
 mod backend;
 mod bindings;
 mod cache;
+#[cfg(feature = "testing")]
+mod clock;
 mod error;
 #[cfg(feature = "mcp")]
 pub mod feed;
@@ -38,6 +40,8 @@ pub use bindings::{
     HistoryVersion, LeftFile, NoteType, Observation, RedactReport, RelatedNote, Relation, Role,
     SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer, UndoReport,
 };
+#[cfg(feature = "testing")]
+pub use clock::TestClock;
 #[cfg(feature = "database")]
 pub use error::OpenDbError;
 pub use error::{DataResult, OpenError, ToolDefinition, ToolError, ToolErrorKind, ToolResult};

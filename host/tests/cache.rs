@@ -2,6 +2,8 @@
 //! only from a directory and a file that are this user's alone; anything
 //! else is skipped, once, with the reason on stderr, and the call still works.
 
+mod common;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -175,17 +177,11 @@ fn a_trusted_compile_is_mapped_from_its_file_not_copied() {
         .unwrap();
     let maps = format!("/proc/{}/maps", server.id());
     let cached = cached.to_str().unwrap().to_owned();
-    let start = std::time::Instant::now();
-    let mapped = loop {
+    let mapped = common::within(std::time::Duration::from_secs(10), || {
         let text = std::fs::read_to_string(&maps).unwrap_or_default();
-        if text.lines().any(|l| l.ends_with(&cached)) {
-            break true;
-        }
-        if start.elapsed() > std::time::Duration::from_secs(10) {
-            break false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
+        text.lines().any(|l| l.ends_with(&cached))
+    })
+    .is_some();
     server.kill().unwrap();
     server.wait().unwrap();
     assert!(mapped, "{cached} is not mapped by the server");

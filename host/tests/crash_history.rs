@@ -173,12 +173,8 @@ fn kill_nine_during_a_redaction_and_the_next_one_finishes_it() {
         let root = dir.path().join("memories");
         store_with_a_secret(&root, secret);
         let mut child = redact(&root);
-        std::thread::sleep(Duration::from_micros(
-            rng.random_range(whole / 2..whole + 1),
-        ));
-        cut_short += usize::from(child.try_wait().unwrap().is_none());
-        let _ = child.kill();
-        child.wait().unwrap();
+        let delay = Duration::from_micros(rng.random_range(whole / 2..whole + 1));
+        cut_short += usize::from(common::kill_after(&mut child, delay));
         // Part done: some copies of the secret gone or marked, not all.
         let left = holding(&root, secret).len();
         let log = std::fs::read_to_string(root.join(".memcap/history/log.jsonl")).unwrap();

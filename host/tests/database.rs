@@ -549,9 +549,10 @@ fn a_killed_host_leaves_old_or_new_text_and_nothing_staged() {
         rng_state ^= rng_state << 13;
         rng_state ^= rng_state >> 7;
         rng_state ^= rng_state << 17;
-        std::thread::sleep(std::time::Duration::from_millis(30 + rng_state % 120));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        common::kill_after(
+            &mut child,
+            std::time::Duration::from_millis(30 + rng_state % 120),
+        );
     }
     let memory = open(&ns);
     for entry in memory.export().unwrap() {
@@ -677,15 +678,22 @@ fn a_store_moved_to_the_database_and_back_keeps_every_version() {
 #[test]
 #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_following_host_takes_in_other_hosts_commits_between_calls() {
-    use std::time::{Duration, Instant};
     let ns = namespace("follow");
+    let clock = memcap::TestClock::new();
+    let open = |ns: &str| {
+        Memory::database(&store())
+            .namespace(ns)
+            .clock(clock.clone())
+            .open()
+            .unwrap()
+    };
     let a = open(&ns);
     let note = |d: &str| format!("---\nname: N1\ndescription: {d}\ntype: user\n---\n\nbody\n");
     a.memory_write("n1", "N1", "old words", memcap::NoteType::User, "body")
         .unwrap();
     // An old note: memcap reads a note changed in the last two seconds once
     // more when its stamp has aged, whatever the stamp says.
-    std::thread::sleep(Duration::from_secs(3));
+    clock.advance(common::RACY);
     let followed = std::sync::Arc::new(open(&ns));
     let other = open(&ns);
     for memory in [&*followed, &other] {
@@ -695,7 +703,7 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
     // again: once it has aged, each host lists it whole once more (the
     // check that a young stamp gets). That is done here, before the edit,
     // so the edit below can only be found by a sweep or a follower.
-    std::thread::sleep(Duration::from_secs(3));
+    clock.advance(common::RACY);
     for memory in [&*followed, &other] {
         for _ in 0..3 {
             assert!(memory.memory_view(false).unwrap().contains("old words"));
@@ -709,12 +717,16 @@ fn a_following_host_takes_in_other_hosts_commits_between_calls() {
         memcap::HostEdit::Write(note("new words").as_bytes()),
     )
     .unwrap();
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(1) {
+    for _ in 0..3 {
         let index = other.memory_view(false).unwrap();
         assert!(index.contains("old words"), "{index}");
-        std::thread::sleep(Duration::from_millis(50));
     }
+    clock.advance(common::SWEEP);
+    let swept = (0..5).any(|_| other.memory_view(false).unwrap().contains("new words"));
+    assert!(swept, "the sweep did not find the edit");
+    // The followed host's sweep done too, so only its follower can show
+    // what comes next.
+    assert!(followed.memory_view(false).unwrap().contains("new words"));
     // Followed, such a change is in the index at once, and through the
     // journal in every other host's too.
     let follower =

@@ -67,11 +67,19 @@ fn a_follower_hears_commits_again_once_the_server_is_back() {
     let _alone = SERVER.lock().unwrap_or_else(|e| e.into_inner());
     use std::time::Duration;
     let ns = namespace("refollow");
+    let clock = memcap::TestClock::new();
+    let open = |ns: &str| {
+        Memory::database(&common::test_store())
+            .namespace(ns)
+            .clock(clock.clone())
+            .open()
+            .unwrap()
+    };
     let writer = open(&ns);
     let note = |d: &str| format!("---\nname: N\ndescription: {d}\ntype: user\n---\n\nbody\n");
     writer.create("/memories/n.md", &note("first")).unwrap();
     // Old enough that only a report (or the sweep) shows an edit in place.
-    std::thread::sleep(Duration::from_secs(3));
+    clock.advance(common::RACY);
     let followed = std::sync::Arc::new(open(&ns));
     assert!(followed.memory_view(false).unwrap().contains("first"));
     let _follower = memcap::feed::ChangeFeed::start(&followed).unwrap();

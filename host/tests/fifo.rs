@@ -42,14 +42,10 @@ fn call(args: &[String], input: &serde_json::Value) -> memcap::ToolResult {
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{input}").unwrap();
     drop(stdin);
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > WAIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{input} was still running after {WAIT:?}: blocked");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    if common::within(WAIT, || child.try_wait().unwrap().is_some()).is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{input} was still running after {WAIT:?}: blocked");
     }
     let out = child.wait_with_output().unwrap();
     serde_json::from_slice(out.stdout.trim_ascii()).unwrap()
@@ -188,7 +184,6 @@ fn a_note_held_under_a_lease_never_makes_a_call_wait() {
     let new = store.shared.join("s.md.new");
     std::fs::write(&new, "shared note, changed\n").unwrap();
     std::fs::rename(&new, store.shared.join("s.md")).unwrap();
-    std::thread::sleep(Duration::from_secs(3));
     let holder = std::fs::OpenOptions::new()
         .read(true)
         .write(true)

@@ -115,8 +115,8 @@ fn a_revert_by_actor_undoes_their_changes_and_leaves_later_work() {
     m.create("/memories/shared.md", "v1\n").unwrap();
     // Versions are stamped in whole seconds: the revert's time is after
     // alice's work.
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    let since = time_now();
+    f.later(std::time::Duration::from_millis(1100));
+    let since = time_at(f.clock.now());
     m.set_actor(Actor::named("mallory"));
     m.delete("/memories/keep.md").unwrap();
     m.create("/memories/junk.md", "junk\n").unwrap();
@@ -173,11 +173,8 @@ fn a_redacted_secret_is_gone_from_every_file_and_row() {
 }
 
 /// Now, as RFC 3339 in whole seconds.
-fn time_now() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
+fn time_at(now: std::time::SystemTime) -> String {
+    let now = now.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     time::OffsetDateTime::from_unix_timestamp(now as i64)
         .unwrap()
         .format(&time::format_description::well_known::Rfc3339)

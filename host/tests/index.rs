@@ -73,7 +73,7 @@ fn edits_made_behind_memcaps_back_show_in_the_next_index() {
     // The rewrite in place shows once the note's stamp is old enough to
     // trust (2 seconds; whole seconds, so up to 3): it was made in the same
     // seconds as memcap's own write, so its stamp alone may not show it.
-    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    f.later(common::RACY);
     let want = [
         "- [Added](new/added.md) - Added outside",
         "- [Edit](edit.md) - Edit AFTERS",
@@ -126,7 +126,7 @@ fn a_same_size_rewrite_that_keeps_the_modification_time_is_seen() {
         .write_all(text.replace("version one", "version two").as_bytes())
         .unwrap();
     file.set_modified(modified).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    f.later(common::RACY);
     assert_eq!(
         listed(&f.memory.memory_view(false).unwrap()),
         ["- [N](n.md) - version two"]
@@ -412,6 +412,10 @@ fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
         .memory_write("n.md", "N", "before", NoteType::User, "x")
         .unwrap();
     f.memory.memory_view(false).unwrap();
+    // Aged, and read once more as aged stamps are: from here on the
+    // stamps are trusted.
+    f.later(common::RACY);
+    f.memory.memory_view(false).unwrap();
     let path = f.root().join("n.md");
     let text = f.read("n.md").replace("before", "AFTER!");
     let file = std::fs::File::options().write(true).open(&path).unwrap();
@@ -419,13 +423,19 @@ fn an_in_place_edit_by_another_program_shows_within_thirty_seconds() {
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     file.set_modified(hour_ago).unwrap();
     drop(file);
-    std::thread::sleep(std::time::Duration::from_secs(31));
+    // Not before the sweep is due: the directory's stamp says nothing
+    // changed.
+    assert_eq!(
+        listed(&f.memory.memory_view(false).unwrap()),
+        ["- [N](n.md) - before"]
+    );
+    f.later(common::SWEEP);
     assert_eq!(
         listed(&f.memory.memory_view(false).unwrap()),
         ["- [N](n.md) - AFTER!"]
     );
     assert_eq!(
-        listed(&Memory::open(f.root()).unwrap().prompt().unwrap()),
+        listed(&f.reopen().prompt().unwrap()),
         ["- [N](n.md) - AFTER!"]
     );
 }
@@ -442,12 +452,7 @@ fn a_walk_one_process_left_unfinished_goes_on_in_the_next() {
         call_timeout: std::time::Duration::from_millis(1000),
         ..memcap::Limits::default()
     };
-    let open = || {
-        Memory::builder(f.root())
-            .limits(limits.clone())
-            .open()
-            .unwrap()
-    };
+    let open = || f.builder().limits(limits.clone()).open().unwrap();
     let first = open();
     first
         .create("/memories/first.md", "The first note.\n")
@@ -465,7 +470,7 @@ fn a_walk_one_process_left_unfinished_goes_on_in_the_next() {
         }
     }
     // Past the two seconds in which stamps are not trusted.
-    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    f.later(common::RACY);
     let mut calls = 0;
     let mut unfinished = 0;
     loop {
@@ -485,7 +490,7 @@ fn a_walk_one_process_left_unfinished_goes_on_in_the_next() {
     );
     // Before the sweep would have found them anyway.
     assert!(
-        unfinished > 0 && started.elapsed() < std::time::Duration::from_secs(30),
+        unfinished > 0 && started.elapsed() + common::RACY < std::time::Duration::from_secs(30),
         "{unfinished} unfinished calls in {:?}",
         started.elapsed()
     );

@@ -65,7 +65,7 @@ fn store() -> (Fixture, Vec<(SystemTime, String)>) {
     // Stamps of the last two seconds are not trusted (they may hide a change
     // in the same tick), so every directory would be listed again: a store
     // this fresh is not what a new host usually finds.
-    std::thread::sleep(Duration::from_secs(3));
+    f.later(common::RACY);
     read_through(&f.reopen());
     (f, notes)
 }

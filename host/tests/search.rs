@@ -458,7 +458,7 @@ fn a_result_never_names_lines_a_file_no_longer_holds() {
     // always checked again; past that, an in-place edit (the directory's
     // stamp unchanged) waits for the catalog's sweep, so only the read-back
     // keeps stale hits out.
-    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    f.later(common::RACY);
     assert_eq!(found(&f, "okapi"), ["/memories/a.md"]);
     // Rewritten in place (truncated, the same file), as an editor saves.
     f.plant("a.md", b"short now\n");
@@ -576,7 +576,7 @@ fn a_passage_found_by_its_vector_is_read_back_too() {
     commute_and_cake(&f);
     // Past the whole-second trust window, as in the test above: an
     // in-place edit now waits for the catalog's sweep.
-    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    f.later(common::RACY);
     let search = || {
         f.memory
             .memory_search(PARAPHRASE, None, Some(0.0), None, None)

@@ -170,7 +170,12 @@ fn a_missing_shared_directory_is_named_at_open() {
 #[test]
 fn changed_paths_reach_the_index_at_once() {
     let base = tempfile::tempdir().unwrap();
-    let alice = open(base.path(), "alice", &[]);
+    let clock = memcap::TestClock::new();
+    let alice = Memory::builder(base.path())
+        .namespace("alice")
+        .clock(clock.clone())
+        .open()
+        .unwrap();
     let file = base.path().join("alice/a.md");
     std::fs::write(
         &file,
@@ -179,8 +184,9 @@ fn changed_paths_reach_the_index_at_once() {
     .unwrap();
     assert!(alice.memory_view(false).unwrap().contains("first words"));
     // Stamps younger than two seconds are never trusted (file times tick
-    // coarsely, whole seconds here): wait until the catalog trusts them.
-    std::thread::sleep(std::time::Duration::from_millis(3100));
+    // coarsely, whole seconds here): once they have aged, the catalog
+    // trusts them. Two seconds and a margin, in whole seconds.
+    clock.advance(std::time::Duration::from_millis(3_100));
     assert!(alice.memory_view(false).unwrap().contains("first words"));
     // An edit in place, its time set back: the directory's stamp does not
     // move, so without a report the index keeps the old description.

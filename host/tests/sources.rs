@@ -326,25 +326,31 @@ fn extra_directories_granted_on_a_later_open_are_searched_at_once() {
     // One backend: extra directories are host directories, on either backend the same.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("memories");
-    let docs = |name: &str, file: &str, text: &str| {
+    let docs = |name: &str, file: &str, text: &str, hours_ago: u64| {
         let docs = dir.path().join(name);
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::write(docs.join(file), text).unwrap();
-        // File times tick coarsely (a few ms): each directory gets a stamp
-        // of its own, as directories written at different times have.
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        // Each directory with a stamp of its own, as directories written at
+        // different times have (file times tick coarsely, a few ms).
+        let then = std::time::SystemTime::now() - std::time::Duration::from_secs(hours_ago * 3600);
+        std::fs::File::open(&docs)
+            .and_then(|d| d.set_modified(then))
+            .unwrap();
         docs
     };
-    let deploys = docs("deploys", "deploy.md", "Blue-green deploys.\n");
-    let handbook = docs("handbook", "oncall.md", "The oncall rota.\n");
-    let runbooks = docs("runbooks", "restore.md", "Restore from backup.\n");
-    Memory::open(&root)
+    let deploys = docs("deploys", "deploy.md", "Blue-green deploys.\n", 3);
+    let handbook = docs("handbook", "oncall.md", "The oncall rota.\n", 2);
+    let runbooks = docs("runbooks", "restore.md", "Restore from backup.\n", 1);
+    let clock = memcap::TestClock::new();
+    let builder = || Memory::builder(&root).clock(clock.clone());
+    builder()
+        .open()
         .unwrap()
         .create("/memories/notes.md", "Our notes.\n")
         .unwrap();
     // Past the two seconds in which a directory's stamp is not trusted, so
     // nothing but the grants tells the root's listing has changed.
-    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    clock.advance(common::RACY);
 
     // The extra notes the index holds, and how many notes in all.
     let found = |m: &Memory| -> (Vec<String>, u32) {
@@ -353,17 +359,14 @@ fn extra_directories_granted_on_a_later_open_are_searched_at_once() {
         paths.sort();
         (paths, m.memory_stats().unwrap().total_files)
     };
-    let m = Memory::builder(&root)
-        .extra("docs", &deploys)
-        .open()
-        .unwrap();
+    let m = builder().extra("docs", &deploys).open().unwrap();
     assert_eq!(
         found(&m),
         (vec!["/memories/extra/docs/deploy.md".into()], 2)
     );
     drop(m);
     // The same name over another directory, and one more.
-    let m = Memory::builder(&root)
+    let m = builder()
         .extra("docs", &handbook)
         .extra("runbooks", &runbooks)
         .open()
@@ -379,7 +382,7 @@ fn extra_directories_granted_on_a_later_open_are_searched_at_once() {
         )
     );
     drop(m);
-    let m = Memory::open(&root).unwrap();
+    let m = builder().open().unwrap();
     assert_eq!(found(&m), (vec![], 1));
     assert_eq!(m.memory_stats().unwrap().sources, [Source::Memory]);
 }

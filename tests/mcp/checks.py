@@ -3,6 +3,7 @@ reported with the others, and the run ends with a count."""
 
 from __future__ import annotations
 
+import time
 import traceback
 from pathlib import Path
 
@@ -47,3 +48,18 @@ class Checks:
                 print(f"FAIL {name}\n     {type(exc).__name__}: {exc}{at}", flush=True)
         print(f"{title}: {passed} passed, {failed} failed")
         return 1 if failed else 0
+
+
+def eventually(what: str, done: Callable[[], object], limit: float = 10.0):
+    """Polls `done` every 20 ms until it returns something true, and returns
+    that; fails with `what` once `limit` seconds have passed. The way a
+    check waits for an event (a watcher's report, a log line, a reload)
+    rather than for a fixed time."""
+    deadline = time.monotonic() + limit
+    while True:
+        got = done()
+        if got:
+            return got
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what} (waited {limit} s)")
+        time.sleep(0.02)

@@ -16,13 +16,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 import jsonschema
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from checks import Checks  # noqa: E402
+from checks import Checks, eventually  # noqa: E402
 from client import McpMemory  # noqa: E402
 
 MEMCAP = ""
@@ -218,9 +217,13 @@ def external_edits():
             assert "planted" in index, index
             note = Path(d, "tea.md")
             note.write_text(note.read_text().replace("green", "black"))
-            time.sleep(0.3)  # the watcher's event is in before the next call
-            index, _, _ = server.call("memory_view", {})
-            assert "black" in index and "green" not in index, index
+            # Shown once the watcher's report is in: no fixed wait.
+            def shown():
+                index, _, _ = server.call("memory_view", {})
+                return index if "black" in index else None
+
+            index = eventually("the edit in place never showed", shown)
+            assert "green" not in index, index
             Path(d, "new.md").unlink()
             index, _, _ = server.call("memory_view", {})
             assert "planted" not in index, index

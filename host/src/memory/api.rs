@@ -8,7 +8,8 @@ use crate::bindings::{
 };
 use crate::error::{DataResult, ToolDefinition, ToolError, ToolErrorKind, ToolResult};
 
-use super::{Memory, call_writes};
+use super::Memory;
+use super::call::call_writes;
 
 impl Memory {
     /// Shows a directory listing or a file with line numbers (WIT `view`).

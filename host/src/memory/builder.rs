@@ -26,6 +26,7 @@ pub struct MemoryBuilder {
     create_root: bool,
     private_umask: bool,
     read_only: bool,
+    clock: super::Clock,
 }
 
 impl MemoryBuilder {
@@ -44,6 +45,7 @@ impl MemoryBuilder {
             create_root: true,
             private_umask: false,
             read_only: false,
+            clock: Default::default(),
         }
     }
 
@@ -143,6 +145,14 @@ impl MemoryBuilder {
         self
     }
 
+    /// Gives the component `clock` as its wall clock (feature `testing`):
+    /// a test moves it ahead instead of waiting for stamps to age.
+    #[cfg(feature = "testing")]
+    pub fn clock(mut self, clock: crate::TestClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
     /// Opens the store; see [`Memory::open`] and [`Memory::database`].
     pub fn open(self) -> Result<Memory, OpenError> {
         if let Some(name) = &self.namespace {
@@ -213,7 +223,14 @@ impl MemoryBuilder {
                 (Box::new(store), format!("namespace {namespace}"))
             }
         };
-        Memory::serve(backend, name, self.limits, self.vectors, self.read_only)
+        Memory::serve(
+            backend,
+            name,
+            self.limits,
+            self.vectors,
+            self.read_only,
+            self.clock,
+        )
     }
 }
 

@@ -7,7 +7,7 @@ pub mod escape;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use memcap::{Entry, HostEdit, Limits, Memory};
+use memcap::{Entry, HostEdit, Limits, Memory, TestClock};
 
 /// A fresh store and a handle on it: a memory directory (inside its own
 /// tempdir), or in a test's database variant (made by [`both_backends!`]) a
@@ -18,6 +18,9 @@ pub struct Fixture {
     pub memory: Memory,
     /// The namespace, on the database backend.
     namespace: Option<String>,
+    /// The wall clock of every memory the fixture opens: see
+    /// [`Fixture::later`].
+    pub clock: TestClock,
 }
 
 thread_local! {
@@ -97,8 +100,10 @@ impl Fixture {
         if on_database() {
             let dir = tempfile::tempdir().unwrap();
             let namespace = fresh_namespace("fixture");
+            let clock = TestClock::new();
             let memory = Memory::database(&test_store())
                 .namespace(&namespace)
+                .clock(clock.clone())
                 .private_umask(true)
                 .vectors(on)
                 .open()
@@ -107,6 +112,7 @@ impl Fixture {
                 dir,
                 memory,
                 namespace: Some(namespace),
+                clock,
             };
         }
         Self::directory_with_vectors(on)
@@ -121,7 +127,9 @@ impl Fixture {
     fn directory_with_vectors(on: bool) -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("memories")).unwrap();
+        let clock = TestClock::new();
         let memory = Memory::builder(dir.path().join("memories"))
+            .clock(clock.clone())
             .private_umask(true)
             .vectors(on)
             .open()
@@ -130,6 +138,7 @@ impl Fixture {
             dir,
             memory,
             namespace: None,
+            clock,
         }
     }
 
@@ -144,6 +153,16 @@ impl Fixture {
             Some(ns) => Memory::database(&test_store()).namespace(ns),
             None => Memory::builder(self.root()),
         }
+        .clock(self.clock.clone())
+    }
+
+    /// Moves the clock of every memory this fixture opened `by` ahead: what
+    /// is on disk then looks as old to memcap as waiting would make it
+    /// (its stamps trusted once `RACY` has passed, the sweep due after
+    /// [`SWEEP`]). Memory opened otherwise, and `memcap` processes, keep
+    /// the system's time.
+    pub fn later(&self, by: std::time::Duration) {
+        self.clock.advance(by);
     }
 
     /// The options that give `memcap` this store.
@@ -327,18 +346,49 @@ impl Fixture {
     }
 }
 
+/// How long memcap distrusts a stamp (two seconds, in whole seconds: up
+/// to three), plus a margin: once past, a stamp shows every change.
+pub const RACY: std::time::Duration = std::time::Duration::from_millis(3_100);
+/// Past the catalog's sweep (every 30 seconds), which finds an edit in
+/// place that kept a file's stamp.
+pub const SWEEP: std::time::Duration = std::time::Duration::from_secs(31);
+
 /// Polls `done` every 20 ms until it holds and returns how long that took;
 /// fails the test with `what` after ten seconds.
-pub fn eventually(what: &str, mut done: impl FnMut() -> bool) -> std::time::Duration {
+pub fn eventually(what: &str, done: impl FnMut() -> bool) -> std::time::Duration {
+    match within(std::time::Duration::from_secs(10), done) {
+        Some(took) => took,
+        None => panic!("{what}"),
+    }
+}
+
+/// Polls `done` every 20 ms until it holds or `limit` has passed: how long
+/// it took, or `None` if it never held. The one place tests wait.
+pub fn within(
+    limit: std::time::Duration,
+    mut done: impl FnMut() -> bool,
+) -> Option<std::time::Duration> {
     let start = std::time::Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(10),
-            "{what}"
-        );
+    loop {
+        if done() {
+            return Some(start.elapsed());
+        }
+        if start.elapsed() >= limit {
+            return None;
+        }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    start.elapsed()
+}
+
+/// Kills `child` with SIGKILL once `delay` has passed (at a time a test
+/// picks at random, to cut a write short), and reaps it; whether it was
+/// still running.
+pub fn kill_after(child: &mut std::process::Child, delay: std::time::Duration) -> bool {
+    std::thread::sleep(delay);
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    child.wait().unwrap();
+    running
 }
 
 /// A memory directory (not created yet) opened with `limits`, in its own
@@ -415,9 +465,7 @@ pub fn kill_writer(
             }
         }
     });
-    std::thread::sleep(delay);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_after(child, delay);
     let _ = writer.join();
 }
 
