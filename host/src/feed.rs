@@ -1,27 +1,15 @@
 //! One change feed per served store: what changed behind a long-lived
 //! host's back (another program's edit in a directory, another host's
 //! commit to a database) reaches the guest's indexes before the next call
-//! instead of at its next sweep. The backend says what feeds it
-//! ([`FeedSource`]); a server starts one [`ChangeFeed`] and never looks
-//! inside.
+//! instead of at its next sweep. The backend starts the feed it has
+//! ([`crate::backend::Backend::start_feed`]); a server starts one
+//! [`ChangeFeed`] and never looks inside.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::Memory;
-#[cfg(feature = "database")]
-use crate::backend::database::follow::Follower;
-use crate::backend::directory::watch::Watcher;
-use crate::backend::{Feed, FeedSource};
-
-/// Why a change feed could not start (for the person running memcap).
-#[derive(Debug, thiserror::Error)]
-pub enum FeedError {
-    #[error("could not watch the memory directory: {0}")]
-    Watch(#[from] notify::Error),
-    #[cfg(feature = "database")]
-    #[error("could not start following the memory database: {0}")]
-    Follow(std::io::Error),
-}
+pub use crate::backend::FeedError;
+use crate::backend::{CatchUp, Feed};
 
 /// A served store's change feed; it stops when dropped.
 pub struct ChangeFeed {
@@ -29,17 +17,11 @@ pub struct ChangeFeed {
 }
 
 impl ChangeFeed {
-    /// Starts the feed `memory`'s backend asks for: a file watcher over its
+    /// Starts the feed `memory`'s backend has: a file watcher over its
     /// directories, or a follower of other hosts' commits that catches up
-    /// on its own thread.
+    /// on its own thread (holding the memory weakly).
     pub fn start(memory: &Arc<Memory>) -> Result<ChangeFeed, FeedError> {
-        let feed: Box<dyn Feed> = match memory.feed_source() {
-            FeedSource::Watch(directories) => Box::new(Watcher::start(directories)?),
-            #[cfg(feature = "database")]
-            FeedSource::Follow(listener) => {
-                Box::new(Follower::start(listener, memory).map_err(FeedError::Follow)?)
-            }
-        };
+        let feed = memory.start_feed(Box::new(Held(Arc::downgrade(memory))))?;
         Ok(ChangeFeed { feed })
     }
 
@@ -54,5 +36,31 @@ impl ChangeFeed {
         let answer = call(memory);
         self.feed.after_call();
         answer
+    }
+}
+
+/// A memory as a feed's own thread holds it: weakly.
+#[cfg_attr(not(feature = "database"), allow(dead_code))]
+struct Held(Weak<Memory>);
+
+impl CatchUp for Held {
+    #[cfg(feature = "database")]
+    fn catch_up(&self) -> bool {
+        let Some(memory) = self.0.upgrade() else {
+            return false;
+        };
+        // A failure here is the next call's to meet.
+        let _ = memory.catch_up();
+        true
+    }
+
+    /// Without a database nothing follows: there is nothing to take in.
+    #[cfg(not(feature = "database"))]
+    fn catch_up(&self) -> bool {
+        self.alive()
+    }
+
+    fn alive(&self) -> bool {
+        self.0.strong_count() > 0
     }
 }

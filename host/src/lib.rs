@@ -32,8 +32,6 @@ pub mod tokens;
 pub mod ui;
 mod wasi_link;
 
-#[cfg(feature = "database")]
-pub use backend::database::CommitListener;
 pub use backend::entries::{CopyError, Entry, Exported, HostEdit, Skipped};
 pub use bindings::{
     ActivityAnswer, ActivityItem, Change, ContextAnswer, ContextNote, GetAnswer, GraphNote,

@@ -50,8 +50,8 @@ class Checks:
         return 1 if failed else 0
 
 
-def eventually(what: str, done: Callable[[], object], limit: float = 10.0):
-    """Polls `done` every 20 ms until it returns something true, and returns
+def eventually(what: str, done: Callable[[], object], limit: float = 10.0, every: float = 0.02):
+    """Polls `done` every `every` seconds (20 ms) until it returns something true, and returns
     that; fails with `what` once `limit` seconds have passed. The way a
     check waits for an event (a watcher's report, a log line, a reload)
     rather than for a fixed time."""
@@ -62,4 +62,4 @@ def eventually(what: str, done: Callable[[], object], limit: float = 10.0):
             return got
         if time.monotonic() >= deadline:
             raise AssertionError(f"{what} (waited {limit} s)")
-        time.sleep(0.02)
+        time.sleep(every)

@@ -21,8 +21,6 @@ use memcap_core::storage::mounts::Place;
 #[cfg(feature = "database")]
 use crate::backend::database::vfs::Fs;
 use crate::error::ToolError;
-#[cfg(all(feature = "database", feature = "mcp"))]
-use database::CommitListener;
 use entries::{CopyError, Entry, Exported, HostEdit, Reserved};
 
 /// A directory or namespace granted beside the root: shared
@@ -53,19 +51,28 @@ pub(crate) enum Granted {
     Served(Fs),
 }
 
-/// How a long-lived host hears of changes made behind its back, for its
-/// [`crate::feed::ChangeFeed`].
-// One a long-lived server asks for, once: the variants' sizes do not matter.
-#[allow(clippy::large_enum_variant)]
+/// Why a change feed could not start (for the person running memcap).
 #[cfg(feature = "mcp")]
-pub(crate) enum FeedSource {
-    /// Watch these host directories (as the agent sees each, and on disk):
-    /// other programs edit them in place.
-    Watch(Vec<(String, PathBuf)>),
-    /// Listen for other hosts' commits; from now on the backend gathers the
-    /// paths they change for [`Backend::take_news`].
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    #[error("could not watch the memory directory: {0}")]
+    Watch(#[from] notify::Error),
     #[cfg(feature = "database")]
-    Follow(CommitListener),
+    #[error("could not start following the memory database: {0}")]
+    Follow(std::io::Error),
+}
+
+/// What a feed that takes in changes on its own thread does to its
+/// memory, which it must not keep alive. (Only a database's follower
+/// does so far.)
+#[cfg(feature = "mcp")]
+#[cfg_attr(not(feature = "database"), allow(dead_code))]
+pub(crate) trait CatchUp: Send + 'static {
+    /// Takes in what changed behind the memory's back now (see
+    /// [`Backend::take_news`]); `false` once the memory is gone.
+    fn catch_up(&self) -> bool;
+    /// Whether the memory is still there.
+    fn alive(&self) -> bool;
 }
 
 /// What a change feed does around each call a server runs.
@@ -173,14 +180,17 @@ pub(crate) trait Backend: Send {
         Ok(())
     }
 
-    /// How a long-lived host hears of changes behind its back.
+    /// Starts what tells a long-lived host of changes behind its back: a
+    /// watcher of its directories whose news come before each call, or a
+    /// follower of other hosts' commits that calls `memory`'s
+    /// [`CatchUp::catch_up`] from its own thread.
     #[cfg(feature = "mcp")]
-    fn feed(&mut self) -> FeedSource;
+    fn start_feed(&mut self, memory: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError>;
 
     /// The paths (as the guest names them) other hosts changed since the
     /// last time this was asked, found when the files were read again;
-    /// only while following ([`FeedSource::Follow`]), and at most
-    /// [`MAX_NEWS`] at a time.
+    /// only while a feed follows them, and at most [`MAX_NEWS`] at a time.
+    #[cfg(all(feature = "mcp", feature = "database"))]
     fn take_news(&mut self) -> Vec<String> {
         Vec::new()
     }

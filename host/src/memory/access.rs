@@ -4,6 +4,8 @@
 
 use super::call::Call;
 use super::*;
+#[cfg(feature = "mcp")]
+use crate::backend::{CatchUp, Feed, FeedError};
 
 impl Memory {
     /// Every directory and file of the store, memcap's `.memcap` left out,
@@ -79,16 +81,17 @@ impl Memory {
         self.with_backend(true, |backend| backend.import(entries, history, replace))
     }
 
-    /// How a long-lived host hears of changes behind this store's back
-    /// (for [`crate::feed::ChangeFeed`]).
+    /// Starts what tells this long-lived host of changes behind the
+    /// store's back (for [`crate::feed::ChangeFeed`]).
     #[cfg(feature = "mcp")]
-    pub(crate) fn feed_source(&self) -> FeedSource {
-        self.lock().backend.feed()
+    pub(crate) fn start_feed(&self, memory: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError> {
+        self.lock().backend.start_feed(memory)
     }
 
     /// Reads what other hosts committed now, off any caller's path, and
     /// hands the guest the paths they changed (see [`Memory::changed`]).
-    pub fn catch_up(&self) -> Result<(), ToolError> {
+    #[cfg(all(feature = "mcp", feature = "database"))]
+    pub(crate) fn catch_up(&self) -> Result<(), ToolError> {
         let news = {
             let mut served = self.lock();
             let served = &mut *served;

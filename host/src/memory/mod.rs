@@ -19,12 +19,12 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
-#[cfg(feature = "mcp")]
-use crate::backend::FeedSource;
 #[cfg(feature = "database")]
 use crate::backend::database::vfs::Fs;
 use crate::backend::entries::{CopyError, Entry, Exported, HostEdit, Reserved, in_history};
 use crate::backend::{Backend, Granted, Instance, Outcome};
+#[cfg(feature = "mcp")]
+use crate::backend::{CatchUp, Feed, FeedError};
 use crate::bindings::{Memcap, WitResult};
 use crate::error::{OpenError, ToolError, ToolErrorKind, ToolResult};
 use crate::limits::Limits;
@@ -243,7 +243,9 @@ impl Backend for Gone {
         Ok(())
     }
     #[cfg(feature = "mcp")]
-    fn feed(&mut self) -> FeedSource {
-        FeedSource::Watch(Vec::new())
+    fn start_feed(&mut self, _: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError> {
+        Ok(Box::new(crate::backend::directory::watch::Watcher::start(
+            Vec::new(),
+        )?))
     }
 }

@@ -5,14 +5,13 @@
 //! guest the paths changed behind the catalog's journal (the host's own
 //! edits, `memcap copy`), so every index takes them in now.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::CommitListener;
-use crate::Memory;
-use crate::backend::Feed;
+use crate::backend::{CatchUp, Feed};
 
 /// How long one wait lasts: how soon a dropped follower's thread ends.
 const WAIT: Duration = Duration::from_millis(500);
@@ -25,13 +24,12 @@ pub struct Follower {
 
 impl Follower {
     /// Starts following `memory`'s namespaces with `listener`. The thread
-    /// holds the memory weakly: it ends when the memory is dropped, or with
-    /// the follower.
+    /// does not keep the memory alive: it ends when the memory is dropped,
+    /// or with the follower.
     pub(crate) fn start(
         mut listener: CommitListener,
-        memory: &Arc<Memory>,
+        memory: Box<dyn CatchUp>,
     ) -> std::io::Result<Self> {
-        let memory: Weak<Memory> = Arc::downgrade(memory);
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
         let thread = std::thread::Builder::new()
@@ -40,17 +38,16 @@ impl Follower {
                 while !stopped.load(Ordering::Relaxed) {
                     match listener.wait(WAIT) {
                         Ok(false) => {}
+                        // A failure here is the next call's to meet.
                         Ok(true) => {
-                            let Some(memory) = memory.upgrade() else {
+                            if !memory.catch_up() {
                                 return;
-                            };
-                            // A failure here is the next call's to meet.
-                            let _ = memory.catch_up();
+                            }
                         }
                         // The database is away: try again after a wait.
                         Err(_) => std::thread::sleep(WAIT),
                     }
-                    if memory.strong_count() == 0 {
+                    if !memory.alive() {
                         return;
                     }
                 }

@@ -18,6 +18,7 @@ mod ending;
 mod error;
 #[cfg(feature = "mcp")]
 pub(crate) mod follow;
+#[cfg(feature = "mcp")]
 mod listen;
 mod opening;
 mod paging;
@@ -39,10 +40,10 @@ use memcap_core::storage::mounts::Place;
 use tokio::runtime::Runtime;
 use wasmtime_wasi::WasiCtxBuilder;
 
-#[cfg(feature = "mcp")]
-use super::FeedSource;
 use super::entries::{CopyError, Entry, Exported, HostEdit, Reserved, is_reserved};
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
+#[cfg(feature = "mcp")]
+use super::{CatchUp, Feed, FeedError};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
 #[cfg(feature = "server")]
@@ -50,7 +51,8 @@ pub use conn::round_trips;
 use conn::{Conn, Pending};
 use ending::{news_of, stamps};
 use error::{log, unreachable_error, unsaved_error};
-pub use listen::CommitListener;
+#[cfg(feature = "mcp")]
+use listen::CommitListener;
 use rows::Versions;
 pub(crate) use url::Url;
 use vfs::tree::{ROOT_INO, Tree};
@@ -517,12 +519,15 @@ impl Backend for DatabaseStore {
     }
 
     #[cfg(feature = "mcp")]
-    fn feed(&mut self) -> FeedSource {
+    fn start_feed(&mut self, memory: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError> {
         self.news.get_or_insert_with(Vec::new);
         let ids: Option<Vec<i64>> = self.namespaces.iter().map(|ns| ns.id).collect();
-        FeedSource::Follow(CommitListener::new(self.url.clone(), ids))
+        let listener = CommitListener::new(self.url.clone(), ids);
+        let follower = follow::Follower::start(listener, memory).map_err(FeedError::Follow)?;
+        Ok(Box::new(follower))
     }
 
+    #[cfg(all(feature = "mcp", feature = "database"))]
     fn take_news(&mut self) -> Vec<String> {
         self.news.as_mut().map(std::mem::take).unwrap_or_default()
     }

@@ -5,6 +5,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(feature = "mcp")]
 use postgres::Client;
 use tokio::runtime::Runtime;
 use tokio_postgres::Config;
@@ -86,6 +87,7 @@ impl Url {
     }
 
     /// A blocking connection of its own thread, for listening.
+    #[cfg(feature = "mcp")]
     pub fn connect_blocking(&self, call_timeout: Duration) -> Result<Client, postgres::Error> {
         let config = postgres::Config::from(self.config.clone());
         let mut client = config.connect(self.tls.clone())?;

@@ -18,12 +18,12 @@ use std::time::Duration;
 
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-#[cfg(feature = "mcp")]
-use super::FeedSource;
 use super::entries::{
     CopyError, Entry, Exported, HostEdit, Reserved, Skipped, check_history, check_import,
 };
 use super::{Backend, Grant, Granted, Instance, Outcome, guest_path};
+#[cfg(feature = "mcp")]
+use super::{CatchUp, Feed, FeedError};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
 use lock::LockError;
 use memcap_core::layout::{HISTORY_DIR, RESERVED, ROOT as GUEST_ROOT};
@@ -397,13 +397,13 @@ impl Backend for DirectoryStore {
     }
 
     #[cfg(feature = "mcp")]
-    fn feed(&mut self) -> FeedSource {
+    fn start_feed(&mut self, _: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError> {
         let mut grants = vec![(GUEST_ROOT.to_owned(), self.root.clone())];
         grants.extend(
             self.shared
                 .iter()
                 .map(|s| (guest_path(s.place, &s.name), s.path.clone())),
         );
-        FeedSource::Watch(grants)
+        Ok(Box::new(watch::Watcher::start(grants)?))
     }
 }
