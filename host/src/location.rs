@@ -60,6 +60,18 @@ impl Location {
         }
     }
 
+    /// The store a command line names: `--store URL` (a database URL
+    /// only; empty counts as not given), else the directory `--root`.
+    pub fn from_options(
+        store: Option<&str>,
+        root: &std::path::Path,
+    ) -> Result<Location, OpenError> {
+        match store {
+            Some(url) if !url.is_empty() => Self::database(url),
+            _ => Ok(Location::Directory(root.to_path_buf())),
+        }
+    }
+
     fn is_database_url(spec: &str) -> bool {
         spec.starts_with("postgres://") || spec.starts_with("postgresql://")
     }

@@ -83,10 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ..Limits::default()
     };
     let spec = cli::StoreSpec {
-        location: match &cli.store {
-            Some(store) if !store.is_empty() => Location::database(store)?,
-            _ => Location::Directory(cli.root.clone()),
-        },
+        location: Location::from_options(cli.store.as_deref(), &cli.root)?,
         limits: limits.clone(),
         vectors: !cli.no_vectors,
     };

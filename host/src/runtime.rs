@@ -14,8 +14,8 @@ use wasmtime::{Config, Engine, ResourceLimiter};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::backend::Granted;
-#[cfg(feature = "database")]
-use crate::backend::database::vfs::{Fs, FsView};
+#[cfg(feature = "served")]
+use crate::backend::served::{Fs, FsView};
 use crate::bindings::MemcapPre;
 use crate::cache::{CodeCache, Refusal};
 use crate::error::OpenError;
@@ -41,12 +41,12 @@ pub(crate) struct StoreData {
     pub table: ResourceTable,
     /// The file system a backend serves itself (unused where the guest is
     /// granted host directories).
-    #[cfg(feature = "database")]
+    #[cfg(feature = "served")]
     pub fs: Fs,
     pub limiter: GuestLimiter,
 }
 
-#[cfg(feature = "database")]
+#[cfg(feature = "served")]
 fn fs_view(data: &mut StoreData) -> FsView<'_> {
     FsView {
         table: &mut data.table,
@@ -114,11 +114,11 @@ pub(crate) struct Runtime {
     /// The component linked to wasmtime-wasi's file system (host
     /// directories).
     pub pre: MemcapPre<StoreData>,
-    #[cfg(feature = "database")]
+    #[cfg(feature = "served")]
     component: Component,
     /// Linked to the file system in [`StoreData::fs`] instead; made on
     /// first use.
-    #[cfg(feature = "database")]
+    #[cfg(feature = "served")]
     served_fs: OnceLock<Result<MemcapPre<StoreData>, String>>,
     /// Whether the epoch thread was started.
     ticking: std::sync::Mutex<bool>,
@@ -157,21 +157,19 @@ impl Runtime {
     pub fn pre_for(&self, granted: &Granted) -> wasmtime::Result<&MemcapPre<StoreData>> {
         match granted {
             Granted::Preopens => Ok(&self.pre),
-            #[cfg(feature = "database")]
+            #[cfg(feature = "served")]
             Granted::Served(_) => self.pre_served_fs(),
         }
     }
 
     /// The component linked to the file system a backend serves itself.
-    #[cfg(feature = "database")]
+    #[cfg(feature = "served")]
     fn pre_served_fs(&self) -> wasmtime::Result<&MemcapPre<StoreData>> {
         self.served_fs
             .get_or_init(|| {
                 let mut linker = Linker::new(&self.engine);
                 crate::wasi_link::add_all_but_filesystem(&mut linker)
-                    .and_then(|()| {
-                        crate::backend::database::vfs::add_to_linker(&mut linker, fs_view)
-                    })
+                    .and_then(|()| crate::backend::served::add_to_linker(&mut linker, fs_view))
                     .and_then(|()| MemcapPre::new(linker.instantiate_pre(&self.component)?))
                     .map_err(|e| format!("{e:#}"))
             })
@@ -208,9 +206,9 @@ fn init() -> wasmtime::Result<Runtime> {
     Ok(Runtime {
         engine,
         pre,
-        #[cfg(feature = "database")]
+        #[cfg(feature = "served")]
         component,
-        #[cfg(feature = "database")]
+        #[cfg(feature = "served")]
         served_fs: OnceLock::new(),
         ticking: std::sync::Mutex::new(false),
     })

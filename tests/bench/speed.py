@@ -1,7 +1,10 @@
 """`./dev speed`: the figures memcap's speed targets name, measured in one
 run and printed each against its target with PASS or MISS, so a change that
 slows the core loop shows before it lands. Times on tmpfs (/dev/shm where
-there is one); ratios are within this run, since the machines are noisy.
+there is one); ratios are within this run, since the machines are noisy,
+and what a ratio compares is measured in turn, call by call (the
+directory's and the database's one-shot calls, `view` and `--version`,
+memcap's and the SDK's writes), so drift falls on both sides alike.
 Exits 0 whatever it measured (CI prints the table and does not fail on it),
 1 only when a measurement could not be made.
 
@@ -45,20 +48,26 @@ def row(what: str, value: float, target: float, unit: str) -> None:
     print(f"  {verdict}  {what:58} {shown:>10}  (target {goal})", flush=True)
 
 
-def median_ms(argv: list[str], rounds: int, stdin: str | None = None, vary=None) -> float:
-    """Median wall time of `rounds` runs of a fresh process (after one
-    warm-up), each required to succeed; `vary(i)` gives round i's argv."""
-    times = []
+def interleaved_ms(cases: dict, rounds: int) -> dict[str, float]:
+    """Median wall time of each case (`case(i)` gives round i's argv and
+    stdin: a fresh process, required to succeed) over `rounds` rounds after
+    one warm-up round. Within a round the cases run in turn, the order
+    turned each round, so the machine's drift falls on all of them alike
+    and their ratios hold within one run."""
+    names = list(cases)
+    times: dict[str, list[float]] = {name: [] for name in names}
     for i in range(rounds + 1):
-        args = vary(i) if vary else argv
-        t = time.perf_counter()
-        r = subprocess.run(args, input=stdin, capture_output=True, text=True)
-        took = (time.perf_counter() - t) * 1000
-        if r.returncode != 0:
-            raise RuntimeError(f"{' '.join(map(str, args[:6]))}… failed: {r.stderr[:300]}")
-        if i:
-            times.append(took)
-    return statistics.median(times)
+        turn = i % len(names)
+        for name in names[turn:] + names[:turn]:
+            args, stdin = cases[name](i)
+            t = time.perf_counter()
+            r = subprocess.run(args, input=stdin, capture_output=True, text=True)
+            took = (time.perf_counter() - t) * 1000
+            if r.returncode != 0:
+                raise RuntimeError(f"{' '.join(map(str, args[:6]))}… failed: {r.stderr[:300]}")
+            if i:
+                times[name].append(took)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def note(i: int, n: int) -> str:
@@ -79,24 +88,23 @@ def fill(memcap: str, dst: str, n: int, scratch: Path) -> None:
     subprocess.run([memcap, "copy", str(src), dst, "--replace"], check=True, capture_output=True)
 
 
-def one_shot(memcap: str, where: list[str], tag: str, rounds: int, n: int) -> dict[str, float]:
-    """The one-shot calls, median ms each."""
+def one_shot(memcap: str, where: list[str], tag: str, n: int) -> dict:
+    """The one-shot calls in the store `where` names, as cases for
+    [`interleaved_ms`]; the store indexed once first, as a store in use is."""
     call = [memcap, *where, "call"]
     k = 742 % n
     focus = f"/memories/n/d{k // 100}/note-{k}.md"
-    # Indexed once, as a store in use is, before anything is timed.
     subprocess.run(call, input='{"command": "memory_search", "query": "widget"}\n', check=True,
                    capture_output=True, text=True)
     swap = ("units.", "units, checked.")
+    search = json.dumps({"command": "memory_search", "query": f"widget {k} budget"}) + "\n"
     return {
-        "create": median_ms([], rounds, stdin="hello\n",
-                            vary=lambda i: [memcap, *where, "create", f"/memories/speed/{tag}-{i}.md"]),
-        "str_replace": median_ms([], rounds, vary=lambda i: [
-            memcap, *where, "str-replace", focus, swap[i % 2], swap[(i + 1) % 2]]),
-        "view": median_ms([memcap, *where, "view", focus], rounds),
-        "prompt": median_ms([memcap, *where, "prompt"], rounds),
-        "memory_search": median_ms(call, rounds, stdin=json.dumps({"command": "memory_search", "query": f"widget {k} budget"}) + "\n"),
-        "memory_view": median_ms(call, rounds, stdin='{"command": "memory_view"}\n'),
+        "create": lambda i: ([memcap, *where, "create", f"/memories/speed/{tag}-{i}.md"], "hello\n"),
+        "str_replace": lambda i: ([memcap, *where, "str-replace", focus, swap[i % 2], swap[(i + 1) % 2]], None),
+        "view": lambda i: ([memcap, *where, "view", focus], None),
+        "prompt": lambda i: ([memcap, *where, "prompt"], None),
+        "memory_search": lambda i: (call, search),
+        "memory_view": lambda i: (call, '{"command": "memory_view"}\n'),
     }
 
 
@@ -129,24 +137,27 @@ def warm_writes(memcap: str, scratch: Path, calls: int) -> dict[tuple[str, int],
     try:
         for size in (100, 10_000):
             body = ("x" * 63 + "\n") * (size // 64) + "y" * (size % 64)
-            medians = {}
-            for name, tool in (("sdk", sdk.call), ("memcap", mc.call)):
+            tools = {"sdk": sdk.call, "memcap": mc.call}
+            samples = {(name, op): [] for name in tools for op in ("create", "str_replace", "delete")}
+            for tool in tools.values():
                 tool({"command": "create", "path": f"/memories/edit-{size}.md", "file_text": "alpha\n" + body})
-                samples: dict[str, list[float]] = {"create": [], "str_replace": [], "delete": []}
-                swap = ("alpha", "omega")
-                for i in range(calls):
-                    for op, command in (
-                        ("create", {"command": "create", "path": f"/memories/w{size}/{i}.md", "file_text": body}),
-                        ("str_replace", {"command": "str_replace", "path": f"/memories/edit-{size}.md",
-                                         "old_str": swap[i % 2], "new_str": swap[(i + 1) % 2]}),
-                        ("delete", {"command": "delete", "path": f"/memories/w{size}/{i}.md"}),
-                    ):
+            swap = ("alpha", "omega")
+            for i in range(calls):
+                for op, command in (
+                    ("create", {"command": "create", "path": f"/memories/w{size}/{i}.md", "file_text": body}),
+                    ("str_replace", {"command": "str_replace", "path": f"/memories/edit-{size}.md",
+                                     "old_str": swap[i % 2], "new_str": swap[(i + 1) % 2]}),
+                    ("delete", {"command": "delete", "path": f"/memories/w{size}/{i}.md"}),
+                ):
+                    # The two in turn, the first of them swapped each
+                    # time: drift falls on both alike.
+                    for name in (("sdk", "memcap") if i % 2 else ("memcap", "sdk")):
                         t = time.perf_counter()
-                        tool(command)
-                        samples[op].append(time.perf_counter() - t)
-                medians[name] = {op: statistics.median(s[calls // 10:]) for op, s in samples.items()}
+                        tools[name](command)
+                        samples[(name, op)].append(time.perf_counter() - t)
+            medians = {key: statistics.median(s[calls // 10:]) for key, s in samples.items()}
             for op in ("create", "str_replace", "delete"):
-                out[(op, size)] = medians["memcap"][op] / medians["sdk"][op]
+                out[(op, size)] = medians[("memcap", op)] / medians[("sdk", op)]
     finally:
         mc.close()
     return out
@@ -171,25 +182,32 @@ def main() -> int:
             scratch = Path(scratch_dir)
             root = str(scratch / "store")
             fill(memcap, root, args.notes, scratch)
-            directory = one_shot(memcap, ["--root", root], "dir", args.rounds, args.notes)
-            for name, ms in directory.items():
-                row(f"one-shot {name}, {args.notes:,} notes", ms, 8, "ms")
+            cases = one_shot(memcap, ["--root", root], "dir", args.notes)
+            if args.store:
+                # The database's calls in turn with the directory's, so
+                # their ratio is of the same minutes.
+                namespace = f"speed{int(time.time())}"
+                fill(memcap, f"{args.store}#{namespace}", args.notes, scratch)
+                db = one_shot(memcap, ["--store", args.store, "--namespace", namespace], "db", args.notes)
+                cases.update({f"db {name}": db[name] for name in ("view", "create")})
+            medians = interleaved_ms(cases, args.rounds)
+            for name in ("create", "str_replace", "view", "prompt", "memory_search", "memory_view"):
+                row(f"one-shot {name}, {args.notes:,} notes", medians[name], 8, "ms")
 
             small = scratch / "small"
             subprocess.run([memcap, "--root", str(small), "create", "/memories/a.md", "a\n"], check=True, capture_output=True)
-            view = median_ms([memcap, "--root", str(small), "view", "/memories"], 21)
-            version = median_ms([memcap, "--version"], 21)
-            row("cold one-shot view of a small store / memcap --version", view / version, 1.5, "x")
+            cold = interleaved_ms({
+                "view": lambda i: ([memcap, "--root", str(small), "view", "/memories"], None),
+                "version": lambda i: ([memcap, "--version"], None),
+            }, 21)
+            row("cold one-shot view of a small store / memcap --version", cold["view"] / cold["version"], 1.5, "x")
             row("release binary, default features", os.path.getsize(args.default_build) / (1 << 20), 30, "MiB")
             print(f"  (with every feature, the team server, page and PostgreSQL client: "
                   f"{os.path.getsize(memcap) / (1 << 20):.1f} MiB)")
 
             if args.store:
-                namespace = f"speed{int(time.time())}"
-                fill(memcap, f"{args.store}#{namespace}", args.notes, scratch)
-                db = one_shot(memcap, ["--store", args.store, "--namespace", namespace], "db", args.rounds, args.notes)
-                row(f"PostgreSQL one-shot view / directory's, {args.notes:,} notes", db["view"] / directory["view"], 1.5, "x")
-                row(f"PostgreSQL one-shot create / directory's, {args.notes:,} notes", db["create"] / directory["create"], 2, "x")
+                row(f"PostgreSQL one-shot view / directory's, {args.notes:,} notes", medians["db view"] / medians["view"], 1.5, "x")
+                row(f"PostgreSQL one-shot create / directory's, {args.notes:,} notes", medians["db create"] / medians["create"], 2, "x")
 
             for (op, size), ratio in warm_writes(memcap, scratch, args.calls).items():
                 row(f"warm {op} of a {size:,}-byte note / the SDK's", ratio, 1.2, "x")

@@ -10,6 +10,8 @@
 pub(crate) mod database;
 pub(crate) mod directory;
 pub(crate) mod entries;
+#[cfg(feature = "served")]
+pub(crate) mod served;
 
 use std::path::PathBuf;
 
@@ -18,8 +20,8 @@ use wasmtime_wasi::WasiCtxBuilder;
 use memcap_core::layout::ROOT as GUEST_ROOT;
 use memcap_core::storage::mounts::Place;
 
-#[cfg(feature = "database")]
-use crate::backend::database::vfs::Fs;
+#[cfg(feature = "served")]
+use crate::backend::served::Fs;
 use crate::error::ToolError;
 use entries::{CopyError, Entry, Exported, HostEdit, Reserved};
 
@@ -47,7 +49,7 @@ pub(crate) enum Granted {
     /// Host directories, preopened on the instance's WASI context.
     Preopens,
     /// A file system the host serves itself (a database's namespaces).
-    #[cfg(feature = "database")]
+    #[cfg(feature = "served")]
     Served(Fs),
 }
 

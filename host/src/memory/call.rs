@@ -269,7 +269,7 @@ impl Memory {
         let data = StoreData {
             wasi: wasi.build(),
             table,
-            #[cfg(feature = "database")]
+            #[cfg(feature = "served")]
             fs: match granted {
                 Granted::Served(fs) => fs,
                 Granted::Preopens => Fs::default(),

@@ -19,9 +19,9 @@ use wasmtime::Store;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::WasiCtxBuilder;
 
-#[cfg(feature = "database")]
-use crate::backend::database::vfs::Fs;
 use crate::backend::entries::{CopyError, Entry, Exported, HostEdit, Reserved, in_history};
+#[cfg(feature = "served")]
+use crate::backend::served::Fs;
 use crate::backend::{Backend, Granted, Instance, Outcome};
 #[cfg(feature = "mcp")]
 use crate::backend::{CatchUp, Feed, FeedError};

@@ -1,5 +1,5 @@
 //! The database backend: a namespace is a tree of rows in PostgreSQL,
-//! served to the guest as its file system ([`crate::backend::database::vfs`]), so the same
+//! served to the guest as its file system ([`crate::backend::served`]), so the same
 //! component runs unchanged and can name nothing outside its namespaces.
 //!
 //! One tool call is one transaction: [`Backend::begin`] takes each granted
@@ -21,6 +21,7 @@ pub(crate) mod follow;
 #[cfg(feature = "mcp")]
 mod listen;
 mod opening;
+mod pager;
 mod paging;
 mod purge;
 mod rows;
@@ -29,7 +30,6 @@ mod tls;
 #[cfg(feature = "server")]
 pub(crate) mod tokens;
 mod url;
-pub(crate) mod vfs;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,6 +44,8 @@ use super::entries::{CopyError, Entry, Exported, HostEdit, Reserved, is_reserved
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 #[cfg(feature = "mcp")]
 use super::{CatchUp, Feed, FeedError};
+use crate::backend::served::tree::{ROOT_INO, Tree};
+use crate::backend::served::{Fs, FsState, Mount};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
 #[cfg(feature = "server")]
@@ -55,8 +57,6 @@ use error::{log, unreachable_error, unsaved_error};
 use listen::CommitListener;
 use rows::Versions;
 pub(crate) use url::Url;
-use vfs::tree::{ROOT_INO, Tree};
-use vfs::{Fs, FsState, Mount};
 
 /// The first key of every advisory lock memcap takes ("memc"); the second
 /// is a namespace id (0: the schema).

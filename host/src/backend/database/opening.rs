@@ -11,7 +11,7 @@ use postgres::types::{ToSql, Type};
 use tokio::runtime::Runtime;
 
 use super::conn::{Answer, Ask, Conn};
-use super::{OpenDbError, Url, rows, schema, vfs};
+use super::{OpenDbError, Url, pager, rows, schema};
 
 /// Connects, checks (or makes) the schema and finds the namespaces named
 /// `names`: their ids, `None` for one not made yet.
@@ -32,8 +32,8 @@ pub(crate) fn connect(
     // paths it names and their pages.
     asks.extend([
         Ask::Prepare(&versions),
-        Ask::Prepare(vfs::ROWS_AT),
-        Ask::Prepare(vfs::PAGES),
+        Ask::Prepare(pager::ROWS_AT),
+        Ask::Prepare(pager::PAGES),
     ]);
     let (mut client, answers) = url
         .connect_asking(call_timeout, runtime, &asks)

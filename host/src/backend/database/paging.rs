@@ -6,7 +6,7 @@
 //! new server's first call is spared the whole namespace.
 
 use super::DatabaseStore;
-use super::vfs::Pager;
+use super::pager::Pager;
 
 impl DatabaseStore {
     /// Lends the call's connection to the file system, if a tree holds
@@ -17,7 +17,7 @@ impl DatabaseStore {
         }
         let ids = self.namespaces.iter().map(|ns| ns.id).collect();
         if let Some(conn) = self.client.take() {
-            self.fs.lock().pager = Some(Pager::new(conn, ids));
+            self.fs.lock().pager = Some(Box::new(Pager::new(conn, ids)));
         }
     }
 
@@ -25,7 +25,10 @@ impl DatabaseStore {
     /// could not be read, if one could not (then neither the call's answer
     /// nor its changes stand).
     pub(super) fn reclaim_pager(&mut self) -> Option<postgres::Error> {
-        let pager = self.fs.lock().pager.take()?;
+        let source = self.fs.lock().pager.take()?;
+        let Ok(pager) = source.into_any().downcast::<Pager>() else {
+            unreachable!("only this backend lends its file system a source")
+        };
         let (conn, failed) = pager.into_parts();
         self.client = Some(conn);
         failed

@@ -5,8 +5,8 @@ use super::LOCK_CLASS;
 use super::conn::{Answer, Ask, Conn, Pending};
 use std::collections::HashMap;
 
-use crate::backend::database::vfs::put_page;
-use crate::backend::database::vfs::tree::{PAGE, Row, Tree};
+use super::pager::put_page;
+use crate::backend::served::tree::{PAGE, Row, Tree};
 
 /// The namespace's id, if it exists.
 pub(crate) fn find(client: &mut Conn, name: &str) -> Result<Option<i64>, postgres::Error> {

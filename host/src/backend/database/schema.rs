@@ -51,7 +51,7 @@ CREATE TABLE memcap_schema (version integer NOT NULL);
 /// Since 2026-11-29, in version 1 too (made where it is missing; a memcap
 /// before it works with it): a file's other names, found without a scan,
 /// so a one-shot change can be made on the rows it read (see
-/// `vfs::tree::sparse`).
+/// `served::tree::sparse`).
 const INO_INDEX: &str = "CREATE INDEX IF NOT EXISTS memcap_entries_ino ON memcap_entries (ns, ino)";
 
 /// Whether the tables are there, of this version and with every index:

@@ -1,7 +1,7 @@
 //! `wasi:filesystem` served from memory: the guest's preopens are
-//! [`tree::Tree`]s the host holds (one per namespace), so a backend that is
-//! not a directory (the database) can give the unchanged component its
-//! files. The guest can name nothing but the trees it is handed: there is no
+//! [`tree::Tree`]s the host holds (one per mount), so a backend that is
+//! not a directory can give the unchanged component its files, and read
+//! what a tree has not loaded yet from its own [`Source`]. The guest can name nothing but the trees it is handed: there is no
 //! host path behind them, no `..` above a root and no symbolic link.
 
 mod host;
@@ -15,8 +15,7 @@ use wasmtime::component::{HasData, Linker, ResourceTable};
 
 use bindings::wasi::filesystem::types::DescriptorFlags;
 pub(crate) use bindings::wasi::filesystem::types::ErrorCode as Code;
-pub(crate) use pages::{PAGES, Pager, ROWS_AT, put_page};
-use tree::{Ino, Tree};
+use tree::{Ino, Row, Tree};
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -87,7 +86,34 @@ pub(crate) struct FsState {
     /// The largest file the guest may write, in bytes.
     pub max_file_bytes: u64,
     /// While a call runs on trees with paged files: how their bytes are read.
-    pub pager: Option<Pager>,
+    pub pager: Option<Box<dyn Source>>,
+}
+
+/// Where the rows and bytes a sparse or paged tree has not loaded come
+/// from during a call (a database's connection, in the call's snapshot).
+/// `None` from any method fails the guest's file call with an I/O error;
+/// the backend then learns why from the source itself.
+pub(crate) trait Source: Send {
+    /// The source back as what the backend lent (to take its parts).
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+    /// The rows at `paths` of the mount's store (those there), and the
+    /// files among them that have other names too.
+    fn rows_at(&mut self, mount: usize, paths: &[String]) -> Option<(Vec<Row>, Vec<Ino>)>;
+    /// Every row of the mount's store.
+    fn all_rows(&mut self, mount: usize) -> Option<Vec<Row>>;
+    /// The bytes of `inos`, whole.
+    fn read(
+        &mut self,
+        mount: usize,
+        inos: &[Ino],
+    ) -> Option<std::collections::HashMap<Ino, Vec<u8>>>;
+    /// Pages `pages` of `ino` (those there).
+    fn read_pages(
+        &mut self,
+        mount: usize,
+        ino: Ino,
+        pages: &std::ops::Range<u64>,
+    ) -> Option<std::collections::HashMap<u64, Vec<u8>>>;
 }
 
 impl Fs {
