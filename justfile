@@ -104,7 +104,7 @@ lint: toolchain
     cargo clippy --release -p memcap-host --lib --no-default-features -- -D warnings
     cargo clippy --release -p memcap-host --bins -- -D warnings
     # Each feature alone builds (and lints) without the others it does not name.
-    for f in database mcp server cli; do cargo clippy --release -p memcap-host --lib --bins --no-default-features --features $f -- -D warnings; done
+    for f in in-memory database mcp server cli; do cargo clippy --release -p memcap-host --lib --bins --no-default-features --features $f -- -D warnings; done
     ! cargo tree -p memcap-host -e normal --prefix none | grep -E '^(axum|hyper|tokio-postgres|postgres|rustls|askama|ammonia|prometheus-client|governor) '
     ! cargo tree -p memcap-host --no-default-features -e normal --prefix none | grep -E '^(axum|hyper|rmcp|tokio-postgres|postgres|clap) '
     cargo clippy --release -p guest --target wasm32-wasip2 --all-targets -- -D warnings

@@ -1,5 +1,6 @@
 //! Where a memory is kept: a [`Location`], parsed once from what a person
-//! typed (a directory, or a PostgreSQL URL), and everything that differs
+//! typed (a directory, or a PostgreSQL URL; a host may name a store in its
+//! own memory), and everything that differs
 //! between the two kinds of store above the backend: how a store and its
 //! namespaces are opened, what a shared grant names, where tokens are kept
 //! and how a message names the store. The CLI, `memcap copy`, the token
@@ -25,6 +26,11 @@ pub enum Location {
     /// A PostgreSQL database, by its connection URL (libpq's spelling).
     /// Never shown: it may hold a password.
     Database(String),
+    /// A store in this process's memory, by a name of the host's choosing
+    /// (Cargo feature `in-memory`): every memory opened on one name and
+    /// namespace shares it until the process ends. No command line names
+    /// one; a host makes it with [`Location::in_memory`].
+    InMemory(String),
 }
 
 impl Location {
@@ -48,6 +54,11 @@ impl Location {
             ),
             _ => (Self::parse(spec), None),
         }
+    }
+
+    /// The in-memory store `name` (see [`Location::InMemory`]).
+    pub fn in_memory(name: &str) -> Location {
+        Location::InMemory(name.to_owned())
     }
 
     /// The database at `url`, refusing anything that is not a database URL
@@ -81,7 +92,7 @@ impl Location {
     pub fn shared_target(&self, name: &str) -> PathBuf {
         match self {
             Location::Directory(base) => base.join(name),
-            Location::Database(_) => PathBuf::from(name),
+            Location::Database(_) | Location::InMemory(_) => PathBuf::from(name),
         }
     }
 
@@ -140,6 +151,7 @@ impl Location {
             }
             #[cfg(not(feature = "database"))]
             Location::Database(_) => return Err(OpenError::NoDatabase),
+            Location::InMemory(_) => return Err(OpenError::InMemory("keeps no tokens")),
         })
     }
 
@@ -152,6 +164,10 @@ impl Location {
             (Location::Directory(base), Some(name)) => base.join(name).display().to_string(),
             (Location::Database(_), name) => format!(
                 "the database's namespace {}",
+                name.unwrap_or(DEFAULT_NAMESPACE)
+            ),
+            (Location::InMemory(store), name) => format!(
+                "the in-memory store {store}'s namespace {}",
                 name.unwrap_or(DEFAULT_NAMESPACE)
             ),
         }

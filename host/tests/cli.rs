@@ -32,7 +32,7 @@ fn text(bytes: &[u8]) -> &str {
 }
 
 both_backends! {
-fn subcommands_print_results_and_fail_with_status_one() {
+processes fn subcommands_print_results_and_fail_with_status_one() {
     let f = Fixture::new();
     let out = memcap(&f, &["create", "/memories/n.md"], b"from stdin\n");
     assert!(out.status.success());
@@ -66,7 +66,7 @@ fn subcommands_print_results_and_fail_with_status_one() {
 }
 
 both_backends! {
-fn call_answers_every_line_in_order_and_skips_blank_ones() {
+processes fn call_answers_every_line_in_order_and_skips_blank_ones() {
     let f = Fixture::new();
     let input = b"{\"command\": \"create\", \"path\": \"/memories/a.md\", \"file_text\": \"x\"}\n\n   \n\xff\xfe\n{\"command\": \"view\", \"path\": \"/memories/a.md\"}";
     let out = memcap(&f, &["call"], input);
@@ -84,7 +84,7 @@ fn call_answers_every_line_in_order_and_skips_blank_ones() {
 }
 
 both_backends! {
-fn call_refuses_a_line_over_the_input_limit_and_carries_on() {
+processes fn call_refuses_a_line_over_the_input_limit_and_carries_on() {
     let f = Fixture::new();
     let mut input = b"{\"command\": \"view\", \"path\": \"/memories\"}\n".to_vec();
     input.extend(std::iter::repeat_n(b'a', (16 << 20) + 10));
@@ -126,7 +126,7 @@ fn the_root_is_created_private() {
 }
 
 both_backends! {
-fn call_json_gives_programs_the_same_results_as_data() {
+processes fn call_json_gives_programs_the_same_results_as_data() {
     let f = Fixture::new();
     let lines = [
         r#"{"command": "create", "path": "/memories/a.md", "file_text": "one\ntwo\n"}"#,

@@ -36,7 +36,7 @@ fn shared_file() -> Fixture {
 }
 
 both_backends! {
-fn eight_processes_two_hundred_edits_each_lose_nothing() {
+processes fn eight_processes_two_hundred_edits_each_lose_nothing() {
     let f = shared_file();
 
     let children: Vec<_> = (0..WRITERS)

@@ -327,7 +327,7 @@ fn an_unreadable_note_is_listed_with_its_problem_and_the_rest_still_answer() {
 }
 
 both_backends! {
-fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
+processes fn a_reader_that_closes_the_pipe_ends_memcap_quietly() {
     let f = Fixture::new();
     f.plant("big.txt", "line\n".repeat(100_000));
     // A history whose list is longer than a pipe holds.
@@ -380,7 +380,7 @@ fn a_limit_hit_by_a_read_does_not_talk_about_changed_files() {
 }
 
 both_backends! {
-fn inputs_at_the_edges_of_the_note_commands() {
+processes fn inputs_at_the_edges_of_the_note_commands() {
     let f = Fixture::new();
     let call = |input: serde_json::Value| f.memory.call(&input.to_string());
 

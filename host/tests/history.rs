@@ -11,6 +11,19 @@ use common::Fixture;
 use memcap::{Actor, Change};
 
 fn store_bytes(f: &Fixture) -> Vec<(String, Vec<u8>)> {
+    if f.in_memory() {
+        // Every file the store holds, memcap's own among them.
+        return f
+            .memory
+            .export_all()
+            .unwrap()
+            .into_iter()
+            .filter_map(|entry| match entry {
+                memcap::Entry::File(path, data) => Some((path, data)),
+                memcap::Entry::Dir(_) => None,
+            })
+            .collect();
+    }
     if common::on_database() {
         let out = std::process::Command::new("pg_dump")
             .args(["--data-only", "--dbname", &common::test_store()])

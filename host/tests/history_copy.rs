@@ -47,7 +47,7 @@ fn written(f: &Fixture) {
 }
 
 both_backends! {
-fn a_copy_carries_every_version_with_its_actor_time_and_content() {
+processes fn a_copy_carries_every_version_with_its_actor_time_and_content() {
     let src = Fixture::new();
     written(&src);
     let dst = Fixture::new();
@@ -72,7 +72,7 @@ fn a_copy_carries_every_version_with_its_actor_time_and_content() {
 }
 
 both_backends! {
-fn a_copy_without_history_records_the_arrivals_by_whoever_copied() {
+processes fn a_copy_without_history_records_the_arrivals_by_whoever_copied() {
     let src = Fixture::new();
     written(&src);
     let dst = Fixture::new();
@@ -90,7 +90,7 @@ fn a_copy_without_history_records_the_arrivals_by_whoever_copied() {
 }
 
 both_backends! {
-fn a_store_with_a_history_of_its_own_is_not_mixed_with_anothers() {
+processes fn a_store_with_a_history_of_its_own_is_not_mixed_with_anothers() {
     let src = Fixture::new();
     written(&src);
     let dst = Fixture::new();
@@ -112,7 +112,7 @@ fn a_store_with_a_history_of_its_own_is_not_mixed_with_anothers() {
 }
 
 both_backends! {
-fn copy_replace_is_undone_by_one_revert() {
+processes fn copy_replace_is_undone_by_one_revert() {
     let src = Fixture::new();
     written(&src);
     let dst = Fixture::new();
@@ -140,7 +140,7 @@ fn copy_replace_is_undone_by_one_revert() {
 }
 
 both_backends! {
-fn a_packed_history_is_carried_whole() {
+processes fn a_packed_history_is_carried_whole() {
     let src = Fixture::new();
     let body = |i: usize| format!("fact {i}: kept in a segment once packed\n");
     for i in 0..300 {

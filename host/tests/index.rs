@@ -259,7 +259,7 @@ fn five_hundred_notes_keep_the_prompt_within_budget_and_say_what_is_left_out() {
 }
 
 both_backends! {
-fn two_processes_writing_different_notes_both_land_in_the_index() {
+processes fn two_processes_writing_different_notes_both_land_in_the_index() {
     const EACH: usize = 40;
     let f = Fixture::new();
     let children: Vec<_> = ["alpha", "beta"]

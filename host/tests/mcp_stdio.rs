@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 
 both_backends! {
-fn a_message_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
+processes fn a_message_over_the_limit_gets_an_error_with_its_id_and_the_server_goes_on() {
     let f = common::Fixture::new();
     let mut server = Command::new(env!("CARGO_BIN_EXE_memcap"))
         .args(f.cli_args())

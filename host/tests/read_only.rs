@@ -70,7 +70,7 @@ fn every_change_is_refused_and_every_read_answers() {
 }
 
 both_backends! {
-fn the_cli_read_only_flag_refuses_changes() {
+processes fn the_cli_read_only_flag_refuses_changes() {
     let f = common::Fixture::new();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_memcap"))
         .args(f.cli_args())

@@ -632,7 +632,7 @@ fn a_damaged_or_deleted_index_is_rebuilt_from_the_files() {
 }
 
 both_backends! {
-fn two_processes_write_while_a_third_searches() {
+processes fn two_processes_write_while_a_third_searches() {
     let f = Fixture::new();
     const NOTES: usize = 40;
     let note = |w: usize, i: usize| {

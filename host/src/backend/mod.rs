@@ -10,6 +10,8 @@
 pub(crate) mod database;
 pub(crate) mod directory;
 pub(crate) mod entries;
+#[cfg(feature = "in-memory")]
+pub(crate) mod in_memory;
 #[cfg(feature = "served")]
 pub(crate) mod served;
 

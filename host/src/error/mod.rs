@@ -124,6 +124,8 @@ pub enum OpenError {
         "this memcap was built without the database backend (Cargo feature `database`): install it with `cargo install --path host --features full` (what `./dev build` builds), or use a directory"
     )]
     NoDatabase,
+    #[error("an in-memory store {0}")]
+    InMemory(&'static str),
     #[cfg(feature = "database")]
     #[error(transparent)]
     Database(#[from] OpenDbError),

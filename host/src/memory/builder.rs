@@ -197,6 +197,23 @@ impl MemoryBuilder {
                 let name = store.root().display().to_string();
                 (Box::new(store), name)
             }
+            #[cfg(feature = "in-memory")]
+            Location::InMemory(store) => {
+                let namespace = self.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE);
+                let store = crate::backend::in_memory::InMemoryStore::open(
+                    store,
+                    namespace,
+                    &self.grants,
+                    self.limits.call_timeout,
+                )?;
+                (Box::new(store), format!("in-memory namespace {namespace}"))
+            }
+            #[cfg(not(feature = "in-memory"))]
+            Location::InMemory(_) => {
+                return Err(OpenError::InMemory(
+                    "is not in this build (Cargo feature `in-memory`)",
+                ));
+            }
             #[cfg(not(feature = "database"))]
             Location::Database(_) => return Err(OpenError::NoDatabase),
             #[cfg(feature = "database")]

@@ -16,40 +16,66 @@ use memcap::{Entry, HostEdit, Limits, Memory, TestClock};
 pub struct Fixture {
     pub dir: tempfile::TempDir,
     pub memory: Memory,
-    /// The namespace, on the database backend.
+    /// The namespace, on the database or the in-memory backend.
     namespace: Option<String>,
+    /// Whether the store is in this process's memory.
+    in_memory: bool,
     /// The wall clock of every memory the fixture opens: see
     /// [`Fixture::later`].
     pub clock: TestClock,
 }
 
+/// The backend a test's fixtures are made on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Directory,
+    Database,
+    InMemory,
+}
+
 thread_local! {
-    /// Whether this test thread runs a test's database variant.
-    static ON_DATABASE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The backend of the test variant this thread runs.
+    static BACKEND: std::cell::Cell<Kind> = const { std::cell::Cell::new(Kind::Directory) };
 }
 
 /// Whether this test runs on the database backend (its fixtures are
 /// database namespaces).
 pub fn on_database() -> bool {
-    ON_DATABASE.with(std::cell::Cell::get)
+    BACKEND.with(std::cell::Cell::get) == Kind::Database
 }
 
-/// Runs a test body with its fixtures on the database backend.
-pub fn on_database_backend(body: impl FnOnce()) {
-    ON_DATABASE.with(|on| on.set(true));
+/// Runs a test body with its fixtures on `kind`.
+pub fn on_backend(kind: Kind, body: impl FnOnce()) {
+    BACKEND.with(|on| on.set(kind));
     body();
 }
 
-/// A test of the store, run on both backends by construction: `NAME` becomes
-/// `NAME::directory` and `NAME::database`, whose [`Fixture`]s are
-/// directories and database namespaces. The database variant is ignored in
-/// a plain `cargo test`, since it needs PostgreSQL; `./dev test` runs it on
-/// a throwaway cluster (`tests/postgres/with-cluster cargo test -p
-/// memcap-host -- --include-ignored`). A test of what only a directory has
-/// stays a plain `#[test]` on [`Fixture::directory`] and says why.
+/// A test of the store, run on every backend by construction: `NAME`
+/// becomes `NAME::directory`, `NAME::database` and `NAME::in_memory`,
+/// whose [`Fixture`]s are directories, database namespaces and stores in
+/// the test process's memory. The database variant is ignored in a plain
+/// `cargo test`, since it needs PostgreSQL; `./dev test` runs it on a
+/// throwaway cluster (`tests/postgres/with-cluster cargo test -p
+/// memcap-host -- --include-ignored`). A test that runs `memcap`
+/// processes on its store starts with `processes fn`: no process reaches
+/// a store in the test's memory, so it has no in-memory variant. A test of
+/// what only a directory has stays a plain `#[test]` on
+/// [`Fixture::directory`] and says why.
 #[macro_export]
 macro_rules! both_backends {
+    ($(#[$meta:meta])* processes fn $name:ident() $body:block) => {
+        $crate::both_backends!(@served $(#[$meta])* fn $name() $body {});
+    };
     ($(#[$meta:meta])* fn $name:ident() $body:block) => {
+        $crate::both_backends!(@served $(#[$meta])* fn $name() $body {
+            $(#[$meta])*
+            #[test]
+            fn in_memory() {
+                $crate::common::on_backend($crate::common::Kind::InMemory, || $body)
+            }
+        });
+    };
+    (@served $(#[$meta:meta])* fn $name:ident() $body:block { $($in_memory:tt)* }) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -62,8 +88,10 @@ macro_rules! both_backends {
             #[test]
             #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
             fn database() {
-                $crate::common::on_database_backend(|| $body)
+                $crate::common::on_backend($crate::common::Kind::Database, || $body)
             }
+
+            $($in_memory)*
         }
     };
 }
@@ -97,6 +125,24 @@ impl Fixture {
     /// Likewise, with searches hybrid (`true`, the default) or keywords
     /// only.
     pub fn with_vectors(on: bool) -> Self {
+        if BACKEND.with(std::cell::Cell::get) == Kind::InMemory {
+            let dir = tempfile::tempdir().unwrap();
+            let namespace = fresh_namespace("fixture");
+            let clock = TestClock::new();
+            let memory = Memory::at(&memcap::location::Location::in_memory("fixtures"))
+                .namespace(&namespace)
+                .clock(clock.clone())
+                .vectors(on)
+                .open()
+                .unwrap();
+            return Self {
+                dir,
+                memory,
+                namespace: Some(namespace),
+                in_memory: true,
+                clock,
+            };
+        }
         if on_database() {
             let dir = tempfile::tempdir().unwrap();
             let namespace = fresh_namespace("fixture");
@@ -112,6 +158,7 @@ impl Fixture {
                 dir,
                 memory,
                 namespace: Some(namespace),
+                in_memory: false,
                 clock,
             };
         }
@@ -138,6 +185,7 @@ impl Fixture {
             dir,
             memory,
             namespace: None,
+            in_memory: false,
             clock,
         }
     }
@@ -150,6 +198,9 @@ impl Fixture {
     /// A builder for the same store, to open it with other options.
     pub fn builder(&self) -> memcap::MemoryBuilder {
         match &self.namespace {
+            Some(ns) if self.in_memory => {
+                Memory::at(&memcap::location::Location::in_memory("fixtures")).namespace(ns)
+            }
             Some(ns) => Memory::database(&test_store()).namespace(ns),
             None => Memory::builder(self.root()),
         }
@@ -167,6 +218,10 @@ impl Fixture {
 
     /// The options that give `memcap` this store.
     pub fn cli_args(&self) -> Vec<String> {
+        assert!(
+            !self.in_memory,
+            "this test runs memcap processes, which cannot reach a store in the test's memory"
+        );
         match &self.namespace {
             Some(ns) => vec![
                 "--store".into(),
@@ -181,6 +236,10 @@ impl Fixture {
     /// This store as `memcap copy` names it: a directory, or the
     /// database's URL with the namespace after `#`.
     pub fn copy_spec(&self) -> String {
+        assert!(
+            !self.in_memory,
+            "this test runs memcap processes, which cannot reach a store in the test's memory"
+        );
         match &self.namespace {
             Some(ns) => format!("{}#{ns}", test_store()),
             None => self.root().to_string_lossy().into_owned(),
@@ -246,6 +305,11 @@ impl Fixture {
             return "4K".to_owned();
         }
         sdk_size(std::fs::metadata(self.root().join(rel)).unwrap().len())
+    }
+
+    /// Whether the store is in the test process's memory.
+    pub fn in_memory(&self) -> bool {
+        self.in_memory
     }
 
     /// The store's directory; only for a directory store.

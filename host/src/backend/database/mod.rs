@@ -44,7 +44,7 @@ use super::entries::{CopyError, Entry, Exported, HostEdit, Reserved, is_reserved
 use super::{Backend, Grant, Granted, Instance, MAX_NEWS, Outcome, guest_path};
 #[cfg(feature = "mcp")]
 use super::{CatchUp, Feed, FeedError};
-use crate::backend::served::tree::{ROOT_INO, Tree};
+use crate::backend::served::tree::Tree;
 use crate::backend::served::{Fs, FsState, Mount};
 pub use crate::error::OpenDbError;
 use crate::error::ToolError;
@@ -457,48 +457,11 @@ impl Backend for DatabaseStore {
     }
 
     fn read_file(&mut self, path: &str) -> Result<Option<Vec<u8>>, CopyError> {
-        let mut state = self.fs.lock();
-        let unread = |_| CopyError::Io(format!("{path} could not be read from the namespace"));
-        state.reveal(0, ROOT_INO, path).map_err(unread)?;
-        let Ok(ino) = state.mounts[0].tree.resolve(ROOT_INO, path) else {
-            return Ok(None);
-        };
-        state
-            .data(0, ino)
-            .map(|data| Some(data.to_vec()))
-            .map_err(unread)
+        crate::backend::served::access::read_file(&mut self.fs.lock(), path)
     }
 
     fn edit(&mut self, path: &str, edit: HostEdit<'_>) -> Result<(), CopyError> {
-        let mut state = self.fs.lock();
-        let tree = state
-            .whole(0)
-            .map_err(|_| CopyError::Io("the namespace could not be read".into()))?;
-        let refused = |_| {
-            CopyError::Refused(
-                path.to_owned(),
-                "no such file, or not a plain relative path",
-            )
-        };
-        match edit {
-            HostEdit::Write(bytes) => match tree.resolve(ROOT_INO, path) {
-                Ok(ino) => tree
-                    .set_size(ino, 0, MAX_FILE_BYTES)
-                    .and_then(|()| tree.write(ino, 0, bytes, MAX_FILE_BYTES)),
-                Err(_) => tree.put(path, Some(bytes)),
-            },
-            HostEdit::MakeDir => tree.put(path, None),
-            HostEdit::Modified(time) => {
-                let nanos = time
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos() as i64);
-                tree.resolve(ROOT_INO, path)
-                    .and_then(|ino| tree.set_modified(ino, nanos))
-            }
-            HostEdit::Remove => tree.remove_all(path),
-            HostEdit::RenameTo(to) => tree.rename_path(path, to),
-        }
-        .map_err(refused)
+        crate::backend::served::access::edit(&mut self.fs.lock(), path, edit)
     }
 
     fn import(

@@ -4,6 +4,7 @@
 //! what a tree has not loaded yet from its own [`Source`]. The guest can name nothing but the trees it is handed: there is no
 //! host path behind them, no `..` above a root and no symbolic link.
 
+pub(crate) mod access;
 mod host;
 mod pages;
 mod stream;
@@ -94,6 +95,7 @@ pub(crate) struct FsState {
 /// `None` from any method fails the guest's file call with an I/O error;
 /// the backend then learns why from the source itself.
 pub(crate) trait Source: Send {
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     /// The source back as what the backend lent (to take its parts).
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
     /// The rows at `paths` of the mount's store (those there), and the

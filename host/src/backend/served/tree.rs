@@ -123,6 +123,7 @@ impl Tree {
         }
     }
 
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     /// The tree the rows describe, parents before children or not; rows
     /// whose parent is missing or a file are left out. A file's bytes are
     /// `data`'s for its inode, cut or zero-filled to the row's size; with
@@ -208,6 +209,7 @@ impl Tree {
         self.nodes.get(&ino)
     }
 
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     pub fn next_ino(&self) -> Ino {
         self.next_ino
     }
@@ -325,6 +327,7 @@ impl Tree {
         std::mem::take(&mut self.dirty)
     }
 
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     pub fn is_dirty(&self) -> bool {
         let d = &self.dirty;
         !(d.paths.is_empty() && d.pages.is_empty() && d.shrunk.is_empty() && d.gone.is_empty())
@@ -597,6 +600,7 @@ impl Tree {
         }
     }
 
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     /// Takes a file's bytes out (for a tree being rebuilt); empty if none
     /// (or still paged: a tree that holds paged files is read again whole).
     pub fn take_data(&mut self, ino: Ino) -> Vec<u8> {

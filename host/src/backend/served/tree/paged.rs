@@ -159,6 +159,7 @@ impl Tree {
             .unwrap_or_default())
     }
 
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     /// The bytes of page `page` of `ino` to save, if the file reaches it
     /// and it is here (every page written is).
     pub fn page_bytes(&self, ino: Ino, page: u64) -> Option<&[u8]> {

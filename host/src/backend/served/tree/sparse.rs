@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use super::{Body, Ino, ROOT_INO, Row, Tree, depth};
 
 impl Tree {
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     /// A tree of the root alone, whose other rows are still to be read.
     pub fn sparse(next_ino: Ino) -> Self {
         let mut tree = Self::from_rows(Vec::new(), HashMap::new(), next_ino, true);
