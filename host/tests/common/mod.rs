@@ -96,6 +96,15 @@ macro_rules! both_backends {
     };
 }
 
+/// A builder for the namespace `ns` of the store the served backends'
+/// fixtures share: the test database, or the in-memory store `fixtures`.
+fn served_builder(in_memory: bool, ns: &str) -> memcap::MemoryBuilder {
+    match in_memory {
+        true => Memory::at(&memcap::location::Location::in_memory("fixtures")).namespace(ns),
+        false => Memory::database(&test_store()).namespace(ns),
+    }
+}
+
 /// The database the database backend's tests use.
 pub fn test_store() -> String {
     std::env::var("MEMCAP_TEST_STORE").expect(
@@ -125,44 +134,26 @@ impl Fixture {
     /// Likewise, with searches hybrid (`true`, the default) or keywords
     /// only.
     pub fn with_vectors(on: bool) -> Self {
-        if BACKEND.with(std::cell::Cell::get) == Kind::InMemory {
-            let dir = tempfile::tempdir().unwrap();
-            let namespace = fresh_namespace("fixture");
-            let clock = TestClock::new();
-            let memory = Memory::at(&memcap::location::Location::in_memory("fixtures"))
-                .namespace(&namespace)
-                .clock(clock.clone())
-                .vectors(on)
-                .open()
-                .unwrap();
-            return Self {
-                dir,
-                memory,
-                namespace: Some(namespace),
-                in_memory: true,
-                clock,
-            };
+        let kind = BACKEND.with(std::cell::Cell::get);
+        if kind == Kind::Directory {
+            return Self::directory_with_vectors(on);
         }
-        if on_database() {
-            let dir = tempfile::tempdir().unwrap();
-            let namespace = fresh_namespace("fixture");
-            let clock = TestClock::new();
-            let memory = Memory::database(&test_store())
-                .namespace(&namespace)
-                .clock(clock.clone())
-                .private_umask(true)
-                .vectors(on)
-                .open()
-                .unwrap();
-            return Self {
-                dir,
-                memory,
-                namespace: Some(namespace),
-                in_memory: false,
-                clock,
-            };
+        let in_memory = kind == Kind::InMemory;
+        let namespace = fresh_namespace("fixture");
+        let clock = TestClock::new();
+        let memory = served_builder(in_memory, &namespace)
+            .clock(clock.clone())
+            .private_umask(true)
+            .vectors(on)
+            .open()
+            .unwrap();
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            memory,
+            namespace: Some(namespace),
+            in_memory,
+            clock,
         }
-        Self::directory_with_vectors(on)
     }
 
     /// A memory directory whatever the backend under test: for tests of
@@ -198,10 +189,7 @@ impl Fixture {
     /// A builder for the same store, to open it with other options.
     pub fn builder(&self) -> memcap::MemoryBuilder {
         match &self.namespace {
-            Some(ns) if self.in_memory => {
-                Memory::at(&memcap::location::Location::in_memory("fixtures")).namespace(ns)
-            }
-            Some(ns) => Memory::database(&test_store()).namespace(ns),
+            Some(ns) => served_builder(self.in_memory, ns),
             None => Memory::builder(self.root()),
         }
         .clock(self.clock.clone())
