@@ -334,6 +334,38 @@ fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each()
 }
 
 #[test]
+fn a_call_whose_slice_went_on_reading_the_blocks_still_reads_a_note_once_more() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    s.ok(json!({"command": "prompt"}));
+    // More notes in one second than the journal's head holds whole: making
+    // sure none past it is young reads every block first.
+    s.burst(2_100);
+    s.restarted();
+    s.ok(json!({"command": "prompt"}));
+    s.env.now.set(s.env.now.get() + 5);
+    // Each read of the monotonic clock is a whole slice: a call's slice is
+    // spent before its first note, as the reading of the blocks spent it
+    // at 10,000 notes.
+    s.env.step.set(1_000_000);
+    let journal = |s: &Store| {
+        let file = s.fs.open(".memcap/notes.jsonl", false).unwrap();
+        let (bytes, _) = file.read_at(0, u64::MAX).unwrap();
+        String::from_utf8_lossy(&bytes).matches("verified").count()
+    };
+    for call in 0..3 {
+        let before = journal(&s);
+        s.restarted();
+        s.next_second();
+        s.ok(json!({"command": "prompt"}));
+        assert!(
+            journal(&s) > before,
+            "call {call} read no note once more: the next process starts over"
+        );
+    }
+}
+
+#[test]
 fn a_due_sweep_stops_inside_a_directory_when_its_slice_is_spent() {
     use memcap_core::storage::Storage;
     let s = Store::new();

@@ -242,10 +242,18 @@ impl Catalog {
             return Ok(false);
         }
         due.sort_unstable();
+        // Reading every block and sorting what is due (in proportion to the
+        // store) is not the slice: the slice reads notes once more.
+        let started = match read_all {
+            true => io.env.monotonic_nanos(),
+            false => started,
+        };
         let mut done: Option<(u64, Aged)> = None;
         for (time, (is_dir, path)) in due {
             let spent = io.env.monotonic_nanos().saturating_sub(started);
-            if spent >= SWEEP_SLICE_NANOS || self.must_stop(io) {
+            // At least one a slice, or a slice spent before its first would
+            // record nothing, and every next process would start over.
+            if (done.is_some() && spent >= SWEEP_SLICE_NANOS) || self.must_stop(io) {
                 // Everything before `time` is done, and of its second,
                 // everything up to the last one read.
                 match done {
