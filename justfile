@@ -69,6 +69,7 @@ test: setup build fuzz-ci
     cargo test --release -p memcap-core -p memcap-embed
     # The core's unit tests again as the guest's target (its SIMD paths among them).
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run" cargo test --release -p memcap-core --target wasm32-wasip2 --lib
+    {{just_executable()}} port-suite
     tests/postgres/with-cluster {{just_executable()}} _database-tests
     tests/hosts/node_modules/.bin/jco transpile dist/memcap.wasm -o tests/hosts/out --name memcap --quiet
     {{venv}}/bin/python tests/hosts/compare.py --memcap {{memcap}} --wasm dist/memcap.wasm --transpiled tests/hosts/out
@@ -79,6 +80,10 @@ test: setup build fuzz-ci
     {{venv}}/bin/python tests/conformance/differential.py --memcap {{memcap}} --sequences 200 --mcp --seed mcp
     {{venv}}/bin/python tests/sdk/test_sdk.py --memcap {{memcap}} --wasm dist/memcap.wasm --jco tests/hosts/node_modules/.bin/jco
     node tests/graph/differential.mjs --parse target/release/examples/graph_parse --wheels target/graph-oracle --generated 3000
+
+# The storage port's conformance suite (memcap_core::storage::conformance) on the guest's WASI adapter over a real directory, through the wasmtime CLI (the core's tests run it on the in-memory storage).
+port-suite: setup
+    d=$(mktemp -d) && CARGO_TARGET_WASM32_WASIP2_RUNNER="{{wasmtime}} run --dir $d::/port" cargo test --release -p guest --target wasm32-wasip2 --lib; s=$?; rm -rf "$d"; exit $s
 
 # The host suites and the differentials on the database backend; run inside tests/postgres/with-cluster (it sets MEMCAP_TEST_STORE).
 _database-tests:
@@ -99,6 +104,8 @@ lint: toolchain
     python3 tests/arch/doc_links.py
     # No Rust file over 800 lines.
     python3 tests/arch/file_lines.py
+    # Nothing above the backend seam (host/src/backend/) names a kind of store.
+    python3 tests/arch/seam.py
     cargo clippy --release -p memcap-host -p memcap-core -p memcap-embed --all-targets -- -D warnings
     # The library without its default features (Memory on a directory): no server stack, no database client, no clap.
     cargo clippy --release -p memcap-host --lib --no-default-features -- -D warnings

@@ -40,11 +40,9 @@ impl ChangeFeed {
 }
 
 /// A memory as a feed's own thread holds it: weakly.
-#[cfg_attr(not(feature = "database"), allow(dead_code))]
 struct Held(Weak<Memory>);
 
 impl CatchUp for Held {
-    #[cfg(feature = "database")]
     fn catch_up(&self) -> bool {
         let Some(memory) = self.0.upgrade() else {
             return false;
@@ -52,12 +50,6 @@ impl CatchUp for Held {
         // A failure here is the next call's to meet.
         let _ = memory.catch_up();
         true
-    }
-
-    /// Without a database nothing follows: there is nothing to take in.
-    #[cfg(not(feature = "database"))]
-    fn catch_up(&self) -> bool {
-        self.alive()
     }
 
     fn alive(&self) -> bool {

@@ -200,8 +200,7 @@ fn init() -> wasmtime::Result<Runtime> {
     let component = load_component(&engine)?;
     let mut linker = Linker::new(&engine);
     crate::wasi_link::add_all_but_filesystem(&mut linker)?;
-    crate::wasi_link::add_host_filesystem(&mut linker)?;
-    crate::backend::directory::open_at::shadow(&mut linker)?;
+    crate::backend::Granted::link_preopens(&mut linker)?;
     let pre = MemcapPre::new(linker.instantiate_pre(&component)?)?;
     Ok(Runtime {
         engine,

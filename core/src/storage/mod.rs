@@ -7,6 +7,8 @@
 //! adapter (the guest's `wasi/`) gets that from the one preopened directory,
 //! the in-memory one ([`memory`]) has nothing outside to reach.
 
+#[cfg(feature = "conformance")]
+pub mod conformance;
 pub mod memory;
 pub mod mounts;
 pub mod within;
@@ -167,7 +169,8 @@ pub trait File {
     fn stamp(&self) -> Result<Stamp, FsError>;
 
     /// Up to `len` bytes from `offset`, and whether the end of the file was
-    /// reached.
+    /// reached: a read that meets the end may say so, or leave it to the
+    /// next read, which is empty (WASI hosts do), so callers stop at either.
     fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError>;
 
     /// Writes `bytes` at `offset`, on a file [`Storage::open_rw`] opened

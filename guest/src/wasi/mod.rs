@@ -7,6 +7,8 @@
 mod environment;
 #[cfg(not(feature = "tools-world"))]
 pub use environment::set_actor;
+#[cfg(all(test, target_arch = "wasm32"))]
+mod port_suite;
 mod storage;
 
 use std::cell::{OnceCell, RefCell};

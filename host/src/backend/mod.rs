@@ -39,6 +39,17 @@ pub(crate) struct Grant {
     pub read_only: bool,
 }
 
+/// Round trips this process has made to stores across a connection (a
+/// database's), and how many of them failed: (0, 0) in a build without
+/// such a backend. For the team server's metrics.
+#[cfg(feature = "server")]
+pub(crate) fn round_trips() -> (u64, u64) {
+    #[cfg(feature = "database")]
+    return database::round_trips();
+    #[cfg(not(feature = "database"))]
+    (0, 0)
+}
+
 /// The preopen name of a grant, as the guest finds it.
 pub(crate) fn guest_path(place: Place, name: &str) -> String {
     format!("{GUEST_ROOT}/{}/{name}", place.dir())
@@ -53,6 +64,30 @@ pub(crate) enum Granted {
     /// A file system the host serves itself (a database's namespaces).
     #[cfg(feature = "served")]
     Served(Fs),
+}
+
+impl Granted {
+    /// Links the `wasi:filesystem` calls over host directories
+    /// ([`Granted::Preopens`]): wasmtime-wasi's, with the directory
+    /// backend's own non-blocking `open-at` over its one.
+    pub(crate) fn link_preopens<T: wasmtime_wasi::WasiView + 'static>(
+        linker: &mut wasmtime::component::Linker<T>,
+    ) -> wasmtime::Result<()> {
+        crate::wasi_link::add_host_filesystem(linker)?;
+        directory::open_at::shadow(linker)
+    }
+}
+
+/// The feed of a store nothing else changes (or that no one follows).
+#[cfg(feature = "mcp")]
+pub(crate) struct Quiet;
+
+#[cfg(feature = "mcp")]
+impl Feed for Quiet {
+    fn news(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn after_call(&self) {}
 }
 
 /// Why a change feed could not start (for the person running memcap).
@@ -194,7 +229,8 @@ pub(crate) trait Backend: Send {
     /// The paths (as the guest names them) other hosts changed since the
     /// last time this was asked, found when the files were read again;
     /// only while a feed follows them, and at most [`MAX_NEWS`] at a time.
-    #[cfg(all(feature = "mcp", feature = "database"))]
+    #[cfg(feature = "mcp")]
+    #[cfg_attr(not(feature = "database"), allow(dead_code))]
     fn take_news(&mut self) -> Vec<String> {
         Vec::new()
     }

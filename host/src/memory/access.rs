@@ -90,7 +90,7 @@ impl Memory {
 
     /// Reads what other hosts committed now, off any caller's path, and
     /// hands the guest the paths they changed (see [`Memory::changed`]).
-    #[cfg(all(feature = "mcp", feature = "database"))]
+    #[cfg(feature = "mcp")]
     pub(crate) fn catch_up(&self) -> Result<(), ToolError> {
         let news = {
             let mut served = self.lock();

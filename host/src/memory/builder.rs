@@ -34,6 +34,10 @@ impl MemoryBuilder {
         Self::at(Location::Directory(root.to_path_buf()))
     }
 
+    pub(super) fn database(url: &str) -> Self {
+        Self::at(Location::Database(url.to_owned()))
+    }
+
     /// Options for a store at `location` (see [`Location::builder`]).
     pub(crate) fn at(location: Location) -> Self {
         Self {

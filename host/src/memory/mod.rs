@@ -131,7 +131,7 @@ impl Memory {
     /// under the namespace's advisory lock, so hosts sharing the database
     /// never lose an edit, and a call that fails leaves nothing behind.
     pub fn database(url: &str) -> MemoryBuilder {
-        MemoryBuilder::at(Location::Database(url.to_owned()))
+        MemoryBuilder::database(url)
     }
 
     /// Options for a store at `location`, a directory or a database.
@@ -200,8 +200,8 @@ impl Memory {
 
     /// Tells the guest that other programs changed `paths` (`/memories/...`,
     /// as a file watcher reports them), so the index and every derived
-    /// index take them in now rather than at the next sweep; see
-    /// [`crate::backend::directory::watch::Watcher`].
+    /// index take them in now rather than at the next sweep (what a
+    /// store's change feed does).
     pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
         let bytes = paths.iter().map(String::len).sum();
         let paths = paths.to_vec();
@@ -244,8 +244,6 @@ impl Backend for Gone {
     }
     #[cfg(feature = "mcp")]
     fn start_feed(&mut self, _: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError> {
-        Ok(Box::new(crate::backend::directory::watch::Watcher::start(
-            Vec::new(),
-        )?))
+        Ok(Box::new(crate::backend::Quiet))
     }
 }

@@ -18,7 +18,7 @@ use super::served::tree::Tree;
 use super::served::{Fs, FsState, Mount, access};
 use super::{Backend, Grant, Granted, Instance, Outcome};
 #[cfg(feature = "mcp")]
-use super::{CatchUp, Feed, FeedError};
+use super::{CatchUp, Feed, FeedError, Quiet};
 use crate::error::{OpenError, ToolError, ToolErrorKind};
 
 /// The largest file the guest may write, as on a database.
@@ -170,16 +170,4 @@ impl Backend for InMemoryStore {
     fn start_feed(&mut self, _: Box<dyn CatchUp>) -> Result<Box<dyn Feed>, FeedError> {
         Ok(Box::new(Quiet))
     }
-}
-
-/// The feed of a store nothing else changes.
-#[cfg(feature = "mcp")]
-struct Quiet;
-
-#[cfg(feature = "mcp")]
-impl Feed for Quiet {
-    fn news(&self) -> Vec<String> {
-        Vec::new()
-    }
-    fn after_call(&self) {}
 }
