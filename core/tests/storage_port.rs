@@ -7,27 +7,23 @@ use memcap_core::storage::Storage;
 use memcap_core::storage::conformance::{self, Capabilities};
 use memcap_core::storage::memory::MemoryStorage;
 
-fn conforms(fs: &dyn Storage, caps: Capabilities) {
+/// The suite on `fs`, which gives hard links and no read-write handles.
+fn conforms(fs: &dyn Storage, folds_case: bool) {
+    let caps = Capabilities {
+        hard_links: true,
+        rw_handles: false,
+        folds_case,
+    };
     let failures = conformance::run(fs, "suite", caps);
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
 fn the_in_memory_storage_conforms() {
-    let caps = Capabilities {
-        hard_links: true,
-        rw_handles: false,
-        folds_case: false,
-    };
-    conforms(&MemoryStorage::new(), caps);
+    conforms(&MemoryStorage::new(), false);
 }
 
 #[test]
 fn the_in_memory_storage_folding_case_conforms() {
-    let caps = Capabilities {
-        hard_links: true,
-        rw_handles: false,
-        folds_case: true,
-    };
-    conforms(&MemoryStorage::folding_case(), caps);
+    conforms(&MemoryStorage::folding_case(), true);
 }

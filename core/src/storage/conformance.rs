@@ -105,6 +105,11 @@ fn read(fs: &dyn Storage, path: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// Nothing at `path` (what a removal or a rename left behind).
+fn gone(fs: &dyn Storage, what: &str, path: &str) -> Result<(), String> {
+    expect(what, fs.stat(path, false).err(), Some(FsError::NotFound))
+}
+
 fn ok<T>(what: &str, result: Result<T, FsError>) -> Result<T, String> {
     result.map_err(|e| format!("{what}: {e:?}"))
 }
@@ -246,11 +251,7 @@ fn renames(fs: &dyn Storage, d: &str, _: Capabilities) -> Result<(), String> {
     ok("write_new", fs.write_new(&a, b"new", false))?;
     ok("write_new", fs.write_new(&b, b"old", false))?;
     ok("rename over a file", fs.rename(&a, &b))?;
-    expect(
-        "the source",
-        fs.stat(&a, false).err(),
-        Some(FsError::NotFound),
-    )?;
+    gone(fs, "the source", &a)?;
     expect("the target", read(fs, &b)?, b"new".to_vec())?;
     let (from, to) = (format!("{d}/dir"), format!("{d}/moved"));
     ok("create_dir", fs.create_dir(&from))?;
@@ -264,11 +265,7 @@ fn renames(fs: &dyn Storage, d: &str, _: Capabilities) -> Result<(), String> {
         read(fs, &format!("{to}/n.md"))?,
         b"n".to_vec(),
     )?;
-    expect(
-        "the old name",
-        fs.stat(&from, false).err(),
-        Some(FsError::NotFound),
-    )?;
+    gone(fs, "the old name", &from)?;
     ensure!(
         fs.rename(&b, &to).is_err(),
         "a file renamed over a directory"
@@ -293,17 +290,9 @@ fn removals(fs: &dyn Storage, d: &str, _: Capabilities) -> Result<(), String> {
         "remove_file took a directory"
     );
     ok("remove_file", fs.remove_file(&file))?;
-    expect(
-        "the file",
-        fs.stat(&file, false).err(),
-        Some(FsError::NotFound),
-    )?;
+    gone(fs, "the file", &file)?;
     ok("remove_dir", fs.remove_dir(&sub))?;
-    expect(
-        "the directory",
-        fs.stat(&sub, false).err(),
-        Some(FsError::NotFound),
-    )?;
+    gone(fs, "the directory", &sub)?;
     ok("sync_dir", fs.sync_dir(d))
 }
 

@@ -105,6 +105,16 @@ fn served_builder(in_memory: bool, ns: &str) -> memcap::MemoryBuilder {
     }
 }
 
+/// A fixture's memory: on `clock`, files 0600, vectors as `vectors` says.
+fn opened(builder: memcap::MemoryBuilder, clock: &TestClock, vectors: bool) -> Memory {
+    builder
+        .clock(clock.clone())
+        .private_umask(true)
+        .vectors(vectors)
+        .open()
+        .unwrap()
+}
+
 /// The database the database backend's tests use.
 pub fn test_store() -> String {
     std::env::var("MEMCAP_TEST_STORE").expect(
@@ -141,12 +151,7 @@ impl Fixture {
         let in_memory = kind == Kind::InMemory;
         let namespace = fresh_namespace("fixture");
         let clock = TestClock::new();
-        let memory = served_builder(in_memory, &namespace)
-            .clock(clock.clone())
-            .private_umask(true)
-            .vectors(on)
-            .open()
-            .unwrap();
+        let memory = opened(served_builder(in_memory, &namespace), &clock, on);
         Self {
             dir: tempfile::tempdir().unwrap(),
             memory,
@@ -166,12 +171,7 @@ impl Fixture {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("memories")).unwrap();
         let clock = TestClock::new();
-        let memory = Memory::builder(dir.path().join("memories"))
-            .clock(clock.clone())
-            .private_umask(true)
-            .vectors(on)
-            .open()
-            .unwrap();
+        let memory = opened(Memory::builder(dir.path().join("memories")), &clock, on);
         Self {
             dir,
             memory,
