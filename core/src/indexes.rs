@@ -39,7 +39,9 @@ impl<'a> Io<'a> {
         env: &'a dyn Environment,
         indexes: &'a RefCell<Indexes>,
     ) -> Self {
-        Io::with_warm(fs, env, indexes)
+        // Borrowed only here, before any call borrows the catalog.
+        let history = indexes.try_borrow().ok().map(|i| i.history.clone());
+        Io::with_warm(fs, env, indexes, history)
     }
 }
 

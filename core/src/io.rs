@@ -3,6 +3,7 @@
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use crate::storage::{Environment, Storage};
 
@@ -18,6 +19,11 @@ const WALK_SHARE_PERCENT: u64 = 40;
 /// may use.
 pub const DEFAULT_INDEX_BUDGET: u64 = 64 << 20;
 
+/// A part of what an instance keeps warm that a call reaches while the
+/// catalog is borrowed: the history's log, held open between changes
+/// (`history::log::keep`).
+pub type WarmSlot = Rc<RefCell<Option<Box<dyn Any>>>>;
+
 /// The ports one call runs against.
 pub struct Io<'a> {
     pub fs: &'a dyn Storage,
@@ -27,6 +33,9 @@ pub struct Io<'a> {
     /// (`Io::new`, at the composition root) and read (`catalog::with`), so
     /// the ports do not depend on the catalog.
     warm: &'a RefCell<dyn Any>,
+    /// The history's log as this instance's last change left it; none for
+    /// a view of part of the store (a shared directory's own history).
+    history: Option<WarmSlot>,
     /// When walking must stop (monotonic nanoseconds); `u64::MAX` until
     /// the first walk asks.
     deadline: Cell<u64>,
@@ -52,11 +61,13 @@ impl<'a> Io<'a> {
         fs: &'a dyn Storage,
         env: &'a dyn Environment,
         warm: &'a RefCell<dyn Any>,
+        history: Option<WarmSlot>,
     ) -> Self {
         Self {
             fs,
             env,
             warm,
+            history,
             deadline: Cell::new(u64::MAX),
             temp_names: Cell::new(None),
             now: Cell::new(None),
@@ -69,6 +80,12 @@ impl<'a> Io<'a> {
     /// What the instance keeps warm between calls.
     pub(crate) fn warm(&self) -> &RefCell<dyn Any> {
         self.warm
+    }
+
+    /// Where the history's log is kept between changes, if this call's
+    /// store keeps it.
+    pub(crate) fn warm_history(&self) -> Option<&WarmSlot> {
+        self.history.as_ref()
     }
 
     /// Remembers the bytes just written to the note at `key` (its

@@ -267,3 +267,80 @@ fn the_newest_versions_page_back_from_the_end_as_the_whole_list_does() {
     assert_eq!(m.memory_counts().unwrap().0, 600);
 }
 }
+
+both_backends! {
+fn two_warm_handles_taking_turns_number_every_version_once() {
+    let f = Fixture::new();
+    let other = f.reopen();
+    // Each handle writes twice in a row (its second write takes the log's
+    // end it kept), then the other writes after it.
+    for turn in 0..6 {
+        let m = if turn % 2 == 0 { &f.memory } else { &other };
+        let path = format!("/memories/t{turn}.md");
+        m.create(&path, "one\n").unwrap();
+        m.str_replace(&path, "one", "two").unwrap();
+    }
+    let mut numbers: Vec<u64> = f
+        .memory
+        .history_list("/memories", None, None)
+        .unwrap()
+        .iter()
+        .map(|v| v.number)
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(numbers, (1..=12).collect::<Vec<u64>>());
+    assert_eq!(common::history_agrees(&other, ""), 12);
+}
+}
+
+#[test]
+fn a_log_replaced_by_one_of_the_same_size_and_time_is_read_again() {
+    let f = Fixture::directory();
+    let m = &f.memory;
+    m.create("/memories/a.md", "one\n").unwrap();
+    m.str_replace("/memories/a.md", "one", "two").unwrap();
+    // As a rewrite (retention, redaction, a copy) would leave it: another
+    // file at the log's name, of the same size and modification time.
+    let log = f.root().join(".memcap/history/log.jsonl");
+    let then = std::fs::metadata(&log).unwrap().modified().unwrap();
+    let copy = log.with_extension("copy");
+    std::fs::copy(&log, &copy).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&copy)
+        .and_then(|file| file.set_modified(then))
+        .unwrap();
+    std::fs::rename(&copy, &log).unwrap();
+    m.str_replace("/memories/a.md", "two", "three").unwrap();
+    let numbers: Vec<u64> = m
+        .history_list("/memories/a.md", None, None)
+        .unwrap()
+        .iter()
+        .map(|v| v.number)
+        .collect();
+    assert_eq!(
+        numbers,
+        [3, 2, 1],
+        "the third change is in the log at its name"
+    );
+}
+
+both_backends! {
+fn a_content_another_program_left_is_kept_before_a_warm_handle_replaces_it() {
+    let f = Fixture::new();
+    let m = &f.memory;
+    m.create("/memories/a.md", "one\n").unwrap();
+    // The newest version is another file's: what a.md holds is known
+    // from what this handle's changes left, not from the newest version.
+    m.create("/memories/b.md", "two\n").unwrap();
+    f.plant("a.md", "theirs, and longer\n");
+    m.str_replace("/memories/a.md", "theirs", "ours").unwrap();
+    let versions = m.history_list("/memories/a.md", None, None).unwrap();
+    let theirs = versions
+        .iter()
+        .find(|v| v.actor == "(outside memcap)")
+        .expect("the other program's content is a version of its own");
+    assert_eq!(m.history_show("/memories/a.md", theirs.number).unwrap(), b"theirs, and longer\n");
+    assert_eq!(versions.len(), 3, "created, theirs, modified");
+}
+}

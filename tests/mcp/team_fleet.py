@@ -128,10 +128,27 @@ def fleet_behind_haproxy():
             before = [memory_calls(s) for s in servers]
 
             def client(i: int) -> None:
+                try:
+                    writes(i)
+                except Exception as e:  # noqa: BLE001 - said by the main loop, not lost in a thread
+                    errors.append(f"client {i} stopped: {e!r}")
+                    raise
+
+            def session(raw: Raw) -> Raw:
+                """A new session through the proxy; one that fails to open is
+                retried with the next write, as a client would."""
+                raw = Raw(url, [("authorization", f"Bearer {token}")])
+                try:
+                    raw.open()
+                except Exception:  # noqa: BLE001 - a connection the kill cut
+                    pass
+                return raw
+
+            def writes(i: int) -> None:
                 stateless = i % 2 == 1
                 raw = Raw(url, [("authorization", f"Bearer {token}")])
                 if not stateless:
-                    raw.open()
+                    raw = session(raw)
                 for k in range(WRITES):
                     path = f"/memories/c{i}-{k}.md"
                     for attempt in range(60):
@@ -146,13 +163,9 @@ def fleet_behind_haproxy():
                         with lock:
                             retries[0] += 1
                         time.sleep(0.2)
-                        if not stateless and status in (0, 404, 502, 503):
-                            # The session's process is gone: open another through the proxy.
-                            try:
-                                raw = Raw(url, [("authorization", f"Bearer {token}")])
-                                raw.open()
-                            except Exception:  # noqa: BLE001
-                                pass
+                        if not stateless and (status in (0, 404, 502, 503) or raw.session is None):
+                            # The session's process is gone (or it never opened): open another through the proxy.
+                            raw = session(raw)
                     else:
                         errors.append(f"client {i} never got {path} through")
 
@@ -162,7 +175,9 @@ def fleet_behind_haproxy():
             # Killed once the run is well under way and the victim has taken
             # some of its writes, with most of the run still to come.
             while len(acknowledged) < 60 or memory_calls(servers[1]) == before[1]:
-                assert all(t.is_alive() for t in threads), "the clients stopped early"
+                assert all(t.is_alive() for t in threads), \
+                    f"the clients stopped early: {errors[:3]}, {len(acknowledged)} acknowledged, " \
+                    f"calls per process {[memory_calls(s) - b for s, b in zip(servers, before)]}"
                 assert len(acknowledged) <= 6 * WRITES // 2, \
                     f"half the run went by and process 1 took none of it: {[memory_calls(s) - b for s, b in zip(servers, before)]}"
                 time.sleep(0.01)

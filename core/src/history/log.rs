@@ -18,7 +18,7 @@ use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
 use crate::layout::{HISTORY_DIR, HISTORY_LOG, RESERVED};
-use crate::storage::File;
+use crate::storage::{File, Stamp};
 
 /// The most of the log one call reads: far above what the default
 /// retention (256 MiB of content and log together) lets it reach.
@@ -57,6 +57,61 @@ pub struct Tail {
     /// The log, open to write, when read by a change ([`tail_for_write`]):
     /// its lines in flight and their commit go through the one open.
     file: Option<Box<dyn File>>,
+    /// The identity of the open log ([`crate::storage::Stamp::hash`]),
+    /// once asked: what a kept tail is checked against ([`keep`]).
+    identity: Option<(u64, u64)>,
+    /// The log's modification time as [`keep`] found it.
+    modified: Option<(u64, u32)>,
+    /// The contents this instance's last changes left, newest last, while
+    /// the tail is kept ([`Tail::remember`]).
+    recent: Vec<Left>,
+}
+
+/// A content a change left at a path: its stamp there and its SHA-256.
+struct Left {
+    path: String,
+    stamp: Stamp,
+    sha256: String,
+}
+
+/// How many contents a kept tail remembers.
+const RECENT: usize = 32;
+
+impl Tail {
+    /// Remembers the contents `versions` (on record) left, so a later
+    /// change that replaces one of them, still as it was left, knows its
+    /// hash without reading or hashing it ([`Tail::known`]).
+    pub fn remember(&mut self, versions: &[Version]) {
+        for v in versions {
+            let gone = |l: &Left| l.path == v.path || v.from.as_deref() == Some(&l.path);
+            self.recent.retain(|l| !gone(l));
+            if let (Some(stamp), Some(sha256)) = (v.stamp, &v.sha256)
+                && stamp.hash.is_some()
+            {
+                if self.recent.len() == RECENT {
+                    self.recent.remove(0);
+                }
+                self.recent.push(Left {
+                    path: v.path.clone(),
+                    stamp,
+                    sha256: sha256.clone(),
+                });
+            }
+        }
+    }
+
+    /// The hash of the content at `path` whose stamp is `stamp`, when one
+    /// of this instance's last changes left it so. It is the newest
+    /// version of a file still there, which retention keeps: while the
+    /// tail is kept no other change reached the log, and a file another
+    /// program wrote has another stamp.
+    pub fn known(&self, path: &str, stamp: &Stamp) -> Option<String> {
+        self.recent
+            .iter()
+            .rev()
+            .find(|l| l.path == path && l.stamp == *stamp)
+            .map(|l| l.sha256.clone())
+    }
 }
 
 /// A change's versions written in flight ([`begin`]): where, and their
@@ -173,14 +228,72 @@ pub fn tail(io: &Io) -> Result<Tail, FsError> {
 }
 
 /// [`tail`] for a change about to write the log: the log stays open for
-/// its writes, where the storage can.
+/// its writes, where the storage can. The tail this instance's last change
+/// kept ([`keep`]) is taken instead of reading the log again, when the
+/// log is still the file it holds, at the size it left.
 pub fn tail_for_write(io: &Io) -> Result<Tail, FsError> {
+    if let Some(tail) = kept(io) {
+        return Ok(tail);
+    }
     match io.fs.open_rw(HISTORY_LOG) {
         Ok(Some(file)) => read_tail(file, true),
         Ok(None) => tail(io),
         Err(FsError::NotFound) => Ok(Tail::default()),
         Err(e) => Err(e),
     }
+}
+
+/// Keeps `tail` (as a change that put its versions on record left it) for
+/// this instance's next change, the log held open: that change then checks
+/// the log's stamp instead of opening it and reading its end. Only a tail
+/// with nothing after its newest line is kept.
+///
+/// Why the check is enough: while the log is held open its file cannot be
+/// freed, so no other file takes its identity; a log replaced (retention,
+/// redaction, a copy) is another file; every other change to it appends
+/// (lines in flight go after the newest line, and are marked dead or put
+/// on record only after), so a log written since is longer; and any write
+/// moves its modification time.
+pub fn keep(io: &Io, mut tail: Tail) {
+    let Some(slot) = io.warm_history() else {
+        return;
+    };
+    let clean = tail.exists
+        && tail.last.is_some()
+        && tail.end == tail.size
+        && tail.flight.is_empty()
+        && !tail.unmarked;
+    let held = match (&tail.file, clean) {
+        (Some(file), true) => file.stat().ok(),
+        _ => None,
+    };
+    *slot.borrow_mut() = held
+        .filter(|meta| meta.size == tail.size && meta.modified.is_some())
+        .map(|meta| {
+            tail.modified = meta.modified;
+            Box::new(tail) as Box<dyn std::any::Any>
+        });
+}
+
+/// The tail [`keep`] kept, taken, if the log is still the file it holds,
+/// as it left it; `None` sends the caller to read the log.
+fn kept(io: &Io) -> Option<Tail> {
+    let mut tail = *io
+        .warm_history()?
+        .borrow_mut()
+        .take()?
+        .downcast::<Tail>()
+        .ok()?;
+    let here = io.fs.stamp(HISTORY_LOG).ok()?;
+    if here.size != tail.size || here.modified != tail.modified || here.hash.is_none() {
+        return None;
+    }
+    let identity = match tail.identity {
+        Some(identity) => identity,
+        None => tail.file.as_ref()?.stamp().ok()?.hash?,
+    };
+    tail.identity = Some(identity);
+    (here.hash == Some(identity)).then_some(tail)
 }
 
 fn read_tail(file: Box<dyn File>, keep: bool) -> Result<Tail, FsError> {
@@ -485,5 +598,73 @@ fn parse_line(line: &[u8]) -> Option<Version> {
     match line.first() {
         Some(&ON_RECORD | &b'{') => serde_json::from_slice(line).ok(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::version::Op;
+
+    fn version(path: &str, op: Op, from: Option<&str>, id: u64, sha: Option<&str>) -> Version {
+        Version {
+            v: id,
+            t: 0,
+            path: path.to_owned(),
+            op,
+            from: from.map(str::to_owned),
+            sha256: sha.map(str::to_owned),
+            size: 1,
+            actor: "a".to_owned(),
+            actor_id: None,
+            prev: None,
+            redacted: None,
+            total: 0,
+            stamp: sha.map(|_| stamp(id)),
+            n: 0,
+            over: false,
+        }
+    }
+
+    fn stamp(id: u64) -> Stamp {
+        Stamp {
+            size: 1,
+            modified: Some((id, 0)),
+            hash: Some((id, 0)),
+        }
+    }
+
+    #[test]
+    fn a_kept_tail_knows_what_its_changes_left_until_the_file_moves_on() {
+        let mut tail = Tail::default();
+        tail.remember(&[
+            version("a.md", Op::Created, None, 1, Some("one")),
+            version("b.md", Op::Created, None, 2, Some("two")),
+        ]);
+        assert_eq!(tail.known("a.md", &stamp(1)).as_deref(), Some("one"));
+        // Another stamp is another content (another program's write).
+        assert_eq!(tail.known("a.md", &stamp(2)), None);
+        tail.remember(&[version("a.md", Op::Modified, None, 3, Some("three"))]);
+        assert_eq!(tail.known("a.md", &stamp(1)), None);
+        assert_eq!(tail.known("a.md", &stamp(3)).as_deref(), Some("three"));
+        // A rename takes what it moved away from its old path; a removal
+        // leaves nothing known.
+        tail.remember(&[version("c.md", Op::Renamed, Some("b.md"), 4, None)]);
+        assert_eq!(tail.known("b.md", &stamp(2)), None);
+        tail.remember(&[version("a.md", Op::Deleted, None, 5, None)]);
+        assert_eq!(tail.known("a.md", &stamp(3)), None);
+    }
+
+    #[test]
+    fn a_kept_tail_remembers_only_the_newest_contents() {
+        let mut tail = Tail::default();
+        let many: Vec<Version> = (0..RECENT as u64 + 8)
+            .map(|i| version(&format!("n{i}.md"), Op::Created, None, i, Some("x")))
+            .collect();
+        tail.remember(&many);
+        assert_eq!(tail.recent.len(), RECENT);
+        assert_eq!(tail.known("n0.md", &stamp(0)), None);
+        let last = RECENT as u64 + 7;
+        assert!(tail.known(&format!("n{last}.md"), &stamp(last)).is_some());
     }
 }

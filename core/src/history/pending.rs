@@ -99,7 +99,11 @@ pub fn content_hash(io: &Io, path: &str) -> Option<String> {
 /// The regular file at `path` (relative), whole, if there is one memcap
 /// reads (not past [`files::MAX_FILE_BYTES`]).
 pub fn whole_file(io: &Io, path: &str) -> Option<Vec<u8>> {
-    let meta = io.fs.stat(path, false).ok()?;
+    whole_file_as(io, path, &io.fs.stat(path, false).ok()?)
+}
+
+/// [`whole_file`] for a file whose metadata the caller has just read.
+pub fn whole_file_as(io: &Io, path: &str, meta: &crate::storage::Meta) -> Option<Vec<u8>> {
     if meta.kind != Kind::File || meta.size > files::MAX_FILE_BYTES {
         return None;
     }

@@ -103,7 +103,7 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
     // history at once, with the real actor, as its own host would.
     if let Some(dir) = changes.first().and_then(|c| shared_store(io, &c.path)) {
         let view = Within::new(io.fs, &dir);
-        let own = Io::with_warm(&view, io.env, io.warm());
+        let own = Io::with_warm(&view, io.env, io.warm(), None);
         let inside = |p: &str| Some(p.strip_prefix(&dir)?.strip_prefix('/')?.to_owned());
         let changes = changes
             .into_iter()
@@ -186,6 +186,11 @@ fn track_in<T>(
     };
     if logged.unwrap_or(false) {
         retention::upkeep(io, &tail, &retention);
+        // After a failed change the next one reads the log again.
+        if result.is_ok() {
+            tail.remember(&planned);
+            log::keep(io, tail);
+        }
     }
     result
 }
@@ -213,10 +218,12 @@ fn plan(
         // Replacing what memcap wrote last, still as it left it: its hash
         // is on record and its copy kept.
         let known = change.old_stamp.filter(|s| s.hash.is_some()).and_then(|s| {
+            let at = change.from.as_deref().unwrap_or(&change.path);
             tail.last
                 .as_ref()
                 .filter(|l| l.path == change.path && l.stamp == Some(s))
                 .and_then(|l| l.sha256.clone())
+                .or_else(|| tail.known(at, &s))
         });
         let prev = match &change.old {
             Some(_) if known.is_some() => known,
@@ -344,7 +351,7 @@ fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>)> {
         };
         match meta.kind {
             Kind::File if Change::covers(io, &path) => {
-                let content = pending::whole_file(io, &path);
+                let content = pending::whole_file_as(io, &path, &meta);
                 found.push((path, content));
             }
             Kind::Dir if !crate::layout::is_reserved(path.split('/')) => {

@@ -50,6 +50,9 @@ pub(crate) fn stamp_of(st: &Meta) -> FileStamp {
 pub struct Indexes {
     catalog: Option<Catalog>,
     registry: Registry,
+    /// The history's log, held open between changes (a slot of its own:
+    /// a change writes it while the catalog is borrowed).
+    pub(crate) history: crate::io::WarmSlot,
 }
 
 impl Indexes {
@@ -58,6 +61,7 @@ impl Indexes {
         Self {
             catalog: None,
             registry,
+            history: Default::default(),
         }
     }
 }
@@ -139,6 +143,7 @@ pub fn with<T>(
 pub fn forget(io: &Io) {
     if let Some(indexes) = io.warm().borrow_mut().downcast_mut::<Indexes>() {
         indexes.catalog = None;
+        indexes.history.borrow_mut().take();
     }
 }
 

@@ -148,7 +148,8 @@ fn open(
     if !kind.is_file() {
         return Err(ErrorCode::Unsupported);
     }
-    let status = rustix::fs::fcntl_getfl(&file).map_err(std::io::Error::from)?;
-    rustix::fs::fcntl_setfl(&file, status - OFlags::NONBLOCK).map_err(std::io::Error::from)?;
+    // The only status flag `options` sets is NONBLOCK (no O_APPEND, and
+    // F_SETFL keeps the access mode): clearing them all needs no F_GETFL.
+    rustix::fs::fcntl_setfl(&file, OFlags::empty()).map_err(std::io::Error::from)?;
     Ok(Descriptor::File(File::new(file, dir.perms, mode, true)))
 }
