@@ -26,6 +26,8 @@ fn every_change_is_refused_and_every_read_answers() {
             .unwrap_err(),
         ro.memory_delete("a").unwrap_err(),
         ro.record_turn("s1", Role::User, "hello").unwrap_err(),
+        ro.memory_update("a", "alpha", "beta").unwrap_err(),
+        ro.history_restore("/memories/a.md", 1, None).unwrap_err(),
     ];
     for e in &refusals {
         assert_eq!(e.kind, ToolErrorKind::Denied, "{}", e.message);
@@ -57,6 +59,8 @@ fn every_change_is_refused_and_every_read_answers() {
             .unwrap()
             .contains("alpha line")
     );
+    let versions = ro.memory_history("/memories/a.md", None, None).unwrap();
+    assert!(versions.contains("created"), "{versions}");
     let found = ro.call(r#"{"command": "memory_search", "query": "alpha"}"#);
     assert!(
         !found.is_error && found.content.contains("a.md"),

@@ -15,7 +15,7 @@ impl Memory {
     /// Shows a directory listing or a file with line numbers (WIT `view`).
     pub fn view(&self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, ToolError> {
         let path = path.to_owned();
-        self.typed(path.len(), false, move |b, s| {
+        self.typed("view", path.len(), move |b, s| {
             b.memcap_memory_files().call_view(s, &path, view_range)
         })
     }
@@ -23,7 +23,7 @@ impl Memory {
     /// Creates a new file; never overwrites (WIT `create`).
     pub fn create(&self, path: &str, file_text: &str) -> Result<String, ToolError> {
         let (path, file_text) = (path.to_owned(), file_text.to_owned());
-        self.typed(path.len() + file_text.len(), true, move |b, s| {
+        self.typed("create", path.len() + file_text.len(), move |b, s| {
             b.memcap_memory_files().call_create(s, &path, &file_text)
         })
     }
@@ -37,8 +37,8 @@ impl Memory {
     ) -> Result<String, ToolError> {
         let (path, old_str, new_str) = (path.to_owned(), old_str.to_owned(), new_str.to_owned());
         self.typed(
+            "str_replace",
             path.len() + old_str.len() + new_str.len(),
-            true,
             move |b, s| {
                 b.memcap_memory_files()
                     .call_str_replace(s, &path, &old_str, &new_str)
@@ -54,7 +54,7 @@ impl Memory {
         insert_text: &str,
     ) -> Result<String, ToolError> {
         let (path, insert_text) = (path.to_owned(), insert_text.to_owned());
-        self.typed(path.len() + insert_text.len(), true, move |b, s| {
+        self.typed("insert", path.len() + insert_text.len(), move |b, s| {
             b.memcap_memory_files()
                 .call_insert(s, &path, insert_line, &insert_text)
         })
@@ -63,7 +63,7 @@ impl Memory {
     /// Deletes a file or directory tree (WIT `delete`).
     pub fn delete(&self, path: &str) -> Result<String, ToolError> {
         let path = path.to_owned();
-        self.typed(path.len(), true, move |b, s| {
+        self.typed("delete", path.len(), move |b, s| {
             b.memcap_memory_files().call_delete(s, &path)
         })
     }
@@ -71,7 +71,7 @@ impl Memory {
     /// Renames or moves a file or directory; never overwrites (WIT `rename`).
     pub fn rename(&self, old_path: &str, new_path: &str) -> Result<String, ToolError> {
         let (old_path, new_path) = (old_path.to_owned(), new_path.to_owned());
-        self.typed(old_path.len() + new_path.len(), true, move |b, s| {
+        self.typed("rename", old_path.len() + new_path.len(), move |b, s| {
             b.memcap_memory_files().call_rename(s, &old_path, &new_path)
         })
     }
@@ -90,7 +90,7 @@ impl Memory {
     ) -> Result<String, ToolError> {
         let bytes = topics.iter().map(String::len).sum();
         let topics = topics.to_vec();
-        self.typed(bytes, false, move |b, s| {
+        self.typed("memory_read", bytes, move |b, s| {
             b.memcap_memory_notes().call_memory_read(s, &topics, page)
         })
     }
@@ -103,7 +103,7 @@ impl Memory {
 
     /// Page `page` (from 1) of [`Memory::memory_view`]'s answer.
     pub fn memory_view_page(&self, all: bool, page: Option<u32>) -> Result<String, ToolError> {
-        self.typed(0, false, move |b, s| {
+        self.typed("memory_view", 0, move |b, s| {
             b.memcap_memory_notes().call_memory_view(s, all, page)
         })
     }
@@ -120,7 +120,7 @@ impl Memory {
         let bytes = filename.len() + name.len() + description.len() + content.len();
         let [filename, name, description, content] =
             [filename, name, description, content].map(str::to_owned);
-        self.typed(bytes, true, move |b, s| {
+        self.typed("memory_write", bytes, move |b, s| {
             b.memcap_memory_notes().call_memory_write(
                 s,
                 &filename,
@@ -141,8 +141,8 @@ impl Memory {
     ) -> Result<String, ToolError> {
         let [filename, old_str, new_str] = [filename, old_str, new_str].map(str::to_owned);
         self.typed(
+            "memory_update",
             filename.len() + old_str.len() + new_str.len(),
-            true,
             move |b, s| {
                 b.memcap_memory_notes()
                     .call_memory_update(s, &filename, &old_str, &new_str)
@@ -153,7 +153,7 @@ impl Memory {
     /// Deletes one note (WIT `memory-delete`).
     pub fn memory_delete(&self, filename: &str) -> Result<String, ToolError> {
         let filename = filename.to_owned();
-        self.typed(filename.len(), true, move |b, s| {
+        self.typed("memory_delete", filename.len(), move |b, s| {
             b.memcap_memory_notes().call_memory_delete(s, &filename)
         })
     }
@@ -161,7 +161,7 @@ impl Memory {
     /// The whole protocol for keeping memory, with examples of structured
     /// notes (WIT `memory-guide`).
     pub fn memory_guide(&self) -> Result<String, ToolError> {
-        self.typed(0, false, |b, s| {
+        self.typed("memory_guide", 0, |b, s| {
             b.memcap_memory_notes().call_memory_guide(s)
         })
     }
@@ -179,7 +179,7 @@ impl Memory {
         filters: Option<&SearchFilters>,
     ) -> Result<SearchAnswer, ToolError> {
         let (query, filters) = (query.to_owned(), filters.cloned());
-        self.invoke(query.len(), false, move |b, s| {
+        self.invoke("memory_search", query.len(), move |b, s| {
             b.memcap_memory_search().call_memory_search(
                 s,
                 &query,
@@ -201,7 +201,7 @@ impl Memory {
         last: Option<u32>,
     ) -> Result<GetAnswer, ToolError> {
         let path = path.to_owned();
-        self.invoke(path.len(), false, move |b, s| {
+        self.invoke("memory_get", path.len(), move |b, s| {
             b.memcap_memory_search()
                 .call_memory_get(s, &path, first, last)
         })?
@@ -210,7 +210,7 @@ impl Memory {
 
     /// How the search index stands (WIT `memory-stats`).
     pub fn memory_stats(&self) -> Result<StatsAnswer, ToolError> {
-        self.invoke(0, false, |b, s| {
+        self.invoke("memory_stats", 0, |b, s| {
             b.memcap_memory_search().call_memory_stats(s)
         })?
         .map_err(ToolError::from)
@@ -219,7 +219,7 @@ impl Memory {
     /// How many files and passages the search index holds (WIT
     /// `memory-counts`): without `memory_stats`'s look at every note.
     pub fn memory_counts(&self) -> Result<(u32, u32), ToolError> {
-        self.invoke(0, false, |b, s| {
+        self.invoke("memory_counts", 0, |b, s| {
             b.memcap_memory_search().call_memory_counts(s)
         })?
         .map(|c| (c.files, c.chunks))
@@ -239,7 +239,7 @@ impl Memory {
     ) -> Result<ContextAnswer, ToolError> {
         let size = url.len() + timeframe.map_or(0, str::len);
         let (url, timeframe) = (url.to_owned(), timeframe.map(str::to_owned));
-        self.invoke(size, false, move |b, s| {
+        self.invoke("build_context", size, move |b, s| {
             b.memcap_memory_graph().call_build_context(
                 s,
                 &url,
@@ -263,7 +263,7 @@ impl Memory {
     ) -> Result<ActivityAnswer, ToolError> {
         let size = timeframe.map_or(0, str::len) + item_type.map_or(0, str::len);
         let [timeframe, item_type] = [timeframe, item_type].map(|t| t.map(str::to_owned));
-        self.invoke(size, false, move |b, s| {
+        self.invoke("recent_activity", size, move |b, s| {
             b.memcap_memory_graph().call_recent_activity(
                 s,
                 timeframe.as_deref(),
@@ -280,7 +280,7 @@ impl Memory {
     /// say. Returns what was recorded, in words.
     pub fn record_turn(&self, session: &str, role: Role, text: &str) -> Result<String, ToolError> {
         let (session, text) = (session.to_owned(), text.to_owned());
-        self.typed(session.len() + text.len(), true, move |b, s| {
+        self.typed("record_turn", session.len() + text.len(), move |b, s| {
             b.memcap_memory_history()
                 .call_record_turn(s, &session, role, &text)
         })
@@ -288,14 +288,16 @@ impl Memory {
 
     /// The system-prompt text: the memory protocol and the index (WIT `prompt`).
     pub fn prompt(&self) -> Result<String, ToolError> {
-        self.typed(0, false, |b, s| b.memcap_memory_tool().call_prompt(s))
+        self.typed("prompt", 0, |b, s| b.memcap_memory_tool().call_prompt(s))
     }
 
     /// The tools the component offers (WIT `describe`): `memory` and one per
     /// note command, each with its description and input schema, for a host
     /// or an MCP server to list. Run them with [`Memory::call`].
     pub fn describe(&self) -> Result<Vec<ToolDefinition>, ToolError> {
-        let tools = self.invoke(0, false, |b, s| b.memcap_memory_tool().call_describe(s))?;
+        let tools = self.invoke("describe", 0, |b, s| {
+            b.memcap_memory_tool().call_describe(s)
+        })?;
         tools
             .into_iter()
             .map(|tool| {
@@ -354,7 +356,7 @@ impl Memory {
     /// `None`): the version history records the change as theirs.
     pub fn call_with_data_as(&self, input: &str, actor: Option<&super::Actor>) -> DataResult {
         let owned = input.to_owned();
-        self.invoke_as(actor, input.len(), call_writes(input), move |b, s| {
+        self.run(actor, input.len(), call_writes(input), move |b, s| {
             b.memcap_memory_tool().call_call_with_data(s, &owned)
         })
         .map(|r| DataResult {

@@ -12,17 +12,18 @@ impl Memory {
         input: &str,
         f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<WitResult> + Send + 'static,
     ) -> Result<ToolResult, ToolError> {
-        self.invoke(input.len(), call_writes(input), f)
+        self.run(None, input.len(), call_writes(input), f)
             .map(|r| ToolResult {
                 content: r.content,
                 is_error: r.is_error,
             })
     }
 
+    /// [`Memory::invoke`] for a function that answers in words.
     pub(super) fn typed(
         &self,
+        function: &'static str,
         input_bytes: usize,
-        writes: bool,
         f: impl FnMut(
             &Memcap,
             &mut Store<StoreData>,
@@ -30,24 +31,38 @@ impl Memory {
         + Send
         + 'static,
     ) -> Result<String, ToolError> {
-        self.invoke(input_bytes, writes, f)?
+        self.invoke(function, input_bytes, f)?
             .map_err(ToolError::from)
     }
 
-    /// Runs `f` on the warm instance within the limits, between the
-    /// backend's begin and end. `writes`: whether the call may change files
-    /// (then a missing store is created first).
+    /// Runs `f`, a call of the component's `function` (a command of the
+    /// table, or one of [`HOST_FUNCTIONS`]: whether it may write is theirs
+    /// to say, see [`writes`]).
     pub(super) fn invoke<R: Send + 'static>(
         &self,
+        function: &'static str,
         input_bytes: usize,
-        writes: bool,
         f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R> + Send + 'static,
     ) -> Result<R, ToolError> {
-        self.invoke_as(None, input_bytes, writes, f)
+        self.invoke_as(None, function, input_bytes, f)
     }
 
     /// [`Memory::invoke`] for `actor` (the store's own when `None`).
     pub(super) fn invoke_as<R: Send + 'static>(
+        &self,
+        actor: Option<&Actor>,
+        function: &'static str,
+        input_bytes: usize,
+        f: impl FnMut(&Memcap, &mut Store<StoreData>) -> wasmtime::Result<R> + Send + 'static,
+    ) -> Result<R, ToolError> {
+        self.run(actor, input_bytes, writes(function), f)
+    }
+
+    /// Runs `f` on the warm instance within the limits, between the
+    /// backend's begin and end. `writes`: whether the call may change files
+    /// (then a missing store is created first; a read-only memory refuses
+    /// it).
+    pub(super) fn run<R: Send + 'static>(
         &self,
         actor: Option<&Actor>,
         input_bytes: usize,
@@ -349,6 +364,37 @@ impl Drop for Call<'_> {
     }
 }
 
+/// The component's functions that are no agent command (hosts call them
+/// for people and for upkeep), by the typed method that calls each, and
+/// whether each may change files.
+pub const HOST_FUNCTIONS: &[(&str, bool)] = &[
+    ("describe", false),
+    ("memory_counts", false),
+    ("record_turn", true),
+    ("changed", true),
+    ("history_list", false),
+    ("history_recent", false),
+    ("history_show", false),
+    ("history_restore", true),
+    ("history_revert", true),
+    ("history_record", true),
+    ("history_redact", true),
+];
+
+/// Whether the component's function `function` may change files: a
+/// command as the command table says (`memcap_core::tools::COMMANDS`),
+/// another function as [`HOST_FUNCTIONS`] says. A name in neither counts
+/// as a write, so a read-only memory refuses it.
+pub fn writes(function: &str) -> bool {
+    match memcap_core::tools::command(function) {
+        Some(spec) => spec.writes,
+        None => HOST_FUNCTIONS
+            .iter()
+            .find(|(name, _)| *name == function)
+            .is_none_or(|&(_, writes)| writes),
+    }
+}
+
 /// Whether a `call` input may change files, as the command table says
 /// (`memcap_core::tools::COMMANDS`); an unknown command counts as a write (the
 /// guest refuses it anyway). A missing store is created by the first call
@@ -390,4 +436,82 @@ pub(super) fn guest_failure(writes: bool) -> ToolError {
             if writes { AFTER_WRITE } else { "" }
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HOST_FUNCTIONS, writes};
+    use memcap_core::tools::{COMMANDS, command};
+
+    /// Each typed method of the API with the function it names: the first
+    /// `typed("…"`, `invoke("…"` or `invoke_as(actor, "…"` in its body.
+    fn typed_methods() -> Vec<(String, String)> {
+        let sources = [
+            include_str!("api.rs"),
+            include_str!("history.rs"),
+            include_str!("mod.rs"),
+        ];
+        let mut found = Vec::new();
+        for source in sources {
+            for method in source.split("    pub fn ").skip(1) {
+                // As written, whatever rustfmt's line breaks.
+                let method: String = method.chars().filter(|c| !c.is_whitespace()).collect();
+                let name = method[..method.find('(').unwrap()].to_owned();
+                let named = ["typed(\"", "invoke(\"", "invoke_as(actor,\""]
+                    .iter()
+                    .filter_map(|call| Some(method.find(call)? + call.len()))
+                    .min()
+                    .map(|at| method[at..at + method[at..].find('"').unwrap()].to_owned());
+                if let Some(function) = named {
+                    found.push((name, function));
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_command_has_a_typed_method_of_its_name_and_one_names_it() {
+        let methods = typed_methods();
+        let sources = [include_str!("api.rs"), include_str!("history.rs")];
+        for spec in COMMANDS {
+            let method = format!("    pub fn {}(", spec.name);
+            assert!(
+                sources.iter().any(|s| s.contains(&method)),
+                "no typed method Memory::{}",
+                spec.name
+            );
+            assert!(
+                methods.iter().any(|(_, f)| f == spec.name),
+                "no typed method calls the component's {:?}",
+                spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_function_a_typed_method_names_is_in_one_table() {
+        let methods = typed_methods();
+        assert!(methods.len() > COMMANDS.len(), "{methods:?}");
+        for (method, function) in &methods {
+            let host = HOST_FUNCTIONS.iter().any(|(name, _)| name == function);
+            assert!(
+                command(function).is_some() != host,
+                "Memory::{method} names {function:?}: in {} tables",
+                if host { "both" } else { "neither of the" }
+            );
+        }
+    }
+
+    #[test]
+    fn whether_a_function_writes_is_its_tables_and_an_unknown_one_writes() {
+        for spec in COMMANDS {
+            assert_eq!(writes(spec.name), spec.writes, "{}", spec.name);
+        }
+        for &(name, w) in HOST_FUNCTIONS {
+            assert_eq!(writes(name), w, "{name}");
+        }
+        assert!(!writes("view") && writes("create") && !writes("history_list"));
+        assert!(writes("no_such_function"));
+    }
 }

@@ -1,12 +1,27 @@
-//! The version history's functions for people (WIT `versions`): what
-//! `memcap history` runs. Agents reach only `memory_history`, through
-//! `call`.
+//! The version history's functions (WIT `versions`): `memory_history`,
+//! the one agents reach, and those for people, which `memcap history`
+//! runs.
 
 use super::{Actor, Memory};
 use crate::bindings::{HistoryVersion, RedactReport, UndoReport};
 use crate::error::ToolError;
 
 impl Memory {
+    /// A path's versions, newest first, a page at a time; with `version`,
+    /// what that version said (WIT `memory-history`, the agent's command).
+    pub fn memory_history(
+        &self,
+        path: &str,
+        version: Option<u64>,
+        page: Option<u32>,
+    ) -> Result<String, ToolError> {
+        let path = path.to_owned();
+        self.typed("memory_history", path.len(), move |b, s| {
+            b.memcap_memory_versions()
+                .call_memory_history(s, &path, version, page)
+        })
+    }
+
     /// The versions that touch `path` (`/memories/...`: a file, or all
     /// under a directory), newest first, made at or after `since` (`2h`,
     /// `7d`, a date, RFC 3339) and by `by` (an actor's name or id).
@@ -23,7 +38,7 @@ impl Memory {
         );
         let bytes =
             path.len() + since.as_ref().map_or(0, String::len) + by.as_ref().map_or(0, String::len);
-        self.invoke(bytes, false, move |b, s| {
+        self.invoke("history_list", bytes, move |b, s| {
             b.memcap_memory_versions()
                 .call_list_versions(s, &path, since.as_deref(), by.as_deref())
         })?
@@ -40,7 +55,7 @@ impl Memory {
         limit: u32,
     ) -> Result<Vec<HistoryVersion>, ToolError> {
         let path = path.to_owned();
-        self.invoke(path.len(), false, move |b, s| {
+        self.invoke("history_recent", path.len(), move |b, s| {
             b.memcap_memory_versions()
                 .call_recent_versions(s, &path, before, limit)
         })?
@@ -50,7 +65,7 @@ impl Memory {
     /// The exact bytes version `number` of `path` left.
     pub fn history_show(&self, path: &str, number: u64) -> Result<Vec<u8>, ToolError> {
         let path = path.to_owned();
-        self.invoke(path.len(), false, move |b, s| {
+        self.invoke("history_show", path.len(), move |b, s| {
             b.memcap_memory_versions()
                 .call_show_version(s, &path, number)
         })?
@@ -67,7 +82,7 @@ impl Memory {
         actor: Option<&Actor>,
     ) -> Result<UndoReport, ToolError> {
         let path = path.to_owned();
-        self.invoke_as(actor, path.len(), true, move |b, s| {
+        self.invoke_as(actor, "history_restore", path.len(), move |b, s| {
             b.memcap_memory_versions().call_restore(s, &path, number)
         })?
         .map_err(ToolError::from)
@@ -83,7 +98,7 @@ impl Memory {
         actor: Option<&Actor>,
     ) -> Result<UndoReport, ToolError> {
         let (since, by) = (since.to_owned(), by.map(str::to_owned));
-        self.invoke_as(actor, since.len(), true, move |b, s| {
+        self.invoke_as(actor, "history_revert", since.len(), move |b, s| {
             b.memcap_memory_versions()
                 .call_revert(s, &since, by.as_deref())
         })?
@@ -108,7 +123,7 @@ impl Memory {
             let chunk = rest[..rest.len().min(10_000)].to_vec();
             let bytes = chunk.iter().map(String::len).sum();
             let taken = self
-                .invoke_as(actor, bytes, true, move |b, s| {
+                .invoke_as(actor, "history_record", bytes, move |b, s| {
                     b.memcap_memory_versions()
                         .call_record_changes(s, &chunk, outside)
                 })?
@@ -142,7 +157,7 @@ impl Memory {
     ) -> Result<RedactReport, ToolError> {
         let path = path.to_owned();
         let report = self
-            .invoke_as(actor, path.len(), true, move |b, s| {
+            .invoke_as(actor, "history_redact", path.len(), move |b, s| {
                 b.memcap_memory_versions().call_redact(s, &path, number)
             })?
             .map_err(ToolError::from)?;

@@ -205,7 +205,7 @@ impl Memory {
     pub fn changed(&self, paths: &[String]) -> Result<String, ToolError> {
         let bytes = paths.iter().map(String::len).sum();
         let paths = paths.to_vec();
-        self.typed(bytes, true, move |b, s| {
+        self.typed("changed", bytes, move |b, s| {
             b.memcap_memory_watch().call_changed(s, &paths)
         })
     }
