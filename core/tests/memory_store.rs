@@ -712,3 +712,55 @@ fn a_call_lists_sixteen_young_directories_again_and_leaves_the_rest() {
         "a call lists YOUNG_LISTINGS (16) young directories again, no more"
     );
 }
+
+/// The bytes a new process's write reads after a burst of `count` young
+/// notes, the journal rewritten since.
+fn write_after_burst(count: usize) -> (Store, u64) {
+    let s = Store::new();
+    s.ok(json!({"command": "prompt"}));
+    s.burst(count);
+    s.restarted();
+    s.ok(json!({"command": "prompt"}));
+    s.restarted();
+    let before = s.fs.bytes_read();
+    s.ok(json!({"command": "create", "path": "/memories/other/x.md", "file_text": "x\n"}));
+    let read = s.fs.bytes_read() - before;
+    (s, read)
+}
+
+#[test]
+fn a_write_after_a_burst_reads_the_head_and_not_the_young_notes_past_it() {
+    // Past the head's 400 notes, the snapshot keeps the notes too young to
+    // trust (up to 2,000) in recency order after its blocks: a write that
+    // needs none of them reads about as much after 1,500 as after 400 (it read
+    // ~3.4 times as much when the head held them all; the rest of the
+    // difference is the journal's records after the snapshot).
+    let (_, after_400) = write_after_burst(400);
+    let (s, after_1500) = write_after_burst(1_500);
+    assert!(
+        after_1500 < after_400 * 2,
+        "a write read {after_1500} bytes after 1,500 young notes, {after_400} after 400"
+    );
+    // The last of them (past the head's 400, ties going by path) deleted,
+    // its block read; then the young notes read to check them once more:
+    // the deleted one must not come back.
+    s.ok(json!({"command": "delete", "path": "/memories/burst/n999.md"}));
+    s.restarted();
+    s.env.now.set(s.env.now.get() + 5);
+    s.ok(json!({"command": "prompt"}));
+    let mut all = String::new();
+    for page in 1..=100 {
+        let listing = s.ok(json!({"command": "memory_view", "all": true, "page": page}));
+        all.push_str(&listing);
+        if !listing.contains(" more notes on page") {
+            break;
+        }
+    }
+    assert!(!all.contains("burst/n999.md"), "the deleted note came back");
+    assert!(
+        all.contains("burst/n998.md"),
+        "{}",
+        &all[all.len().saturating_sub(400)..]
+    );
+    assert!(all.contains("1500 notes"), "{}", &all[..all.len().min(400)]);
+}

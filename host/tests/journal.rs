@@ -268,9 +268,10 @@ fn walk(f: &Fixture) -> Vec<String> {
 
 both_backends! {
 fn a_burst_of_young_notes_is_read_from_the_journal_not_rebuilt() {
-    // Past the 400 most recent notes, the snapshot's head holds every note
-    // changed since the last once-more read of young stamps: a new host must
-    // take such a head as it is, not rebuild the catalog from the files.
+    // Past the head's 400 most recent notes, the snapshot holds every note
+    // changed since the last once-more read of young stamps (after its
+    // blocks): a new host must take such a snapshot as it is, not rebuild
+    // the catalog from the files.
     let f = Fixture::new();
     f.memory
         .create("/memories/old.md", &note("Before"))

@@ -134,7 +134,7 @@ def fleet_behind_haproxy():
                     errors.append(f"client {i} stopped: {e!r}")
                     raise
 
-            def session(raw: Raw) -> Raw:
+            def session() -> Raw:
                 """A new session through the proxy; one that fails to open is
                 retried with the next write, as a client would."""
                 raw = Raw(url, [("authorization", f"Bearer {token}")])
@@ -146,9 +146,7 @@ def fleet_behind_haproxy():
 
             def writes(i: int) -> None:
                 stateless = i % 2 == 1
-                raw = Raw(url, [("authorization", f"Bearer {token}")])
-                if not stateless:
-                    raw = session(raw)
+                raw = session() if not stateless else Raw(url, [("authorization", f"Bearer {token}")])
                 for k in range(WRITES):
                     path = f"/memories/c{i}-{k}.md"
                     for attempt in range(60):
@@ -165,7 +163,7 @@ def fleet_behind_haproxy():
                         time.sleep(0.2)
                         if not stateless and (status in (0, 404, 502, 503) or raw.session is None):
                             # The session's process is gone (or it never opened): open another through the proxy.
-                            raw = session(raw)
+                            raw = session()
                     else:
                         errors.append(f"client {i} never got {path} through")
 

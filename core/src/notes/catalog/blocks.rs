@@ -1,6 +1,7 @@
 //! The catalog over a snapshot: its totals and recent notes at once, the
-//! rest a block at a time when a call touches a path in one; and the parts
-//! of a new snapshot.
+//! rest a block at a time when a call touches a path in one, and the young
+//! notes past the recent ones when a call needs them in recency order; and
+//! the parts of a new snapshot.
 
 use std::cmp::Reverse;
 use std::rc::Rc;
@@ -31,9 +32,9 @@ impl Catalog {
         catalog.walk.swept = head.swept;
         catalog.walk.verified = head.verified;
         let recent = std::mem::take(&mut head.recent);
-        // Past the first few, the recent notes stop at the first note older
-        // than the verified mark, unless their bound stops them first.
-        catalog.notes.young_all_recent = (recent.len() < MAX_RECENT_NOTES).then_some(head.verified);
+        // Past the head's, the young notes stop at the first note older than
+        // the verified mark: with none, every note that young is in the head.
+        catalog.notes.young_all_recent = (!blocks.young_unread()).then_some(head.verified);
         catalog.notes.horizon = recent
             .last()
             .map(|e| (Reverse(e.recency()), Rc::from(e.path.as_str())));
@@ -61,6 +62,40 @@ impl Catalog {
             catalog.read_all().ok()?;
         }
         Some(catalog)
+    }
+
+    /// Reads the snapshot's young notes, if it has some and they are unread:
+    /// the horizon moves past them. A young note whose block was read is
+    /// taken from there (as it is now, or gone), not from here.
+    pub(in crate::notes) fn read_young(&mut self) -> Result<(), FsError> {
+        let Some(blocks) = &mut self.notes.blocks else {
+            return Ok(());
+        };
+        let young = match blocks.read_young() {
+            Ok(Some(young)) => young,
+            Ok(None) => return Ok(()),
+            Err(_) => return Err(FsError::Damaged),
+        };
+        let bounded = RECENT_NOTES + young.len() >= MAX_RECENT_NOTES;
+        let mark = blocks.verified();
+        let unread: Vec<Entry> = young
+            .iter()
+            .filter(|e| !blocks.holds_read(&e.path))
+            .cloned()
+            .collect();
+        if let Some(last) = young.last() {
+            self.notes.horizon = Some((Reverse(last.recency()), Rc::from(last.path.as_str())));
+        }
+        for entry in unread {
+            if !self.notes.entries.contains_key(entry.path.as_str()) {
+                self.admit(Rc::new(entry));
+            }
+        }
+        if let Some(horizon) = &self.notes.horizon {
+            self.notes.before_horizon = self.notes.by_recency.range(..=horizon).count();
+        }
+        self.notes.young_all_recent = (!bounded).then_some(mark);
+        Ok(())
     }
 
     /// Reads every unread block: afterwards the catalog holds every note.
@@ -100,9 +135,19 @@ impl Catalog {
         Ok(())
     }
 
-    /// The notes in path order, with the other parts of a snapshot.
-    pub(in crate::notes) fn snapshot_parts(&mut self) -> Result<(Head, Vec<Rc<Entry>>), FsError> {
+    /// The parts of a snapshot: its head, the young notes that follow the
+    /// head's in recency order, and the notes in path order.
+    pub(in crate::notes) fn snapshot_parts(
+        &mut self,
+    ) -> Result<(Head, Vec<Entry>, Vec<Rc<Entry>>), FsError> {
         self.read_all()?;
+        let mut recent = self
+            .most_recent()
+            .enumerate()
+            .take_while(|(i, e)| {
+                *i < RECENT_NOTES || (*i < MAX_RECENT_NOTES && e.recency() >= self.walk.verified)
+            })
+            .map(|(_, e)| e.clone());
         let head = Head {
             notes: self.notes.count as u64,
             by_type: self.notes.by_type.iter().map(|&n| n as u64).collect(),
@@ -121,17 +166,10 @@ impl Catalog {
                 .collect(),
             swept: self.walk.swept,
             verified: self.walk.verified,
-            recent: self
-                .most_recent()
-                .enumerate()
-                .take_while(|(i, e)| {
-                    *i < RECENT_NOTES
-                        || (*i < MAX_RECENT_NOTES && e.recency() >= self.walk.verified)
-                })
-                .map(|(_, e)| e.clone())
-                .collect(),
+            recent: recent.by_ref().take(RECENT_NOTES).collect(),
             ..Head::default()
         };
-        Ok((head, self.notes.entries.values().cloned().collect()))
+        let young = recent.collect();
+        Ok((head, young, self.notes.entries.values().cloned().collect()))
     }
 }

@@ -193,7 +193,11 @@ impl Catalog {
         self.notes.count -= 1;
         if self.notes.horizon.as_ref().is_some_and(|h| recency <= *h) {
             self.notes.before_horizon -= 1;
-            // The index could now need a note past the horizon.
+            // The index could now need a note past the horizon: the young
+            // notes move it on, and if they are too few, every block.
+            if self.notes.before_horizon < HORIZON_NOTES {
+                self.read_young()?;
+            }
             if self.notes.before_horizon < HORIZON_NOTES {
                 self.read_all()?;
             }

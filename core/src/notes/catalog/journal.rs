@@ -21,7 +21,7 @@ use crate::notes::record::Record;
 use crate::notes::snapshot::{self, Head};
 use crate::storage::{File, Kind, Meta};
 
-const FORMAT: u32 = 10;
+const FORMAT: u32 = 11;
 /// Changes the derived indexes may take in one instance before it rewrites
 /// the journal with their state: one per this many notes, within bounds.
 /// Taking one costs a read of the note and its indexing (~0.1 ms a note
@@ -250,9 +250,9 @@ impl Catalog {
         }
         // Saved now, or never from this instance (a store it may only read).
         self.feed.derived.taken = 0;
-        let (head, entries) = self.snapshot_parts()?;
-        let (head, blocks) =
-            snapshot::encode(head, entries.iter().map(|e| &**e)).map_err(|_| FsError::Other)?;
+        let (head, young, entries) = self.snapshot_parts()?;
+        let (head, blocks) = snapshot::encode(head, entries.iter().map(|e| &**e), &young)
+            .map_err(|_| FsError::Other)?;
         let generation = io.env.random_u64();
         let (parts, derived) = self.feed.derived.persist();
         let header = Header {

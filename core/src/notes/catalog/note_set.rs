@@ -30,9 +30,9 @@ pub(in crate::notes) struct NoteSet {
     pub(in crate::notes) horizon: Option<RecencyKey>,
     /// Notes in `by_recency` up to the horizon.
     pub(in crate::notes) before_horizon: usize,
-    /// Set when the snapshot's recent notes stopped at the first note
-    /// older than its verified mark (not at their bound): every note at
-    /// least that young is up to the horizon.
+    /// Set when the snapshot's recent notes, with its young notes once
+    /// read, stopped at the first note older than its verified mark (not at
+    /// their bound): every note at least that young is up to the horizon.
     pub(in crate::notes) young_all_recent: Option<u64>,
     /// Notes in the store (unread ones too).
     pub(in crate::notes) count: usize,

@@ -203,6 +203,10 @@ impl Catalog {
         if from >= upto {
             return Ok(false);
         }
+        // The snapshot's young notes first: past them, none may be young.
+        if self.young_past_horizon(from) {
+            self.read_young()?;
+        }
         let read_all = self.young_past_horizon(from);
         if read_all {
             self.read_all()?;
