@@ -12,6 +12,15 @@ use crate::notes::derived::Registry;
 use crate::notes::entry::Entry;
 use crate::notes::snapshot::{Blocks, Head, MAX_RECENT_NOTES, RECENT_NOTES};
 
+/// What a snapshot is made of.
+pub(in crate::notes) struct SnapshotParts {
+    pub head: Head,
+    /// The young notes that follow the head's in recency order.
+    pub young: Vec<Entry>,
+    /// Every note, in path order.
+    pub entries: Vec<Rc<Entry>>,
+}
+
 impl Catalog {
     /// A catalog over a snapshot: its totals, other files, directories and
     /// recent notes now, its blocks when needed.
@@ -135,11 +144,8 @@ impl Catalog {
         Ok(())
     }
 
-    /// The parts of a snapshot: its head, the young notes that follow the
-    /// head's in recency order, and the notes in path order.
-    pub(in crate::notes) fn snapshot_parts(
-        &mut self,
-    ) -> Result<(Head, Vec<Entry>, Vec<Rc<Entry>>), FsError> {
+    /// The parts of a snapshot.
+    pub(in crate::notes) fn snapshot_parts(&mut self) -> Result<SnapshotParts, FsError> {
         self.read_all()?;
         let mut recent = self
             .most_recent()
@@ -169,7 +175,10 @@ impl Catalog {
             recent: recent.by_ref().take(RECENT_NOTES).collect(),
             ..Head::default()
         };
-        let young = recent.collect();
-        Ok((head, young, self.notes.entries.values().cloned().collect()))
+        Ok(SnapshotParts {
+            head,
+            young: recent.collect(),
+            entries: self.notes.entries.values().cloned().collect(),
+        })
     }
 }

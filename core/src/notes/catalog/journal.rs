@@ -250,9 +250,10 @@ impl Catalog {
         }
         // Saved now, or never from this instance (a store it may only read).
         self.feed.derived.taken = 0;
-        let (head, young, entries) = self.snapshot_parts()?;
-        let (head, blocks) = snapshot::encode(head, entries.iter().map(|e| &**e), &young)
-            .map_err(|_| FsError::Other)?;
+        let snap = self.snapshot_parts()?;
+        let entries = snap.entries.iter().map(|e| &**e);
+        let (head, blocks) =
+            snapshot::encode(snap.head, entries, &snap.young).map_err(|_| FsError::Other)?;
         let generation = io.env.random_u64();
         let (parts, derived) = self.feed.derived.persist();
         let header = Header {
