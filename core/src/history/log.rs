@@ -100,11 +100,11 @@ impl Tail {
         }
     }
 
-    /// The hash of the content at `path` whose stamp is `stamp`, when one
-    /// of this instance's last changes left it so. It is the newest
-    /// version of a file still there, which retention keeps: while the
-    /// tail is kept no other change reached the log, and a file another
-    /// program wrote has another stamp.
+    /// The hash of the content at `path` whose stamp is `stamp`, when the
+    /// log's newest version or one of this instance's last changes left it
+    /// so. It is the newest version of a file still there, which retention
+    /// keeps: while the tail is kept no other change reached the log, and a
+    /// file another program wrote has another stamp.
     pub fn known(&self, path: &str, stamp: &Stamp) -> Option<String> {
         self.recent
             .iter()
@@ -354,6 +354,11 @@ fn read_tail(file: Box<dyn File>, keep: bool) -> Result<Tail, FsError> {
         }
         if newest.is_some() || from == 0 || window >= MAX_LOG_BYTES {
             flight.reverse();
+            // What the newest version left is known as the contents a kept
+            // tail's changes left are ([`Tail::known`]).
+            if let Some(newest) = &newest {
+                tail.remember(std::slice::from_ref(newest));
+            }
             tail.last = newest;
             tail.flight = flight;
             tail.file = keep.then_some(file);
@@ -653,6 +658,21 @@ mod tests {
         assert_eq!(tail.known("b.md", &stamp(2)), None);
         tail.remember(&[version("a.md", Op::Deleted, None, 5, None)]);
         assert_eq!(tail.known("a.md", &stamp(3)), None);
+    }
+
+    #[test]
+    fn a_tail_read_from_the_log_knows_what_its_newest_version_left() {
+        use crate::storage::Storage;
+        let fs = crate::storage::memory::MemoryStorage::new();
+        let text = lines(&[
+            version("a.md", Op::Created, None, 1, Some("one")),
+            version("b.md", Op::Created, None, 2, Some("two")),
+        ]);
+        fs.write_new("log", text.as_bytes(), false).unwrap();
+        let tail = read_tail(fs.open("log", false).unwrap(), false).unwrap();
+        assert_eq!(tail.known("b.md", &stamp(2)).as_deref(), Some("two"));
+        // Only the newest: an older one's content may since have gone.
+        assert_eq!(tail.known("a.md", &stamp(1)), None);
     }
 
     #[test]

@@ -217,14 +217,11 @@ fn plan(
     for change in changes {
         // Replacing what memcap wrote last, still as it left it: its hash
         // is on record and its copy kept.
-        let known = change.old_stamp.filter(|s| s.hash.is_some()).and_then(|s| {
-            let at = change.from.as_deref().unwrap_or(&change.path);
-            tail.last
-                .as_ref()
-                .filter(|l| l.path == change.path && l.stamp == Some(s))
-                .and_then(|l| l.sha256.clone())
-                .or_else(|| tail.known(at, &s))
-        });
+        let at = change.from.as_deref().unwrap_or(&change.path);
+        let known = change
+            .old_stamp
+            .filter(|s| s.hash.is_some())
+            .and_then(|s| tail.known(at, &s));
         let prev = match &change.old {
             Some(_) if known.is_some() => known,
             Some(old) => {
