@@ -725,3 +725,36 @@ fn a_list_gives_the_newest_ten_thousand_versions_and_no_more() {
     // Older ones are reached by a narrower list.
     assert_eq!(versions(&s, "/memories/many/n0.md").len(), 1);
 }
+
+#[test]
+fn a_large_file_another_program_rewrote_is_kept_before_memcap_removes_or_moves_it() {
+    use memcap_core::storage::Storage;
+    // Large enough to be read with its stamp, so what memcap wrote is
+    // known without hashing it again: another program's rewrite (same
+    // size, a later time) must not pass for it.
+    let ours = "o".repeat(5_000);
+    let theirs = "t".repeat(5_000);
+    for (command, gone) in [
+        (
+            json!({"command": "delete", "path": "/memories/a.md"}),
+            Op::Deleted,
+        ),
+        (
+            json!({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/b.md"}),
+            Op::Renamed,
+        ),
+    ] {
+        let s = Store::new();
+        s.ok(json!({"command": "create", "path": "/memories/a.md", "file_text": ours}));
+        s.fs.set_clock(s.env.now.get() + 60);
+        s.fs.write_at("a.md", 0, theirs.as_bytes()).unwrap();
+        s.ok(command);
+        let all = versions(&s, "/memories/a.md");
+        let outside = all
+            .iter()
+            .find(|v| v.actor == "(outside memcap)")
+            .unwrap_or_else(|| panic!("{gone:?}: the other program's content was not kept"));
+        assert_eq!(show(&s, "/memories/a.md", outside.v), theirs.as_bytes());
+        assert!(all.iter().any(|v| v.op == gone), "{all:?}");
+    }
+}

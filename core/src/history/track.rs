@@ -311,7 +311,10 @@ pub fn recording(io: &Io) -> bool {
 pub fn removal(io: &Io, rel: &str) -> Vec<Change> {
     files_under(io, rel)
         .into_iter()
-        .map(|(path, old)| Change::new(path, Op::Deleted, old, None))
+        .map(|(path, old, stamp)| Change {
+            old_stamp: stamp,
+            ..Change::new(path, Op::Deleted, old, None)
+        })
         .collect()
 }
 
@@ -320,8 +323,9 @@ pub fn removal(io: &Io, rel: &str) -> Vec<Change> {
 pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
     files_under(io, from)
         .into_iter()
-        .map(|(path, content)| Change {
+        .map(|(path, content, stamp)| Change {
             from: Some(path.clone()),
+            old_stamp: stamp,
             ..Change::new(
                 format!("{to}{}", &path[from.len()..]),
                 Op::Renamed,
@@ -333,9 +337,10 @@ pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
 }
 
 /// Every regular file at or under `rel` that the history covers, with its
-/// content when it can be read (none past the largest file memcap reads).
+/// content when it can be read (none past the largest file memcap reads)
+/// and, for a large one, the stamp of what was read.
 /// Nothing when history is off.
-fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>)> {
+fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>, Option<Stamp>)> {
     use crate::storage::Kind;
     let mut found = Vec::new();
     if !recording(io) {
@@ -348,8 +353,11 @@ fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>)> {
         };
         match meta.kind {
             Kind::File if Change::covers(io, &path) => {
-                let content = pending::whole_file_as(io, &path, &meta);
-                found.push((path, content));
+                let (content, stamp) = match pending::whole_file_stamped(io, &path, &meta) {
+                    Some((bytes, stamp)) => (Some(bytes), stamp),
+                    None => (None, None),
+                };
+                found.push((path, content, stamp));
             }
             Kind::Dir if !crate::layout::is_reserved(path.split('/')) => {
                 for entry in io.fs.list(&path).unwrap_or_default() {
