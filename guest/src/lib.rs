@@ -6,6 +6,7 @@
 //! the two sets of exports, and `wasi/` is the adapter that gives the core its
 //! storage.
 
+mod commands;
 mod embedder;
 #[cfg(target_arch = "wasm32")]
 mod memcmp;

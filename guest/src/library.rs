@@ -4,7 +4,7 @@
 
 use memcap_core::command::Command;
 
-use crate::{ToolResult, call, call_json, call_with_data, note_type, run};
+use crate::{ToolResult, call, call_json, call_with_data, run};
 use crate::{silence_panics, to_wit_error};
 
 wit_bindgen::generate!({
@@ -41,83 +41,11 @@ fn exec(command: Command) -> Result<String, WitError> {
 }
 
 impl files::Guest for Component {
-    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
-        exec(Command::View { path, view_range })
-    }
-
-    fn create(path: String, file_text: String) -> Result<String, WitError> {
-        exec(Command::Create { path, file_text })
-    }
-
-    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, WitError> {
-        exec(Command::StrReplace {
-            path,
-            old_str,
-            new_str,
-        })
-    }
-
-    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, WitError> {
-        exec(Command::Insert {
-            path,
-            insert_line,
-            insert_text,
-        })
-    }
-
-    fn delete(path: String) -> Result<String, WitError> {
-        exec(Command::Delete { path })
-    }
-
-    fn rename(old_path: String, new_path: String) -> Result<String, WitError> {
-        exec(Command::Rename { old_path, new_path })
-    }
+    crate::commands::text_commands!(files, export_text, memcap);
 }
 
 impl note_tools::Guest for Component {
-    fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
-        exec(Command::MemoryRead { topics, page })
-    }
-
-    fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
-        exec(Command::MemoryView { all, page })
-    }
-
-    fn memory_write(
-        filename: String,
-        name: String,
-        description: String,
-        type_: WitNoteType,
-        content: String,
-    ) -> Result<String, WitError> {
-        exec(Command::MemoryWrite {
-            filename,
-            name,
-            description,
-            kind: note_type!(WitNoteType, type_),
-            content,
-        })
-    }
-
-    fn memory_update(
-        filename: String,
-        old_str: String,
-        new_str: String,
-    ) -> Result<String, WitError> {
-        exec(Command::MemoryUpdate {
-            filename,
-            old_str,
-            new_str,
-        })
-    }
-
-    fn memory_delete(filename: String) -> Result<String, WitError> {
-        exec(Command::MemoryDelete { filename })
-    }
-
-    fn memory_guide() -> Result<String, WitError> {
-        exec(Command::MemoryGuide)
-    }
+    crate::commands::text_commands!(notes, export_text, memcap);
 }
 
 crate::search_functions!();
@@ -204,17 +132,7 @@ impl versions::Guest for Component {
         crate::wasi::set_actor(name, id);
     }
 
-    fn memory_history(
-        path: String,
-        version: Option<u64>,
-        page: Option<u32>,
-    ) -> Result<String, WitError> {
-        exec(Command::MemoryHistory {
-            path,
-            version,
-            page,
-        })
-    }
+    crate::commands::text_commands!(versions, export_text, memcap);
 
     fn list_versions(
         path: String,
@@ -304,9 +222,7 @@ fn wit_undo(undone: core_history::restore::Undone) -> WitUndoReport {
 }
 
 impl tool::Guest for Component {
-    fn prompt() -> Result<String, WitError> {
-        exec(Command::Prompt)
-    }
+    crate::commands::text_commands!(tool, export_text, memcap);
 
     fn describe() -> Vec<WitTool> {
         memcap_core::tools::describe()

@@ -6,7 +6,7 @@
 
 use memcap_core::command::Command;
 
-use crate::{note_type, run, to_wit_error};
+use crate::{run, to_wit_error};
 
 wit_bindgen::generate!({
     path: "../wit",
@@ -35,101 +35,10 @@ crate::search_functions!();
 crate::graph_functions!();
 
 impl Guest for Component {
-    fn file_view(path: String, view_range: Option<(i64, i64)>) -> Result<String, WitError> {
-        exec(Command::View { path, view_range })
-    }
-
-    fn file_create(path: String, file_text: String) -> Result<String, WitError> {
-        exec(Command::Create { path, file_text })
-    }
-
-    fn file_str_replace(
-        path: String,
-        old_str: String,
-        new_str: String,
-    ) -> Result<String, WitError> {
-        exec(Command::StrReplace {
-            path,
-            old_str,
-            new_str,
-        })
-    }
-
-    fn file_insert(
-        path: String,
-        insert_line: i64,
-        insert_text: String,
-    ) -> Result<String, WitError> {
-        exec(Command::Insert {
-            path,
-            insert_line,
-            insert_text,
-        })
-    }
-
-    fn file_delete(path: String) -> Result<String, WitError> {
-        exec(Command::Delete { path })
-    }
-
-    fn file_rename(old_path: String, new_path: String) -> Result<String, WitError> {
-        exec(Command::Rename { old_path, new_path })
-    }
-
-    fn memory_read(topics: Vec<String>, page: Option<u32>) -> Result<String, WitError> {
-        exec(Command::MemoryRead { topics, page })
-    }
-
-    fn memory_view(all: bool, page: Option<u32>) -> Result<String, WitError> {
-        exec(Command::MemoryView { all, page })
-    }
-
-    fn memory_write(
-        filename: String,
-        name: String,
-        description: String,
-        type_: WitNoteType,
-        content: String,
-    ) -> Result<String, WitError> {
-        exec(Command::MemoryWrite {
-            filename,
-            name,
-            description,
-            kind: note_type!(WitNoteType, type_),
-            content,
-        })
-    }
-
-    fn memory_update(
-        filename: String,
-        old_str: String,
-        new_str: String,
-    ) -> Result<String, WitError> {
-        exec(Command::MemoryUpdate {
-            filename,
-            old_str,
-            new_str,
-        })
-    }
-
-    fn memory_delete(filename: String) -> Result<String, WitError> {
-        exec(Command::MemoryDelete { filename })
-    }
-
-    fn memory_guide() -> Result<String, WitError> {
-        exec(Command::MemoryGuide)
-    }
-
-    fn memory_history(
-        path: String,
-        version: Option<u64>,
-        page: Option<u32>,
-    ) -> Result<String, WitError> {
-        exec(Command::MemoryHistory {
-            path,
-            version,
-            page,
-        })
-    }
+    crate::commands::text_commands!(files, export_text, tools);
+    crate::commands::text_commands!(notes, export_text, tools);
+    crate::commands::text_commands!(versions, export_text, tools);
+    crate::commands::text_commands!(tool, export_text, tools);
 
     fn memory_search(
         query: String,
@@ -169,9 +78,5 @@ impl Guest for Component {
         page: Option<u32>,
     ) -> Result<WitActivityAnswer, WitError> {
         activity_answer(timeframe, item_type, page)
-    }
-
-    fn prompt() -> Result<String, WitError> {
-        exec(Command::Prompt)
     }
 }
