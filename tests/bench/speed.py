@@ -9,7 +9,8 @@ Exits 0 whatever it measured (CI prints the table and does not fail on it),
 1 only when a measurement could not be made.
 
     python tests/bench/speed.py --memcap target/release/memcap \
-        --default-build target/release/memcap-default [--store URL] [--notes 10000]
+        --default-build target/release/memcap-default [--store URL] [--notes 10000] \
+        [--against OLD_BINARY]
 
 - one-shot CLI calls in a store of --notes notes (a fresh process each):
   `create`, `str_replace`, `view`, `prompt`, `memory_search`, `memory_view`
@@ -19,6 +20,9 @@ Exits 0 whatever it measured (CI prints the table and does not fail on it),
   (--default-build: no team server, page or PostgreSQL client) (<= 30 MiB);
 - with --store (a PostgreSQL URL): one-shot `view` and `create` there
   against the directory's (<= 1.5x, <= 2x);
+- with --against (another build, say of the last commit): its one-shot
+  calls and warm writes in stores of its own, in turn with this build's,
+  and each one's time as a ratio to it (a change's effect, within one run);
 - warm writes against Anthropic's SDK (`BetaLocalFilesystemMemoryTool`,
   in-process): `create`, `str_replace` and `delete` of a 100-byte and a
   10 KB note through one `memcap call` process (the pipe's round trip is
@@ -127,17 +131,22 @@ class Piped:
         self.proc.wait(30)
 
 
-def warm_writes(memcap: str, scratch: Path, calls: int) -> dict[tuple[str, int], float]:
-    """memcap / SDK median per-call time of each write, per note size."""
+def warm_writes(memcap: str, scratch: Path, calls: int, against: str | None = None) -> dict:
+    """memcap / SDK median per-call time of each write, per note size; with
+    `against` (another build, in a store of its own, taking its turn with
+    the two), also memcap / that build, keyed ("against", op, size)."""
     from anthropic.lib.tools._beta_builtin_memory_tool import BetaLocalFilesystemMemoryTool
     sdk_root, mc_root = scratch / "sdk", scratch / "warm"
     sdk = BetaLocalFilesystemMemoryTool(base_path=str(sdk_root))
     mc = Piped(memcap, str(mc_root))
+    old = Piped(against, str(scratch / "warm-against")) if against else None
     out = {}
     try:
         for size in (100, 10_000):
             body = ("x" * 63 + "\n") * (size // 64) + "y" * (size % 64)
             tools = {"sdk": sdk.call, "memcap": mc.call}
+            if old:
+                tools["against"] = old.call
             samples = {(name, op): [] for name in tools for op in ("create", "str_replace", "delete")}
             for tool in tools.values():
                 tool({"command": "create", "path": f"/memories/edit-{size}.md", "file_text": "alpha\n" + body})
@@ -149,17 +158,22 @@ def warm_writes(memcap: str, scratch: Path, calls: int) -> dict[tuple[str, int],
                                      "old_str": swap[i % 2], "new_str": swap[(i + 1) % 2]}),
                     ("delete", {"command": "delete", "path": f"/memories/w{size}/{i}.md"}),
                 ):
-                    # The two in turn, the first of them swapped each
-                    # time: drift falls on both alike.
-                    for name in (("sdk", "memcap") if i % 2 else ("memcap", "sdk")):
+                    # In turn, the first of them moved on each time:
+                    # drift falls on all alike.
+                    names = list(tools)
+                    for name in names[i % len(names):] + names[:i % len(names)]:
                         t = time.perf_counter()
                         tools[name](command)
                         samples[(name, op)].append(time.perf_counter() - t)
             medians = {key: statistics.median(s[calls // 10:]) for key, s in samples.items()}
             for op in ("create", "str_replace", "delete"):
                 out[(op, size)] = medians[("memcap", op)] / medians[("sdk", op)]
+                if old:
+                    out[("against", op, size)] = medians[("memcap", op)] / medians[("against", op)]
     finally:
         mc.close()
+        if old:
+            old.close()
     return out
 
 
@@ -171,6 +185,7 @@ def main() -> int:
     parser.add_argument("--store", help="a PostgreSQL URL: also compare the database with the directory")
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--against", help="another memcap binary: compare its one-shot calls with this one's")
     parser.add_argument("--calls", type=int, default=200)
     args = parser.parse_args()
     memcap = str(Path(args.memcap).resolve())
@@ -190,9 +205,21 @@ def main() -> int:
                 fill(memcap, f"{args.store}#{namespace}", args.notes, scratch)
                 db = one_shot(memcap, ["--store", args.store, "--namespace", namespace], "db", args.notes)
                 cases.update({f"db {name}": db[name] for name in ("view", "create")})
+            against = str(Path(args.against).resolve()) if args.against else None
+            if against:
+                # Its own store: builds may differ in what they keep there.
+                old_root = str(scratch / "against")
+                fill(against, old_root, args.notes, scratch)
+                old = one_shot(against, ["--root", old_root], "old", args.notes)
+                cases.update({f"old {name}": case for name, case in old.items()})
             medians = interleaved_ms(cases, args.rounds)
             for name in ("create", "str_replace", "view", "prompt", "memory_search", "memory_view"):
                 row(f"one-shot {name}, {args.notes:,} notes", medians[name], 8, "ms")
+            if against:
+                print(f"  against {args.against}:")
+                for name in ("create", "str_replace", "view", "prompt", "memory_search", "memory_view"):
+                    new, was = medians[name], medians[f"old {name}"]
+                    print(f"        one-shot {name:14} {new:5.1f} ms, was {was:5.1f} ms: {new / was:.2f}x")
 
             small = scratch / "small"
             subprocess.run([memcap, "--root", str(small), "create", "/memories/a.md", "a\n"], check=True, capture_output=True)
@@ -209,8 +236,17 @@ def main() -> int:
                 row(f"PostgreSQL one-shot view / directory's, {args.notes:,} notes", medians["db view"] / medians["view"], 1.5, "x")
                 row(f"PostgreSQL one-shot create / directory's, {args.notes:,} notes", medians["db create"] / medians["create"], 2, "x")
 
-            for (op, size), ratio in warm_writes(memcap, scratch, args.calls).items():
-                row(f"warm {op} of a {size:,}-byte note / the SDK's", ratio, 1.2, "x")
+            warm = warm_writes(memcap, scratch, args.calls, against)
+            for key, ratio in warm.items():
+                if key[0] != "against":
+                    op, size = key
+                    row(f"warm {op} of a {size:,}-byte note / the SDK's", ratio, 1.2, "x")
+            if against:
+                print(f"  against {args.against}:")
+                for key, ratio in warm.items():
+                    if key[0] == "against":
+                        _, op, size = key
+                        print(f"        warm {op} of a {size:,}-byte note: {ratio:.2f}x")
     except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
         print(f"speed: could not measure: {e}", file=sys.stderr)
         return 1
