@@ -124,9 +124,9 @@ pub fn whole_file_stamped(
     }
     let file = io.fs.open(path, false).ok()?;
     let bytes = files::read_to_end(&*file, 0, Some(files::MAX_FILE_BYTES), Some(meta.size)).ok()?;
-    let stamp = (meta.size >= STAMPED_FROM)
-        .then(|| file.stamp().ok())
-        .flatten()
-        .filter(|stamp| stamp.size == bytes.len() as u64);
+    let stamp = match meta.size >= STAMPED_FROM {
+        true => file.stamp().ok().filter(|s| s.size == bytes.len() as u64),
+        false => None,
+    };
     Some((bytes, stamp))
 }

@@ -87,18 +87,16 @@ impl Catalog {
         };
         let bounded = RECENT_NOTES + young.len() >= MAX_RECENT_NOTES;
         let mark = blocks.verified();
-        let unread: Vec<Entry> = young
-            .iter()
-            .filter(|e| !blocks.holds_read(&e.path))
-            .cloned()
-            .collect();
         if let Some(last) = young.last() {
             self.notes.horizon = Some((Reverse(last.recency()), Rc::from(last.path.as_str())));
         }
+        let unread: Vec<Entry> = young
+            .into_iter()
+            .filter(|e| !blocks.holds_read(&e.path))
+            .filter(|e| !self.notes.entries.contains_key(e.path.as_str()))
+            .collect();
         for entry in unread {
-            if !self.notes.entries.contains_key(entry.path.as_str()) {
-                self.admit(Rc::new(entry));
-            }
+            self.admit(Rc::new(entry));
         }
         if let Some(horizon) = &self.notes.horizon {
             self.notes.before_horizon = self.notes.by_recency.range(..=horizon).count();
