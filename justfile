@@ -139,6 +139,10 @@ fuzz-ci: fuzz-build
 bench-search corpus: build
     {{venv}}/bin/python tests/bench/search_quality.py "{{corpus}}" --memcap {{memcap}}
 
+# Supersession: topics of an old fact and a newer note, asked as an agent asks (the old fact in the top 5, the new note first), with and without `supersedes`.
+bench-supersede: build
+    {{venv}}/bin/python tests/bench/supersede.py --memcap {{memcap}}
+
 # 1,000 kill -9 of a writing memcap, the index checked after every recovery.
 crash: build
     MEMCAP_CRASH_KILLS=1000 cargo test --release -p memcap-host --test crash -- --nocapture
@@ -162,6 +166,7 @@ bench: setup build
     cargo bench -p memcap-host --bench scale
     cargo bench -p memcap-host --bench search
     cargo bench -p memcap-host --bench graph
+    {{venv}}/bin/python tests/bench/supersede.py --memcap {{memcap}}
     tests/postgres/with-cluster cargo bench -p memcap-host --bench database
     cargo bench -p memcap-core --bench graph_update
     CARGO_TARGET_WASM32_WASIP2_RUNNER="{{venv}}/bin/wasmtime run" cargo bench -p memcap-core --bench graph_update --target wasm32-wasip2

@@ -45,6 +45,8 @@ export interface SearchFilters {
   types?: string[] | string;
   /** Notes changed since: `2026-11-01`, `7d`, `2 weeks`. */
   afterDate?: string;
+  /** Also notes superseded by another or past their `valid_until`: last, marked. */
+  includeSuperseded?: boolean;
 }
 
 export interface SearchResult {
@@ -57,6 +59,10 @@ export interface SearchResult {
   /** The observations and relations written on those lines. */
   observations: Observation[];
   relations: WrittenRelation[];
+  /** The notes that say they supersede this one (with `includeSuperseded`). */
+  supersededBy: string[];
+  /** Whether the note is past its `valid_until` (with `includeSuperseded`). */
+  expired: boolean;
 }
 export interface WrittenRelation {
   relationType: string;
@@ -72,6 +78,8 @@ export interface SearchAnswer {
   degraded?: string;
   totalFiles: number;
   totalChunks: number;
+  /** Passages of superseded or expired notes left out. */
+  leftOut: number;
 }
 export interface GetAnswer {
   path: string;

@@ -207,7 +207,7 @@ export class Memory {
   memoryGuide() {
     return this.#export('notes', 'memoryGuide', [], false);
   }
-  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks}`; `filters` (`{categories, tags, types, afterDate}`, each optional) keeps passages holding an observation of one of `categories` with one of `tags`, in notes of one of `types` changed since `afterDate` (`2026-11-01`, `7d`). */
+  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks, leftOut}`; `filters` (`{categories, tags, types, afterDate, includeSuperseded}`, each optional) keeps passages holding an observation of one of `categories` with one of `tags`, in notes of one of `types` changed since `afterDate` (`2026-11-01`, `7d`); notes superseded by another or past their `valid_until` are left out (counted in `leftOut`) unless `includeSuperseded`, which puts them last, marked `supersededBy` or `expired`. */
   memorySearch(query, maxResults, minScore, source, filters) {
     const list = (items) => (items === undefined ? [] : typeof items === 'string' ? [items] : [...items]);
     const record = filters && {
@@ -215,6 +215,7 @@ export class Memory {
       tags: list(filters.tags),
       types: list(filters.types),
       afterDate: filters.afterDate ?? undefined,
+      includeSuperseded: Boolean(filters.includeSuperseded),
     };
     return this.#export('search', 'memorySearch', [query, maxResults, minScore, source, record], false);
   }

@@ -306,6 +306,14 @@ pub struct SearchAnswer {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub degraded: Option<String>,
     pub stats: SearchStats,
+    /// Passages found in notes superseded by another or past their
+    /// `valid_until`, left out (`includeSuperseded` gives them).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub left_out: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One passage `memory_search` found.
@@ -322,6 +330,13 @@ pub struct SearchResult {
     pub observations: Vec<ObservationItem>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub relations: Vec<WrittenRelation>,
+    /// The notes that say they supersede this one (asked for with
+    /// `includeSuperseded`).
+    #[serde(rename = "supersededBy", skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<String>,
+    /// Whether the note is past its `valid_until`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub expired: bool,
 }
 
 /// A relation as written on a line (a search does not resolve it:

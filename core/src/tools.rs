@@ -211,6 +211,7 @@ pub const COMMANDS: &[CommandSpec] = &[
             optional("tags", FieldKind::TextList),
             optional("types", FieldKind::TextList),
             optional("after_date", FieldKind::Timeframe),
+            optional("includeSuperseded", FieldKind::Boolean),
         ],
         writes: false,
         offered: Offered::OwnTool,

@@ -131,12 +131,14 @@ macro_rules! search_functions {
                 tags: Vec::new(),
                 types: Vec::new(),
                 after_date: None,
+                include_superseded: false,
             });
             let command = memcap_core::command::search_filters(
                 filters.categories,
                 filters.tags,
                 filters.types,
                 filters.after_date.as_deref(),
+                filters.include_superseded,
             )
             .and_then(|filters| {
                 memcap_core::command::Command::search(
@@ -171,6 +173,8 @@ macro_rules! search_functions {
                                     line: r.line,
                                 })
                                 .collect(),
+                            superseded_by: r.superseded_by,
+                            expired: r.expired,
                         })
                         .collect(),
                     total_found: count(a.total_found),
@@ -178,6 +182,7 @@ macro_rules! search_functions {
                     degraded: a.degraded,
                     total_files: count(a.stats.total_files),
                     total_chunks: a.stats.total_chunks,
+                    left_out: count(a.left_out),
                 }),
                 Ok(_) => unreachable!("memory_search answers with a search"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),

@@ -285,6 +285,10 @@ pub(crate) enum Command {
         /// Only notes changed since: 2026-11-01, 7d.
         #[arg(long)]
         after_date: Option<String>,
+        /// Also notes superseded by another or past their valid_until
+        /// (after the others, marked).
+        #[arg(long)]
+        include_superseded: bool,
     },
     /// Print lines of a file as memory_get gives them (JSON).
     Get {

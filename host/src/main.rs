@@ -243,12 +243,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tags,
             types,
             after_date,
+            include_superseded,
         } => called(
             &memory,
             serde_json::json!({
                 "command": "memory_search", "query": query, "maxResults": max_results,
                 "minScore": min_score, "source": source, "categories": categories,
                 "tags": tags, "types": types, "after_date": after_date,
+                "includeSuperseded": include_superseded,
             }),
         ),
         Command::Get { path, lines } => called(

@@ -562,6 +562,7 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
         tags: vec![],
         types: vec![],
         after_date: None,
+        include_superseded: false,
     };
     let ops = typed(SearchFilters {
         tags: vec!["#ops".into()],
@@ -648,5 +649,58 @@ fn graph_answers_stay_small_whatever_the_notes_hold() {
         println!("{input}: {} bytes", text.len());
         assert!(text.len() < most, "{input}: {} bytes", text.len());
     }
+}
+}
+
+both_backends! {
+fn search_leaves_out_superseded_and_expired_notes_through_every_interface() {
+    let f = Fixture::new();
+    f.plant("deploy/eu.md", "# Deploy target\nThe deploy target is eu-1.\n");
+    f.memory
+        .create(
+            "/memories/deploy/us.md",
+            "# Deploy target moved\nThe deploy target is us-2 now.\n\n- supersedes [[eu]]\n",
+        )
+        .unwrap();
+    f.plant(
+        "deploy/freeze.md",
+        "---\nname: Freeze\ntype: project\nvalid_until: 2000-01-01\n---\nNo deploy target changes.\n",
+    );
+    let typed = |include_superseded: bool| {
+        let filters = SearchFilters {
+            categories: vec![],
+            tags: vec![],
+            types: vec![],
+            after_date: None,
+            include_superseded,
+        };
+        f.memory
+            .memory_search("deploy target", None, Some(0.0), None, Some(&filters))
+            .unwrap()
+    };
+    let holding = typed(false);
+    let paths: Vec<&str> = holding.results.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, ["/memories/deploy/us.md"]);
+    assert_eq!(holding.left_out, 2);
+    let all = typed(true);
+    assert_eq!(all.left_out, 0);
+    assert_eq!(all.results[0].path, "/memories/deploy/us.md");
+    let marks: Vec<(&str, Vec<String>, bool)> = all.results[1..]
+        .iter()
+        .map(|r| (r.path.as_str(), r.superseded_by.clone(), r.expired))
+        .collect();
+    assert!(
+        marks.contains(&("/memories/deploy/eu.md", vec!["/memories/deploy/us.md".into()], false)),
+        "{marks:?}"
+    );
+    assert!(marks.contains(&("/memories/deploy/freeze.md", vec![], true)), "{marks:?}");
+    // Through `call`, the same, in the agent's words.
+    let called = f.memory.call(
+        &json!({"command": "memory_search", "query": "deploy target", "minScore": 0,
+            "include_superseded": true})
+        .to_string(),
+    );
+    assert!(called.content.contains("\"supersededBy\""), "{}", called.content);
+    assert!(called.content.contains("\"expired\": true"), "{}", called.content);
 }
 }

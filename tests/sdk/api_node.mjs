@@ -64,6 +64,12 @@ const tagged = await m.memorySearch('postgres', undefined, 0, undefined, { tags:
 check(tagged.results.length === 1 && tagged.results[0].path === '/memories/alpha.md', JSON.stringify(tagged));
 check(JSON.stringify(tagged.results[0].observations[0].tags) === '["db"]', JSON.stringify(tagged));
 await expectKind('invalid-path', m.memorySearch('postgres', undefined, undefined, undefined, { afterDate: 'soon' }));
+await m.create('/memories/alpha-v2.md', 'Alpha moved off Postgres.\n\n- supersedes [[Alpha]]\n');
+const fresh = await m.memorySearch('postgres', undefined, 0);
+check(!fresh.results.some((r) => r.path === '/memories/alpha.md') && fresh.leftOut >= 1, JSON.stringify(fresh));
+const every = await m.memorySearch('postgres', undefined, 0, undefined, { includeSuperseded: true });
+check(every.results.some((r) => r.path === '/memories/alpha.md' && JSON.stringify(r.supersededBy) === '["/memories/alpha-v2.md"]'), JSON.stringify(every));
+await m.delete('/memories/alpha-v2.md');
 await expectKind('not-found', m.buildContext('memory://nobody'));
 await expectKind('invalid-path', m.buildContext('memory://alpha', 4));
 await expectKind('invalid-path', m.recentActivity('soon'));

@@ -18,6 +18,7 @@ pub(super) fn aliases(command: &str) -> &'static [&'static str] {
             "min_score",
             "threshold",
             "afterDate",
+            "include_superseded",
         ],
         "build_context" => &["uri", "maxRelated"],
         _ => &[],
@@ -316,6 +317,12 @@ impl Args<'_> {
                 None => Err(bad("lines", value)),
             },
         }
+    }
+
+    /// `includeSuperseded` (or `include_superseded`): missing is `false`.
+    pub(super) fn include_superseded(&self, command: &str) -> Result<bool> {
+        let (used, _) = self.first_of("includeSuperseded", &["include_superseded"]);
+        self.boolean(command, used)
     }
 
     /// `after_date` (or `afterDate`): missing is no bound; empty is refused.

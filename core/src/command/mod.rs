@@ -297,6 +297,7 @@ pub fn parse(input: &str) -> Result<Call> {
                 args.strings(command, "tags")?,
                 args.strings(command, "types")?,
                 Some(args.after_date(command)?),
+                args.include_superseded(command)?,
             )?,
         },
         "memory_get" => {
@@ -389,6 +390,7 @@ pub fn search_filters(
     tags: Vec<String>,
     types: Vec<String>,
     after_date: Option<&str>,
+    include_superseded: bool,
 ) -> Result<SearchFilters> {
     let clean = |items: Vec<String>, strip: &[char]| -> Vec<String> {
         items
@@ -402,6 +404,7 @@ pub fn search_filters(
         tags: clean(tags, &['#']),
         types: clean(types, &[]),
         after: timeframe_param("memory_search", "after_date", after_date.unwrap_or(""))?,
+        include_superseded,
     })
 }
 

@@ -71,7 +71,10 @@ preferences: memory_search, then memory_get or build_context to read more.
 - Learned something: add an observation to the note on that subject \
 (memory_update); write a new note only when none covers it.
 - A decision or fact changed: replace its line (memory_update); never keep \
-both versions.
+both versions. When the old fact is a note of its own, write the new note \
+with `- supersedes [[Old Note]]`: memory_search then leaves the old note \
+out (includeSuperseded shows it, marked). A fact that holds until a date: \
+`valid_until: 2027-03-31` in the frontmatter.
 - Wrong or obsolete: remove the line, or the note (memory_delete).
 - Progress: save it when it happens, in the project's note or the \
 session's, not at the end.

@@ -9,10 +9,12 @@ use crate::commands::build_context::{note_type, written_items};
 use crate::error::Result;
 use crate::files;
 use crate::graph::links::Graph;
+use crate::graph::superseded::Superseded;
 use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::maintain::{self, Needs};
+use crate::notes::validity;
 use crate::output::{
     ObservationItem, Output, SearchAnswer, SearchResult, SearchStats, WrittenRelation,
 };
@@ -20,6 +22,7 @@ use crate::search::chunks;
 use crate::search::embedder::{self, Embedder};
 use crate::search::index::{Hit, Keep};
 use crate::search::source::source_of;
+use crate::vocab::timeframe;
 use crate::vocab::{MAX_RESULTS_LIMIT, SearchFilters, Source};
 
 /// The most characters of a passage a result shows; `memory_get` reads on.
@@ -129,12 +132,16 @@ pub fn memory_search(
             // A posting list the journal no longer holds whole.
             .map_err(|e| files::tool_error(e, "/memories", "search"))?;
         // Hits are read back in rank order only until enough are kept; the
-        // rest count as found unless one already read turned out stale.
-        let mut files = HashMap::new();
+        // rest count as found unless one already read turned out stale or
+        // no longer holds (superseded or expired, when those are left out).
+        let superseded = Superseded::new(indexes::graph(catalog));
+        let mut files: HashMap<String, Option<Note>> = HashMap::new();
         let mut results = Vec::new();
-        let mut stale = 0;
+        // Superseded or expired, when asked for: after every current one.
+        let mut later = Vec::new();
+        let (mut stale, mut left_out) = (0, 0);
         for hit in &hits {
-            if results.len() == max_results as usize {
+            if results.len() + later.len() == max_results as usize {
                 break;
             }
             let Some(path) = index.path_of(hit) else {
@@ -144,28 +151,42 @@ pub fn memory_search(
             let file = files
                 .entry(path.clone().into_owned())
                 .or_insert_with(|| read_note(io, &path));
-            match file.as_ref().and_then(|(text, title)| {
-                let lines = lines_of(text, hit)?;
+            let Some((lines, (observations, relations))) = file.as_ref().and_then(|note| {
+                let lines = lines_of(&note.text, hit)?;
                 let holds = if hit.keywords {
-                    index.still_matches(&terms, &format!("{title}\n{lines}"))
+                    index.still_matches(&terms, &format!("{}\n{lines}", note.title))
                 } else {
                     still_close(embedder?, query_vector.as_deref()?, &lines, hit)
                 };
-                holds.then(|| (lines, written_on(&path, text, hit)))
-            }) {
-                Some((lines, (observations, relations))) => results.push(SearchResult {
-                    path: format!("/memories/{path}"),
-                    lines: format!("{}-{}", hit.first, hit.last),
-                    text: shown(lines),
-                    score: (hit.score * 1000.0).round() / 1000.0,
-                    source: source_of(io, &path),
-                    observations,
-                    relations,
-                }),
-                None => stale += 1,
+                holds.then(|| (lines, written_on(&path, &note.text, hit)))
+            }) else {
+                stale += 1;
+                continue;
+            };
+            let note = file.as_mut().expect("read back above");
+            let standing = note.standing(&superseded, &path, io.now_seconds())?;
+            if !standing.holds() && !filters.include_superseded {
+                left_out += 1;
+                continue;
+            }
+            let result = SearchResult {
+                path: format!("/memories/{path}"),
+                lines: format!("{}-{}", hit.first, hit.last),
+                text: shown(lines),
+                score: (hit.score * 1000.0).round() / 1000.0,
+                source: source_of(io, &path),
+                observations,
+                relations,
+                superseded_by: standing.by.clone(),
+                expired: standing.expired,
+            };
+            match standing.holds() {
+                true => results.push(result),
+                false => later.push(result),
             }
         }
-        let total_found = hits.len() - stale;
+        results.extend(later);
+        let total_found = hits.len() - stale - left_out;
         Ok(Output::Search(SearchAnswer {
             // Said back, not searched in full: cut like any echo.
             query: crate::text::cut_echo(query.to_owned()),
@@ -184,16 +205,65 @@ pub fn memory_search(
                 total_files,
                 total_chunks,
             },
+            left_out,
         }))
     })
 }
 
+/// A note a hit was read back from: its text as the file holds it now, its
+/// title, and whether it still holds (found when a hit of it is kept).
+struct Note {
+    text: String,
+    title: String,
+    standing: Option<Standing>,
+}
+
+/// Whether a note still holds: the notes that supersede it
+/// (`/memories/...` paths) and whether it is past its `valid_until`.
+#[derive(Clone)]
+struct Standing {
+    by: Vec<String>,
+    expired: bool,
+}
+
+impl Standing {
+    fn holds(&self) -> bool {
+        self.by.is_empty() && !self.expired
+    }
+}
+
+impl Note {
+    /// Its standing, found the first time it is asked for.
+    fn standing(&mut self, superseded: &Superseded, path: &str, now: u64) -> Result<Standing> {
+        if let Some(standing) = &self.standing {
+            return Ok(standing.clone());
+        }
+        let by = superseded
+            .by(path, &self.text)
+            // A saved graph that does not decode (rebuilt at the next call).
+            .map_err(|e| files::tool_error(e, "/memories", "search"))?;
+        let expired = validity::read(&self.text)
+            .valid_until
+            .and_then(|until| timeframe::until(&until))
+            .is_some_and(|end| now >= end);
+        let standing = Standing {
+            by: by.into_iter().map(|p| format!("/memories/{p}")).collect(),
+            expired,
+        };
+        Ok(self.standing.insert(standing).clone())
+    }
+}
+
 /// A note's text as the file holds it now, and its title; `None` when it
 /// cannot be read any more.
-fn read_note(io: &Io, path: &str) -> Option<(String, String)> {
+fn read_note(io: &Io, path: &str) -> Option<Note> {
     let text = files::read_indexed(io, path)?;
     let title = chunks::title(&text);
-    Some((text, title))
+    Some(Note {
+        text,
+        title,
+        standing: None,
+    })
 }
 
 /// The observations and relations written on the hit's lines of the note

@@ -17,12 +17,14 @@ use std::collections::BTreeMap;
 
 use super::links::Graph;
 use super::node::{MAX_NOTE_ITEMS, Node};
+use super::supersede::{self, Supersession};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
 use crate::notes::catalog::Entry;
 use crate::notes::derived::{DerivedIndex, NoteChange, Saved, SavedPart};
 use crate::notes::entry::NoteFacts;
+use crate::notes::validity::SUPERSEDES;
 
 /// A saved state not decoded yet, and the changes taken since.
 struct Undecoded {
@@ -31,11 +33,16 @@ struct Undecoded {
     /// At least the relations and observations of the graph these make
     /// (the saved count plus every note put since, none taken off).
     items: usize,
+    /// Where the saved `supersedes` relations lie in it: offset and length.
+    supersessions: (u64, u64),
 }
 
 /// The most bytes the count a saved graph starts with takes (a varint
-/// `u64`).
+/// `u64`), and so the length of its `supersedes` relations after it.
 const COUNT_BYTES: usize = 10;
+
+/// What a saved graph starts with: both counts ([`COUNT_BYTES`] each).
+const HEAD_BYTES: u64 = 2 * COUNT_BYTES as u64;
 
 /// The most relations and observations together the graph holds for the
 /// whole store (about 100 bytes each in memory): a note put once they are
@@ -126,19 +133,22 @@ impl GraphIndex {
     /// Takes saved bytes, to decode on first use.
     fn restore_bytes(&mut self, bytes: Vec<u8>) -> bool {
         let head = bytes
-            .get(..COUNT_BYTES.min(bytes.len()))
+            .get(..(HEAD_BYTES as usize).min(bytes.len()))
             .map(<[u8]>::to_vec);
         self.keep_undecoded(head, Saved::Bytes(bytes))
     }
 
-    /// Keeps `saved` to decode on first use, having read the count it
+    /// Keeps `saved` to decode on first use, having read the counts it
     /// starts with from `head` (nothing saved cannot be a graph: an empty
-    /// one is one byte).
+    /// one is three bytes).
     fn keep_undecoded(&mut self, head: Option<Vec<u8>>, saved: Saved) -> bool {
-        let count = head
-            .as_deref()
-            .and_then(|head| postcard::take_from_bytes::<u64>(head).ok());
-        let Some((items, _)) = count else {
+        let Some(head) = head else {
+            return false;
+        };
+        let Ok((items, rest)) = postcard::take_from_bytes::<u64>(&head) else {
+            return false;
+        };
+        let Ok((len, after)) = postcard::take_from_bytes::<u64>(rest) else {
             return false;
         };
         *self = Self::default();
@@ -146,8 +156,43 @@ impl GraphIndex {
             saved,
             changes: Vec::new(),
             items: usize::try_from(items).unwrap_or(usize::MAX),
+            supersessions: ((head.len() - after.len()) as u64, len),
         });
         true
+    }
+
+    /// Every `supersedes` relation in the graph: the note that holds it
+    /// and its target as written. Without decoding a saved graph: its
+    /// relations of that type are saved apart, ahead of its notes.
+    pub fn supersessions(&self) -> Result<Vec<Supersession>, FsError> {
+        let slot = self.undecoded.borrow();
+        let Some(undecoded) = slot.as_ref() else {
+            return Ok(supersede::of_graph(&self.graph.borrow()));
+        };
+        let (at, len) = undecoded.supersessions;
+        // None saved (a list of none is one byte): no read at all, as in
+        // most stores.
+        let mut all = match len > 1 {
+            true => {
+                let bytes = match &undecoded.saved {
+                    Saved::Bytes(bytes) => usize::try_from(at + len)
+                        .ok()
+                        .and_then(|end| bytes.get(at as usize..end))
+                        .map(<[u8]>::to_vec)
+                        .ok_or(FsError::Damaged)?,
+                    Saved::Part(part) => part.range(at, len)?,
+                };
+                supersede::decode(&bytes).ok_or(FsError::Damaged)?
+            }
+            false => Vec::new(),
+        };
+        for change in &undecoded.changes {
+            match change {
+                Change::Put(node) => supersede::put(&mut all, node),
+                Change::Removed(path) => supersede::remove(&mut all, path),
+            }
+        }
+        Ok(all)
     }
 }
 
@@ -188,18 +233,21 @@ impl serde::Serialize for Nodes<'_> {
     }
 }
 
-/// The saved state: the count of relations and observations, then every
-/// node, in a buffer of its exact size (at 100,000 notes one grown by
-/// doubling would hold megabytes more while the journal is written).
+/// The saved state: the count of relations and observations, the
+/// `supersedes` relations (as bytes, so a reader can skip or take them
+/// alone), then every node, in a buffer of its exact size (at 100,000
+/// notes one grown by doubling would hold megabytes more while the journal
+/// is written).
 fn encode(graph: &Graph) -> Vec<u8> {
-    let state = (graph.items() as u64, Nodes(graph));
+    let supersessions = supersede::encode(&supersede::of_graph(graph));
+    let state = (graph.items() as u64, supersessions, Nodes(graph));
     let size = postcard::serialize_with_flavor(&state, postcard::ser_flavors::Size::default())
         .expect("a graph encodes");
     postcard::to_extend(&state, Vec::with_capacity(size)).expect("a graph encodes")
 }
 
 fn decode(bytes: &[u8]) -> Option<Graph> {
-    let (_, nodes): (u64, Vec<Node>) = postcard::from_bytes(bytes).ok()?;
+    let (_, _, nodes): (u64, Vec<u8>, Vec<Node>) = postcard::from_bytes(bytes).ok()?;
     let mut graph = Graph::default();
     for node in nodes {
         graph.put(node);
@@ -219,7 +267,7 @@ impl DerivedIndex for GraphIndex {
     }
 
     fn version(&self) -> u32 {
-        3
+        4
     }
 
     fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
@@ -240,7 +288,8 @@ impl DerivedIndex for GraphIndex {
     fn facts_of(&self, entry: &Entry, text: Option<&str>) -> NoteFacts {
         // Every relation is a link, written with '[' (a wikilink or a
         // markdown link): a note without one is not parsed.
-        if !text.is_some_and(|text| text.contains('[')) {
+        // A note's frontmatter names what it supersedes without one.
+        if !text.is_some_and(|text| text.contains('[') || text.contains(SUPERSEDES)) {
             return NoteFacts { relations: Some(0) };
         }
         // As `apply` finds them wherever the store is far from its bound.
@@ -273,7 +322,7 @@ impl DerivedIndex for GraphIndex {
     }
 
     fn restore_saved(&mut self, _io: &Io, part: SavedPart) -> bool {
-        self.keep_undecoded(part.head(COUNT_BYTES as u64).ok(), Saved::Part(part))
+        self.keep_undecoded(part.head(HEAD_BYTES).ok(), Saved::Part(part))
     }
 
     fn stamps(&self) -> BTreeMap<String, u64> {
@@ -379,15 +428,40 @@ mod tests {
     }
 
     #[test]
+    fn supersedes_relations_are_read_without_decoding_the_graph() {
+        let bytes = saved(&[
+            ("new.md", "- supersedes [[old]]\n- depends_on [[old]]\n"),
+            ("old.md", "x"),
+            ("other.md", "---\nsupersedes: \"[[gone]]\"\n---\n"),
+        ]);
+        let mut index = restored(bytes);
+        index.apply_change(Change::Put(node("newer.md", "---\nsupersedes: new\n---\n")));
+        index.apply_change(Change::Removed("new.md".into()));
+        let mut got = index.supersessions().unwrap();
+        got.sort();
+        let want = [
+            ("newer.md".to_owned(), "new".to_owned()),
+            ("other.md".to_owned(), "gone".to_owned()),
+        ];
+        assert_eq!(got, want);
+        assert!(index.undecoded.get_mut().is_some(), "read without decoding");
+        // Decoded, the graph says the same.
+        index.graph().unwrap();
+        let mut decoded = index.supersessions().unwrap();
+        decoded.sort();
+        assert_eq!(decoded, want);
+    }
+
+    #[test]
     fn a_state_that_does_not_decode_is_damage_not_an_empty_graph() {
-        let mut index = restored(b"\x00\xff\xff\xff".to_vec());
+        let mut index = restored(b"\x00\x00\xff\xff\xff".to_vec());
         assert!(matches!(index.graph(), Err(FsError::Damaged)));
         assert!(index.stamps().is_empty());
         // Saved again untouched, the bytes stay as they were (the next
         // process finds the same damage); with changes taken since, they are
         // saved as nothing, which does not restore.
-        assert_eq!(index.persist(), b"\x00\xff\xff\xff".as_slice());
-        let mut changed = restored(b"\x00\xff".to_vec());
+        assert_eq!(index.persist(), b"\x00\x00\xff\xff\xff".as_slice());
+        let mut changed = restored(b"\x00\x00\xff".to_vec());
         changed.apply_change(Change::Removed("a.md".into()));
         assert!(changed.persist().is_empty());
         assert!(!changed.restore_bytes(Vec::new()));

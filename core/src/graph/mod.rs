@@ -15,6 +15,8 @@ pub mod node;
 pub mod observation;
 pub mod parse;
 pub mod relation;
+pub mod supersede;
+pub mod superseded;
 
 pub use observation::Observation;
 pub use parse::{Parsed, parse};

@@ -9,7 +9,7 @@ use super::names;
 use crate::notes::entry::Entry;
 #[cfg(doc)]
 use crate::notes::entry::FileStamp;
-use crate::notes::frontmatter;
+use crate::notes::{frontmatter, validity};
 
 /// The category of an observation written with `#tags` and no `[category]`.
 pub const UNCATEGORIZED: &str = "note";
@@ -82,6 +82,14 @@ impl Node {
         self.content.as_ref().map_or(&[], |c| &c.links)
     }
 
+    /// The targets of its `supersedes` relations, as written.
+    pub fn superseded(&self) -> impl Iterator<Item = &str> {
+        self.links()
+            .iter()
+            .filter(|link| link.kind.eq_ignore_ascii_case(validity::SUPERSEDES))
+            .map(|link| link.target.as_str())
+    }
+
     /// Its observations, in line order.
     pub fn facts(&self) -> &[Fact] {
         self.content.as_ref().map_or(&[], |c| &c.facts)
@@ -107,17 +115,23 @@ impl Node {
         let declared = names::declared_permalink(entry.meta.permalink.as_deref());
         let permalink: Cow<str> =
             declared.map_or_else(|| Cow::Owned(names::slug(&entry.path)), Cow::Borrowed);
-        let found = parsed.relations.len() + parsed.observations.len();
+        // The notes its frontmatter says it supersedes are relations too,
+        // written before the body's.
+        let validity = validity::read(text);
+        let found = validity.supersedes.len() + parsed.relations.len() + parsed.observations.len();
         let link_room = MAX_NOTE_ITEMS.min(room);
-        let links: Box<[Link]> = parsed
-            .relations
-            .into_iter()
-            .take(link_room)
-            .map(|r| Link {
+        let in_frontmatter = validity.supersedes.into_iter().map(|target| Link {
+            kind: validity::SUPERSEDES.to_owned(),
+            target,
+            line: validity.line,
+        });
+        let links: Box<[Link]> = in_frontmatter
+            .chain(parsed.relations.into_iter().map(|r| Link {
                 kind: r.kind,
                 target: r.target,
                 line: r.line + before,
-            })
+            }))
+            .take(link_room)
             .collect();
         let fact_room = MAX_NOTE_ITEMS.min(room - links.len());
         let facts: Box<[Fact]> = parsed

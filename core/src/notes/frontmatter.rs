@@ -92,6 +92,16 @@ pub fn body(text: &str) -> (&str, u32) {
     (body, head.matches('\n').count() as u32)
 }
 
+/// The YAML of `text`'s frontmatter block (between its fences), when it
+/// opens with one that closes; its first line is the file's line 2 (or 3
+/// after a byte-order mark's line, which is still line 1).
+pub fn yaml(text: &str) -> Option<&str> {
+    match find_block(text) {
+        Found::Block(block) => Some(block.yaml),
+        Found::None | Found::Unclosed => None,
+    }
+}
+
 /// Whether `head`, the start of a note, opens a frontmatter block that does
 /// not close within it.
 pub fn is_unclosed(head: &[u8]) -> bool {

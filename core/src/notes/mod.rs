@@ -17,6 +17,7 @@ pub mod memory_md;
 mod record;
 mod snapshot;
 pub mod topics;
+pub mod validity;
 mod walk;
 
 pub use crate::layout::INDEX_FILE;

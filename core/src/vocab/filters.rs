@@ -13,6 +13,11 @@ pub struct SearchFilters {
     pub types: Vec<String>,
     /// With the words it was given in.
     pub after: Option<(String, Timeframe)>,
+    /// Also passages of notes superseded by another or past their
+    /// `valid_until`, after the others and marked (they are left out
+    /// otherwise). Not a filter of the graph's: [`SearchFilters::is_empty`]
+    /// leaves it aside.
+    pub include_superseded: bool,
 }
 
 impl SearchFilters {

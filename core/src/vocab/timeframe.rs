@@ -64,6 +64,17 @@ impl Timeframe {
     }
 }
 
+/// When a fact written `valid_until: TEXT` stops holding, in seconds since
+/// the epoch: after the whole day of a date (UTC), at the moment of an RFC
+/// 3339 time; `None` when `text` is neither.
+pub fn until(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if let Ok(t) = OffsetDateTime::parse(text, &Rfc3339) {
+        return Some(u64::try_from(t.unix_timestamp()).unwrap_or(0));
+    }
+    moment(text).map(|midnight| midnight.saturating_add(DAY))
+}
+
 /// A date (midnight UTC) or an RFC 3339 time, in seconds since the epoch
 /// (times before 1970 count as 0).
 fn moment(text: &str) -> Option<u64> {
@@ -99,6 +110,18 @@ mod tests {
         assert_eq!(since("99999999999y"), Some(0));
         for bad in ["", "soon", "7 fortnights", "-3d", "d", "2026-13-01"] {
             assert_eq!(Timeframe::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_fact_holds_through_its_valid_until_day_or_up_to_its_moment() {
+        assert_eq!(until("2026-11-01"), Some(1_793_491_200 + DAY));
+        assert_eq!(
+            until(" 2026-11-01T12:00:00Z "),
+            Some(1_793_491_200 + 43_200)
+        );
+        for bad in ["", "soon", "7d", "2026-13-01"] {
+            assert_eq!(until(bad), None, "{bad}");
         }
     }
 }

@@ -154,22 +154,27 @@ class Memory:
         tags: Sequence[str] = (),
         types: Sequence[str] = (),
         after_date: Optional[str] = None,
+        include_superseded: bool = False,
     ) -> Dict[str, Any]:
         """The passages that best answer `query`: a dict with `results` (each
-        `path`, `lines`, `text`, `score`, `source`, and the `observations` and
-        `relations` on its lines), `total_found`, `method`, `degraded`,
-        `total_files`, `total_chunks`. The filters keep passages holding an
-        observation of one of `categories` with one of `tags`, in notes of one
-        of `types` changed since `after_date` (`2026-11-01`, `7d`)."""
+        `path`, `lines`, `text`, `score`, `source`, the `observations` and
+        `relations` on its lines, `superseded_by` and `expired`),
+        `total_found`, `method`, `degraded`, `total_files`, `total_chunks`,
+        `left_out`. The filters keep passages holding an observation of one of
+        `categories` with one of `tags`, in notes of one of `types` changed
+        since `after_date` (`2026-11-01`, `7d`). Notes superseded by another
+        or past their `valid_until` are left out (counted in `left_out`)
+        unless `include_superseded`, which puts them last, marked."""
         # A whole number is a fine threshold (0, 1): the WIT type is f32.
         min_score = None if min_score is None else float(min_score)
         filters = None
-        if categories or tags or types or after_date is not None:
+        if categories or tags or types or after_date is not None or include_superseded:
             filters = Record()
             for name, items in (("categories", categories), ("tags", tags), ("types", types)):
                 # One word for a list of one, as `call` takes it.
                 setattr(filters, name, [items] if isinstance(items, str) else list(items))
             setattr(filters, "after-date", after_date)
+            setattr(filters, "include-superseded", bool(include_superseded))
         return self._record("memory-search", (query, max_results, min_score, source, filters))
 
     def memory_get(self, path: str, first: Optional[int] = None, last: Optional[int] = None) -> Dict[str, Any]:

@@ -1,0 +1,175 @@
+//! Facts that no longer hold, as `memory_search` treats them: a note
+//! another one supersedes, or one past its `valid_until`, is left out
+//! (counted), or given last and marked when asked for; nothing is deleted.
+
+mod common;
+
+use common::Store;
+use serde_json::{Value, json};
+
+fn create(store: &Store, path: &str, text: &str) {
+    store.ok(json!({"command": "create", "path": path, "file_text": text}));
+}
+
+fn search(store: &Store, query: &str, include: bool) -> Value {
+    let input = json!({"command": "memory_search", "query": query, "minScore": 0.0,
+        "includeSuperseded": include});
+    serde_json::from_str(&store.ok(input)).expect("the answer is JSON")
+}
+
+/// The paths found, in order, each with the notes that supersede it and
+/// whether it expired.
+fn found(answer: &Value) -> Vec<(String, Vec<String>, bool)> {
+    let mut seen = Vec::new();
+    for r in answer["results"].as_array().unwrap() {
+        let path = r["path"].as_str().unwrap().to_owned();
+        let by = r["supersededBy"]
+            .as_array()
+            .map(|by| by.iter().map(|p| p.as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default();
+        let expired = r["expired"].as_bool().unwrap_or(false);
+        let row = (path, by, expired);
+        if !seen.contains(&row) {
+            seen.push(row);
+        }
+    }
+    seen
+}
+
+fn holds(path: &str) -> (String, Vec<String>, bool) {
+    (path.to_owned(), Vec::new(), false)
+}
+
+const OLD: &str = "# Deploy target\nThe deploy target is eu-1.\n";
+const NEW: &str =
+    "# Deploy target moved\nThe deploy target is us-2 now.\n\n- supersedes [[deploy-eu]]\n";
+
+#[test]
+fn a_superseded_note_is_left_out_or_given_last_and_comes_back_when_no_longer_superseded() {
+    let store = Store::new();
+    create(&store, "/memories/deploy-eu.md", OLD);
+    create(&store, "/memories/deploy-us.md", NEW);
+    // Enough notes that the journal is saved whole, so a new instance reads
+    // the relations from the saved graph, not from the records after it.
+    for i in 0..140 {
+        create(
+            &store,
+            &format!("/memories/filler/{i}.md"),
+            "Filler text.\n",
+        );
+    }
+    for round in 0..2 {
+        let answer = search(&store, "deploy target", false);
+        assert_eq!(
+            found(&answer),
+            [holds("/memories/deploy-us.md")],
+            "round {round}"
+        );
+        assert_eq!(answer["leftOut"], 1);
+        assert_eq!(answer["totalFound"], 1);
+        let all = search(&store, "deploy target eu-1", true);
+        assert_eq!(
+            found(&all),
+            [
+                holds("/memories/deploy-us.md"),
+                (
+                    "/memories/deploy-eu.md".to_owned(),
+                    vec!["/memories/deploy-us.md".to_owned()],
+                    false
+                ),
+            ],
+            "round {round}: the old note comes after the one that holds, though it matches better"
+        );
+        assert!(all.get("leftOut").is_none());
+        store.restarted();
+    }
+    // The relation gone, the old note holds again; nothing was deleted.
+    store.ok(
+        json!({"command": "str_replace", "path": "/memories/deploy-us.md",
+        "old_str": "- supersedes [[deploy-eu]]\n", "new_str": ""}),
+    );
+    let answer = search(&store, "deploy target", false);
+    assert_eq!(found(&answer).len(), 2);
+    assert!(answer.get("leftOut").is_none());
+}
+
+#[test]
+fn frontmatter_supersedes_names_notes_by_title_and_a_list() {
+    let store = Store::new();
+    create(
+        &store,
+        "/memories/team/bob.md",
+        "---\nname: Bob on the team\ntype: user\n---\nBob works on payments.\n",
+    );
+    create(
+        &store,
+        "/memories/team/old-lead.md",
+        "Payments lead is Carol.\n",
+    );
+    create(
+        &store,
+        "/memories/team/now.md",
+        "---\nname: Team now\ntype: user\nsupersedes:\n  - \"[[Bob on the team]]\"\n  - old-lead\n---\nBob left; Dana leads payments.\n",
+    );
+    let answer = search(&store, "payments", false);
+    assert_eq!(found(&answer), [holds("/memories/team/now.md")]);
+    assert_eq!(answer["leftOut"], 2);
+}
+
+#[test]
+fn a_relation_supersedes_the_note_it_resolves_to_and_no_other_of_that_name() {
+    let store = Store::new();
+    create(
+        &store,
+        "/memories/a/plan.md",
+        "The plan is to ship in May.\n",
+    );
+    create(
+        &store,
+        "/memories/b/plan.md",
+        "The plan is to hire in May.\n",
+    );
+    // `[[plan]]` resolves to the nearest note of that name: a/plan.md.
+    create(
+        &store,
+        "/memories/a/plan-v2.md",
+        "The plan is to ship in June.\n- supersedes [[plan]]\n",
+    );
+    let answer = search(&store, "plan May June", false);
+    let paths: Vec<String> = found(&answer).into_iter().map(|(p, ..)| p).collect();
+    assert!(
+        paths.contains(&"/memories/b/plan.md".to_owned()),
+        "{paths:?}"
+    );
+    assert!(
+        !paths.contains(&"/memories/a/plan.md".to_owned()),
+        "{paths:?}"
+    );
+    assert_eq!(answer["leftOut"], 1);
+}
+
+#[test]
+fn a_note_past_its_valid_until_is_left_out_and_marked_expired_when_asked_for() {
+    let store = Store::new();
+    create(
+        &store,
+        "/memories/freeze.md",
+        "---\nname: Freeze\ntype: project\nvalid_until: 2000-01-01\n---\nThe code freeze is on.\n",
+    );
+    create(
+        &store,
+        "/memories/window.md",
+        "---\nname: Window\ntype: project\nvalid_until: 2999-01-01\n---\nThe code freeze window is short.\n",
+    );
+    let answer = search(&store, "code freeze", false);
+    assert_eq!(found(&answer), [holds("/memories/window.md")]);
+    assert_eq!(answer["leftOut"], 1);
+    let all = search(&store, "code freeze", true);
+    assert_eq!(
+        found(&all),
+        [
+            holds("/memories/window.md"),
+            ("/memories/freeze.md".to_owned(), Vec::new(), true)
+        ]
+    );
+}
