@@ -136,6 +136,12 @@ export interface ContextNote {
   relations: Relation[];
   moreObservations: number;
   moreRelations: number;
+  /** The notes it says it supersedes (paths). */
+  supersedes: string[];
+  /** The notes that say they supersede it: it may no longer hold. */
+  supersededBy: string[];
+  /** Whether it is past its `valid_until`. */
+  expired: boolean;
 }
 export interface RelatedNote {
   note: GraphNote;

@@ -242,6 +242,12 @@ pub struct NoteText {
     pub text: Result<String, ToolError>,
     /// When cut: the note's size in bytes and the first line not shown.
     pub cut: Option<Cut>,
+    /// The notes that say they supersede it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<String>,
+    /// Whether it is past its `valid_until`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub expired: bool,
 }
 
 fn text_or_message<S: serde::Serializer>(
@@ -466,6 +472,15 @@ pub struct ContextNote {
     /// Observations and relations past the ones shown.
     pub more_observations: usize,
     pub more_relations: usize,
+    /// The notes it says it supersedes, and those that say they supersede
+    /// it (paths): the chain both ways.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<String>,
+    /// Whether it is past its `valid_until`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub expired: bool,
 }
 
 /// A note reached from a primary one, and the relation that reached it.

@@ -173,3 +173,78 @@ fn a_note_past_its_valid_until_is_left_out_and_marked_expired_when_asked_for() {
         ]
     );
 }
+
+#[test]
+fn a_newer_note_that_only_contradicts_comes_before_the_old_one_it_nearly_repeats() {
+    let store = Store::new();
+    create(
+        &store,
+        "/memories/deploy-eu.md",
+        "The deploy target of the billing api is eu-1.\n",
+    );
+    create(
+        &store,
+        "/memories/lunch.md",
+        "Lunch on Friday is pizza for the billing team.\n",
+    );
+    store.next_second();
+    create(
+        &store,
+        "/memories/deploy-us.md",
+        "The deploy target of the billing api changed: us-2 now.\n",
+    );
+    let answer = search(&store, "deploy target of the billing api", false);
+    let paths: Vec<String> = found(&answer).into_iter().map(|(p, ..)| p).collect();
+    assert_eq!(
+        paths[..2],
+        ["/memories/deploy-us.md", "/memories/deploy-eu.md"],
+        "{answer}"
+    );
+}
+
+#[test]
+fn build_context_shows_the_chain_both_ways_and_memory_read_marks_notes_that_no_longer_hold() {
+    let store = Store::new();
+    create(&store, "/memories/deploy-eu.md", OLD);
+    create(&store, "/memories/deploy-us.md", NEW);
+    create(
+        &store,
+        "/memories/freeze.md",
+        "---\nname: Freeze\ntype: project\nvalid_until: 2000-01-01\n---\nThe code freeze is on.\n",
+    );
+    let context = |url: &str| -> Value {
+        let (answer, failed) = store.json(json!({"command": "build_context", "url": url}));
+        assert!(!failed, "{answer}");
+        answer
+    };
+    let old = context("memory://deploy-eu");
+    assert_eq!(
+        old["primary"][0]["supersededBy"],
+        json!(["/memories/deploy-us.md"])
+    );
+    assert!(old["primary"][0].get("supersedes").is_none());
+    let new = context("memory://deploy-us");
+    assert_eq!(
+        new["primary"][0]["supersedes"],
+        json!(["/memories/deploy-eu.md"])
+    );
+    assert!(new["primary"][0].get("supersededBy").is_none());
+    assert_eq!(context("memory://freeze")["primary"][0]["expired"], true);
+    let text = store.ok(json!({"command": "build_context", "url": "memory://deploy-eu"}));
+    assert!(
+        text.contains("Superseded by /memories/deploy-us.md: it may no longer hold."),
+        "{text}"
+    );
+
+    let read =
+        store.ok(json!({"command": "memory_read", "topics": ["deploy-eu", "freeze", "deploy-us"]}));
+    assert!(
+        read.contains("deploy-eu.md (other: deploy-eu) ===\n(superseded by /memories/deploy-us.md: it may no longer hold)\n"),
+        "{read}"
+    );
+    assert!(
+        read.contains("(expired: past its valid_until)\n---\nname: Freeze"),
+        "{read}"
+    );
+    assert_eq!(read.matches("no longer hold").count(), 1, "{read}");
+}

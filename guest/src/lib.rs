@@ -307,6 +307,9 @@ macro_rules! graph_functions {
                             relations: p.relations.into_iter().map(wit_relation).collect(),
                             more_observations: count(p.more_observations),
                             more_relations: count(p.more_relations),
+                            supersedes: p.supersedes,
+                            superseded_by: p.superseded_by,
+                            expired: p.expired,
                         })
                         .collect(),
                     related: a

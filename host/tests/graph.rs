@@ -702,5 +702,17 @@ fn search_leaves_out_superseded_and_expired_notes_through_every_interface() {
     );
     assert!(called.content.contains("\"supersededBy\""), "{}", called.content);
     assert!(called.content.contains("\"expired\": true"), "{}", called.content);
+    // The chain both ways, in build_context's typed answer.
+    let old = f
+        .memory
+        .build_context("memory://deploy/eu", None, None, None, None)
+        .unwrap();
+    assert_eq!(old.primary[0].superseded_by, ["/memories/deploy/us.md"]);
+    let new = f
+        .memory
+        .build_context("memory://deploy/us", None, None, None, None)
+        .unwrap();
+    assert_eq!(new.primary[0].supersedes, ["/memories/deploy/eu.md"]);
+    assert!(!new.primary[0].expired);
 }
 }

@@ -12,6 +12,7 @@ use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::frontmatter::Meta;
+use crate::notes::validity::SUPERSEDES;
 use crate::notes::{frontmatter, maintain};
 use crate::output::{
     ContextAnswer, ContextNote, GraphNote, ObservationItem, Output, Page, RelatedNote,
@@ -20,7 +21,7 @@ use crate::output::{
 use crate::text::rfc3339;
 use crate::vocab::Timeframe;
 
-use super::shown;
+use super::{shown, standing};
 
 /// Primary notes on one page.
 pub const PRIMARY_PER_PAGE: usize = 5;
@@ -181,7 +182,11 @@ pub fn resolved(graph: &Graph, node: &Node, written: WrittenRelation) -> Relatio
 
 fn context_note(io: &Io, catalog: &Catalog, graph: &Graph, id: NoteId) -> ContextNote {
     let node = graph.node(id);
-    let (observations, relations) = read_items(io, node);
+    let text = files::read_indexed(io, &node.path);
+    let (observations, relations) = text.as_deref().map(written_items).unwrap_or_default();
+    let expired = text
+        .as_deref()
+        .is_some_and(|text| standing::expired(text, io.now_seconds()));
     let observations = observations.into_iter().map(shown::observation).collect();
     let relations = relations
         .into_iter()
@@ -193,13 +198,46 @@ fn context_note(io: &Io, catalog: &Catalog, graph: &Graph, id: NoteId) -> Contex
         shown::within(observations, ITEMS_SHOWN, half, shown::observation_bytes);
     let (relations, more_relations) =
         shown::within(relations, ITEMS_SHOWN, half, shown::relation_bytes);
+    let (supersedes, superseded_by) = supersession(graph, id);
     ContextNote {
         note: graph_note(catalog, node),
         observations,
         relations,
         more_observations,
         more_relations,
+        supersedes,
+        superseded_by,
+        expired,
     }
+}
+
+/// The notes note `id` supersedes, and those that supersede it (paths,
+/// sorted): the chain both ways, resolved as every relation is.
+fn supersession(graph: &Graph, id: NoteId) -> (Vec<String>, Vec<String>) {
+    let node = graph.node(id);
+    let shown = |id: NoteId| format!("/memories/{}", graph.node(id).path);
+    let mut supersedes: Vec<String> = node
+        .superseded()
+        .filter_map(|target| graph.resolve(&node.path, target))
+        .filter(|&target| target != id)
+        .map(shown)
+        .collect();
+    let mut by: Vec<String> = graph
+        .backlinks(id)
+        .into_iter()
+        .filter(|&(from, i)| {
+            from != id
+                && graph.node(from).links()[i as usize]
+                    .kind
+                    .eq_ignore_ascii_case(SUPERSEDES)
+        })
+        .map(|(from, _)| shown(from))
+        .collect();
+    for list in [&mut supersedes, &mut by] {
+        list.sort();
+        list.dedup();
+    }
+    (supersedes, by)
 }
 
 /// The bytes a related note adds to an answer.

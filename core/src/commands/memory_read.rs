@@ -1,11 +1,15 @@
 //! `memory_read`: the index and the list of memory files, or the notes on
 //! the topics asked for, in full; long answers a page at a time.
 
+use crate::commands::standing::Standing;
 use crate::error::{Result, ToolError};
 use crate::files;
+use crate::graph::superseded::Superseded;
+use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::{Catalog, Entry};
-use crate::notes::{maintain, topics};
+use crate::notes::maintain::{self, Needs};
+use crate::notes::topics;
 use crate::output::{Cut, NoteText, Output, Page};
 use crate::storage::Kind;
 use crate::vpath::MemPath;
@@ -19,11 +23,16 @@ pub const NOTES_PER_PAGE: usize = 50;
 pub const NOTE_BYTES_PER_PAGE: u64 = 100_000;
 
 pub fn memory_read(io: &Io, topics: &[String], page: Option<u32>) -> Result<Output> {
-    maintain::fresh_all(io, |catalog, index| {
+    // Notes in full say whether they still hold, which the graph knows.
+    let needs = match topics.is_empty() {
+        true => Needs::All,
+        false => Needs::AllReady,
+    };
+    maintain::fresh_with(io, needs, |catalog, index| {
         if topics.is_empty() {
             Ok(list(catalog, index, page))
         } else {
-            Ok(read_topics(io, catalog, topics, page))
+            read_topics(io, catalog, topics, page)
         }
     })
 }
@@ -53,21 +62,28 @@ fn list(catalog: &Catalog, index: &str, page: Option<u32>) -> Output {
 
 /// The notes matching `topics`, in full, split into pages of at most
 /// [`NOTES_PER_PAGE`] notes and [`NOTE_BYTES_PER_PAGE`] bytes.
-fn read_topics(io: &Io, catalog: &Catalog, topics: &[String], page: Option<u32>) -> Output {
+fn read_topics(io: &Io, catalog: &Catalog, topics: &[String], page: Option<u32>) -> Result<Output> {
     let (found, unknown) = topics::resolve(|| catalog.entries(), topics);
     let pages = paginate(&found);
     let asked = page.map_or(1, |n| (n as usize).max(1));
+    let superseded = Superseded::new(indexes::graph(catalog));
     let notes = pages
         .get(asked - 1)
-        .map(|notes| notes.iter().map(|entry| note_text(io, entry)).collect())
+        .map(|notes| {
+            notes
+                .iter()
+                .map(|entry| note_text(io, &superseded, entry))
+                .collect::<Result<_>>()
+        })
+        .transpose()?
         .unwrap_or_default();
-    Output::TopicNotes {
+    Ok(Output::TopicNotes {
         notes,
         page: asked,
         pages: pages.len(),
         more: pages.iter().skip(asked).map(Vec::len).sum(),
         unknown: unknown.iter().map(|t| t.to_string()).collect(),
-    }
+    })
 }
 
 /// Splits notes into pages by count and by their sizes as last seen.
@@ -90,8 +106,9 @@ fn paginate<'a>(notes: &[&'a Entry]) -> Vec<Vec<&'a Entry>> {
     pages
 }
 
-/// One note's text, cut at [`NOTE_BYTES_PER_PAGE`] after its last whole line.
-fn note_text(io: &Io, entry: &Entry) -> NoteText {
+/// One note's text, cut at [`NOTE_BYTES_PER_PAGE`] after its last whole
+/// line, and whether it still holds.
+fn note_text(io: &Io, superseded: &Superseded, entry: &Entry) -> Result<NoteText> {
     let shown = format!("/memories/{}", entry.path);
     let text = MemPath::parse(&shown).and_then(|path| match files::lstat(io, &path) {
         Ok(st) if st.kind == Kind::File => files::read_text(io, &path, &shown),
@@ -117,11 +134,19 @@ fn note_text(io: &Io, entry: &Entry) -> NoteText {
         }
         other => (other, None),
     };
-    NoteText {
+    let standing = match &text {
+        Ok(text) => Standing::of(superseded, &entry.path, text, io.now_seconds())
+            // A saved graph that does not decode (rebuilt at the next call).
+            .map_err(|e| files::tool_error(e, "/memories", "read"))?,
+        Err(_) => Standing::default(),
+    };
+    Ok(NoteText {
         path: shown,
         note_type: entry.meta.kind,
         name: entry.meta.name.clone(),
         text,
         cut,
-    }
+        superseded_by: standing.by,
+        expired: standing.expired,
+    })
 }

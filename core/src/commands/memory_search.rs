@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::commands::build_context::{note_type, written_items};
+use crate::commands::standing::Standing;
 use crate::error::Result;
 use crate::files;
 use crate::graph::links::Graph;
@@ -14,15 +15,14 @@ use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::maintain::{self, Needs};
-use crate::notes::validity;
 use crate::output::{
     ObservationItem, Output, SearchAnswer, SearchResult, SearchStats, WrittenRelation,
 };
 use crate::search::chunks;
 use crate::search::embedder::{self, Embedder};
-use crate::search::index::{Hit, Keep};
+use crate::search::index::{Hit, Keep, SearchIndex};
+use crate::search::recency;
 use crate::search::source::source_of;
-use crate::vocab::timeframe;
 use crate::vocab::{MAX_RESULTS_LIMIT, SearchFilters, Source};
 
 /// The most characters of a passage a result shows; `memory_get` reads on.
@@ -137,6 +137,8 @@ pub fn memory_search(
         let superseded = Superseded::new(indexes::graph(catalog));
         let mut files: HashMap<String, Option<Note>> = HashMap::new();
         let mut results = Vec::new();
+        // Of each result that holds: its note, and its lines whole.
+        let mut passages = Vec::new();
         // Superseded or expired, when asked for: after every current one.
         let mut later = Vec::new();
         let (mut stale, mut left_out) = (0, 0);
@@ -172,7 +174,7 @@ pub fn memory_search(
             let result = SearchResult {
                 path: format!("/memories/{path}"),
                 lines: format!("{}-{}", hit.first, hit.last),
-                text: shown(lines),
+                text: shown(lines.clone()),
                 score: (hit.score * 1000.0).round() / 1000.0,
                 source: source_of(io, &path),
                 observations,
@@ -181,11 +183,16 @@ pub fn memory_search(
                 expired: standing.expired,
             };
             match standing.holds() {
-                true => results.push(result),
+                true => {
+                    passages.push((path.into_owned(), note.modified, lines));
+                    results.push(result);
+                }
                 false => later.push(result),
             }
         }
-        results.extend(later);
+        let results = newer_first(index, results, &passages)
+            .chain(later)
+            .collect();
         let total_found = hits.len() - stale - left_out;
         Ok(Output::Search(SearchAnswer {
             // Said back, not searched in full: cut like any echo.
@@ -215,21 +222,9 @@ pub fn memory_search(
 struct Note {
     text: String,
     title: String,
+    /// When the file was last modified (seconds, nanoseconds).
+    modified: Option<(u64, u32)>,
     standing: Option<Standing>,
-}
-
-/// Whether a note still holds: the notes that supersede it
-/// (`/memories/...` paths) and whether it is past its `valid_until`.
-#[derive(Clone)]
-struct Standing {
-    by: Vec<String>,
-    expired: bool,
-}
-
-impl Standing {
-    fn holds(&self) -> bool {
-        self.by.is_empty() && !self.expired
-    }
 }
 
 impl Note {
@@ -238,18 +233,9 @@ impl Note {
         if let Some(standing) = &self.standing {
             return Ok(standing.clone());
         }
-        let by = superseded
-            .by(path, &self.text)
+        let standing = Standing::of(superseded, path, &self.text, now)
             // A saved graph that does not decode (rebuilt at the next call).
             .map_err(|e| files::tool_error(e, "/memories", "search"))?;
-        let expired = validity::read(&self.text)
-            .valid_until
-            .and_then(|until| timeframe::until(&until))
-            .is_some_and(|end| now >= end);
-        let standing = Standing {
-            by: by.into_iter().map(|p| format!("/memories/{p}")).collect(),
-            expired,
-        };
         Ok(self.standing.insert(standing).clone())
     }
 }
@@ -257,13 +243,45 @@ impl Note {
 /// A note's text as the file holds it now, and its title; `None` when it
 /// cannot be read any more.
 fn read_note(io: &Io, path: &str) -> Option<Note> {
-    let text = files::read_indexed(io, path)?;
+    let (text, modified) = files::read_indexed_timed(io, path)?;
     let title = chunks::title(&text);
     Some(Note {
         text,
         title,
+        modified,
         standing: None,
     })
+}
+
+/// A result that holds: its note, when that last changed, its lines whole.
+type Kept = (String, Option<(u64, u32)>, String);
+
+/// `results` (each with its note, when that changed and its lines, in
+/// `passages`) newer first among those on one subject ([`recency`]).
+fn newer_first(
+    index: &SearchIndex,
+    results: Vec<SearchResult>,
+    passages: &[Kept],
+) -> impl Iterator<Item = SearchResult> {
+    let order = match results.len() {
+        0 | 1 => (0..results.len()).collect(),
+        _ => recency::order(
+            &passages
+                .iter()
+                .zip(&results)
+                .map(|((note, changed, lines), result)| recency::Passage {
+                    note,
+                    changed: *changed,
+                    terms: index.query_terms(lines),
+                    score: result.score,
+                })
+                .collect::<Vec<_>>(),
+        ),
+    };
+    let mut slots: Vec<Option<SearchResult>> = results.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .map(move |at| slots[at].take().expect("each result once"))
 }
 
 /// The observations and relations written on the hit's lines of the note

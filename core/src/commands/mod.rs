@@ -23,6 +23,7 @@ pub mod recent_activity;
 pub mod record_turn;
 pub mod rename;
 pub mod shown;
+pub mod standing;
 pub mod str_replace;
 pub mod view;
 

@@ -135,13 +135,19 @@ fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String> {
 /// bounded. (One read may return less than asked: WASI hosts cut reads
 /// short.)
 pub fn read_indexed(io: &Io, relative: &str) -> Option<String> {
+    read_indexed_timed(io, relative).map(|(text, _)| text)
+}
+
+/// [`read_indexed`], with when the file was last modified (seconds,
+/// nanoseconds) by the stat it takes anyway.
+pub fn read_indexed_timed(io: &Io, relative: &str) -> Option<(String, Option<(u64, u32)>)> {
     let file = io.fs.open(relative, false).ok()?;
     let meta = file.stat().ok()?;
     if meta.kind != Kind::File || meta.size > MAX_FILE_BYTES {
         return None;
     }
     let bytes = read_to_end(&*file, 0, Some(MAX_FILE_BYTES + 1), Some(meta.size)).ok()?;
-    indexed_text(bytes)
+    Some((indexed_text(bytes)?, meta.modified))
 }
 
 /// What [`read_indexed`] gives of a note's bytes read whole.

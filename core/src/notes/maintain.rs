@@ -78,6 +78,8 @@ pub enum Needs {
     Search,
     /// Every note.
     All,
+    /// Every note, and the derived indexes ready (the graph not decoded).
+    AllReady,
     /// Every note, the derived indexes ready, and the graph decoded, so `f`
     /// can ask it anything ([`GraphIndex::graph`] then never fails); a saved
     /// graph that does not decode costs a rebuild from the files first.
@@ -145,10 +147,10 @@ fn prepare(io: &Io, catalog: &mut Catalog, needs: Needs) -> std::result::Result<
     if !found.is_empty() && !io.out_of_time() {
         let _ = crate::history::found(io, &found);
     }
-    if matches!(needs, Needs::Search | Needs::Graph) {
+    if matches!(needs, Needs::Search | Needs::AllReady | Needs::Graph) {
         catalog.derived_ready(io)?;
     }
-    if matches!(needs, Needs::All | Needs::Graph) {
+    if matches!(needs, Needs::All | Needs::AllReady | Needs::Graph) {
         catalog.read_all()?;
     }
     if needs == Needs::Graph {

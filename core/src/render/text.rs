@@ -227,6 +227,16 @@ fn topic_notes(
             note.note_type.as_str(),
             note.name
         );
+        if !note.superseded_by.is_empty() {
+            let _ = writeln!(
+                out,
+                "(superseded by {}: it may no longer hold)",
+                note.superseded_by.join(", ")
+            );
+        }
+        if note.expired {
+            out.push_str("(expired: past its valid_until)\n");
+        }
         match (&note.text, note.cut) {
             (Ok(text), Some(cut)) => {
                 out.push_str(text);
@@ -342,6 +352,19 @@ fn context(answer: &ContextAnswer) -> String {
             note.path,
             note_facts(note)
         );
+        if !primary.superseded_by.is_empty() {
+            let _ = writeln!(
+                out,
+                "Superseded by {}: it may no longer hold.",
+                primary.superseded_by.join(", ")
+            );
+        }
+        if !primary.supersedes.is_empty() {
+            let _ = writeln!(out, "Supersedes {}.", primary.supersedes.join(", "));
+        }
+        if primary.expired {
+            out.push_str("Expired: past its valid_until.\n");
+        }
         let observations = primary
             .observations
             .iter()
