@@ -313,7 +313,8 @@ pub struct SearchAnswer {
     pub degraded: Option<String>,
     pub stats: SearchStats,
     /// Passages found in notes superseded by another or past their
-    /// `valid_until`, left out (`includeSuperseded` gives them).
+    /// `valid_until`, left out among those read back for the answer
+    /// (`includeSuperseded` gives them).
     #[serde(skip_serializing_if = "is_zero")]
     pub left_out: usize,
 }

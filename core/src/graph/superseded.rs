@@ -4,6 +4,7 @@
 //! that may name the note.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 
 use super::index::GraphIndex;
 use super::names;
@@ -17,14 +18,33 @@ use crate::notes::frontmatter;
 /// `build_context` does.
 pub struct Superseded<'a> {
     index: &'a GraphIndex,
-    all: OnceCell<Vec<Supersession>>,
+    lookup: OnceCell<Lookup>,
+}
+
+/// The relations, each under every key its target is looked up by, so a
+/// note's candidates cost its names, not every relation again.
+struct Lookup {
+    all: Vec<Supersession>,
+    by_key: HashMap<String, Vec<usize>>,
+}
+
+impl Lookup {
+    fn new(all: Vec<Supersession>) -> Self {
+        let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+        for (at, (source, target)) in all.iter().enumerate() {
+            for key in names::target_keys(source, target) {
+                by_key.entry(key).or_default().push(at);
+            }
+        }
+        Self { all, by_key }
+    }
 }
 
 impl<'a> Superseded<'a> {
     pub fn new(index: &'a GraphIndex) -> Self {
         Self {
             index,
-            all: OnceCell::new(),
+            lookup: OnceCell::new(),
         }
     }
 
@@ -32,14 +52,14 @@ impl<'a> Superseded<'a> {
     /// resolves to the note at `path`, which holds `text` (its names are
     /// read from it, as the catalog reads them).
     pub fn by(&self, path: &str, text: &str) -> Result<Vec<String>, FsError> {
-        let all = match self.all.get() {
-            Some(all) => all,
+        let lookup = match self.lookup.get() {
+            Some(lookup) => lookup,
             None => {
-                let read = self.index.supersessions()?;
-                self.all.get_or_init(|| read)
+                let read = Lookup::new(self.index.supersessions()?);
+                self.lookup.get_or_init(|| read)
             }
         };
-        if all.is_empty() {
+        if lookup.all.is_empty() {
             return Ok(Vec::new());
         }
         let file_name = path.rsplit('/').next().unwrap_or(path);
@@ -47,15 +67,15 @@ impl<'a> Superseded<'a> {
         let permalink = names::declared_permalink(meta.permalink.as_deref())
             .map_or_else(|| names::slug(path), str::to_owned);
         let keys = names::note_keys(path, &meta.name, &permalink);
-        let named: Vec<&Supersession> = all
+        let mut named: Vec<usize> = keys
             .iter()
-            .filter(|(source, target)| {
-                source != path
-                    && names::target_keys(source, target)
-                        .iter()
-                        .any(|key| keys.contains(key))
-            })
+            .filter_map(|key| lookup.by_key.get(key))
+            .flatten()
+            .copied()
+            .filter(|&at| lookup.all[at].0 != path)
             .collect();
+        named.sort_unstable();
+        named.dedup();
         if named.is_empty() {
             return Ok(Vec::new());
         }
@@ -65,6 +85,7 @@ impl<'a> Superseded<'a> {
         };
         let mut by: Vec<String> = named
             .into_iter()
+            .map(|at| &lookup.all[at])
             .filter(|(source, target)| graph.resolve(source, target) == Some(id))
             .map(|(source, _)| source.clone())
             .collect();
