@@ -119,12 +119,13 @@ class Piped:
         self.proc = subprocess.Popen([memcap, "--root", root, "call"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
 
-    def call(self, command: dict) -> None:
+    def call(self, command: dict) -> dict:
         self.proc.stdin.write(json.dumps(command) + "\n")
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())
         if answer.get("is_error"):
             raise RuntimeError(f"{command['command']} failed: {answer}")
+        return answer
 
     def close(self) -> None:
         self.proc.stdin.close()

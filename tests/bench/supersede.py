@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
+
+from speed import Piped  # one warm `memcap call` process, as speed.py drives it
 
 ENTITIES = [
     "billing api", "auth service", "search cluster", "payments team", "mobile app", "data lake",
@@ -69,27 +70,7 @@ def note(name: str, description: str, body: str) -> str:
     return f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n\n{body}"
 
 
-class Memcap:
-    """One `memcap call` process: a JSON line in, a JSON line out."""
-
-    def __init__(self, memcap: str, root: str) -> None:
-        self.proc = subprocess.Popen([memcap, "--root", root, "call"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def call(self, command: dict) -> dict:
-        self.proc.stdin.write(json.dumps(command) + "\n")
-        self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline())
-        if answer.get("is_error"):
-            sys.exit(f"memcap failed: {command['command']}: {answer.get('content')}")
-        return answer
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-
-
-def fill(m: Memcap, all_topics: list[dict], says: bool) -> None:
+def fill(m: Piped, all_topics: list[dict], says: bool) -> None:
     for t in all_topics:
         m.call({"command": "create", "path": t["old_path"], "file_text": note(
             t["old_name"], f"{t['attr']} of the {t['entity']}",
@@ -103,7 +84,7 @@ def fill(m: Memcap, all_topics: list[dict], says: bool) -> None:
             f"no longer {t['old']}.\n{link}")})
 
 
-def ranks(m: Memcap, all_topics: list[dict]) -> tuple[int, int, int]:
+def ranks(m: Piped, all_topics: list[dict]) -> tuple[int, int, int]:
     """Over every topic asked both ways: (asked, old note in the top 5, new note first)."""
     asked = stale = first = 0
     for t in all_topics:
@@ -129,7 +110,7 @@ def main() -> int:
     rows = []
     for says in (True, False):
         with tempfile.TemporaryDirectory(dir="/dev/shm" if sys.platform == "linux" else None) as root:
-            m = Memcap(args.memcap, root)
+            m = Piped(args.memcap, root)
             fill(m, all_topics, says)
             asked, stale, first = ranks(m, all_topics)
             m.close()
