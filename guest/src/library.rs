@@ -24,7 +24,8 @@ use exports::memcap::memory::types::{
     WrittenRelation as WitWrittenRelation,
 };
 use exports::memcap::memory::versions::{
-    self, Change as WitChange, LeftFile as WitLeftFile, RedactReport as WitRedactReport,
+    self, BlameAnswer as WitBlameAnswer, BlamedLine as WitBlamedLine, Change as WitChange,
+    LeftFile as WitLeftFile, LineOwner as WitLineOwner, RedactReport as WitRedactReport,
     UndoReport as WitUndoReport, Version as WitVersion,
 };
 use exports::memcap::memory::{files, graph, notes as note_tools, search, tool, watch};
@@ -154,6 +155,31 @@ impl versions::Guest for Component {
 
     fn show_version(path: String, number: u64) -> Result<Vec<u8>, WitError> {
         with_history(|io| history_host::show(io, &path, number))
+    }
+
+    fn blame(path: String) -> Result<WitBlameAnswer, WitError> {
+        with_history(|io| history_host::blame(io, &path)).map(|b| WitBlameAnswer {
+            lines: b
+                .lines
+                .into_iter()
+                .map(|l| WitBlamedLine {
+                    text: l.text,
+                    owner: u32::try_from(l.owner).unwrap_or(u32::MAX),
+                })
+                .collect(),
+            owners: b
+                .owners
+                .into_iter()
+                .map(|o| WitLineOwner {
+                    version: o.version,
+                    time: o.t.map(memcap_core::text::rfc3339),
+                    actor: o.actor,
+                    actor_id: o.actor_id,
+                    exact: o.exact,
+                })
+                .collect(),
+            compared: u32::try_from(b.compared).unwrap_or(u32::MAX),
+        })
     }
 
     fn restore(path: String, number: u64) -> Result<WitUndoReport, WitError> {

@@ -5,9 +5,12 @@
 //! in a store of 10,000 notes whose history holds 10,000 versions;
 //! `history list` of a note with 10,000 versions and of a 10,000-note
 //! store; the history on disk (its files' blocks) against the bytes it
-//! holds, for 10,000 notes of 100 bytes; and the history's bytes per byte written for a 10 KB note edited
-//! 1,000 times. Medians of one run, with ratios from it; nothing is
-//! asserted. Run with `./dev bench`.
+//! holds, for 10,000 notes of 100 bytes; the history's bytes per byte
+//! written for a 10 KB note edited 1,000 times; and blame of a note with
+//! 1,000 versions whose first line is as old as the note (so every
+//! version is compared). Medians of one run, with ratios from it; nothing
+//! is asserted. Run with `./dev bench` (`-- warm` or `-- blame` for one
+//! part).
 
 mod common;
 
@@ -129,6 +132,17 @@ fn main() {
         ratios();
         return;
     }
+    let (blame_warm, blame_one_shot) = blame();
+    let blamed = || {
+        println!(
+            "| blame of a 50-line note with 1,000 versions by 3 actors, warm (ms) | {blame_warm:.1} | | |"
+        );
+        println!("| the same, one-shot (fresh open + blame) (ms) | {blame_one_shot:.1} | | |");
+    };
+    if std::env::args().any(|a| a == "blame") {
+        blamed();
+        return;
+    }
 
     // 10,000 notes of 100 bytes, each written once: the history on disk
     // against the bytes it holds (memory_stats).
@@ -226,6 +240,39 @@ fn main() {
         "| history on disk (blocks) / bytes it holds, 10,000 notes of 100 bytes | {:.2} ({on_disk} / {held}) | | |",
         on_disk as f64 / held as f64
     );
+    blamed();
+}
+
+/// A 50-line note edited 999 times by three actors in turn, each edit one
+/// of the middle lines; its first and last lines never change, so blame
+/// compares every version. Medians of 20 (ms): warm, and one-shot.
+fn blame() -> (f64, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let m = open(dir.path(), 256);
+    let line = |k: usize, i: usize| format!("line {k}: a fact of a typical note, as of edit {i}");
+    let mut lines: Vec<String> = (0..50).map(|k| line(k, 0)).collect();
+    m.create("/memories/blamed.md", &(lines.join("\n") + "\n"))
+        .unwrap();
+    for i in 1..1_000 {
+        m.set_actor(memcap::Actor::named(["alice", "bob", "carol"][i % 3]));
+        let k = 1 + i % 48;
+        let new = line(k, i);
+        m.str_replace("/memories/blamed.md", &lines[k], &new)
+            .unwrap();
+        lines[k] = new;
+    }
+    let blame = |m: &Memory| {
+        let b = m.history_blame("/memories/blamed.md").unwrap();
+        assert_eq!((b.lines.len(), b.compared), (50, 1_000));
+    };
+    let warm = median_ms((0..20).map(|_| time_ms(|| blame(&m))).collect());
+    drop(m);
+    let one_shot = median_ms(
+        (0..20)
+            .map(|_| time_ms(|| blame(&open(dir.path(), 256))))
+            .collect(),
+    );
+    (warm, one_shot)
 }
 
 trait ReplaceBusy {

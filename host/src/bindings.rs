@@ -14,5 +14,6 @@ pub use exports::memcap::memory::types::{
     RelatedNote, Relation, SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer,
 };
 pub use exports::memcap::memory::versions::{
-    Change, LeftFile, RedactReport, UndoReport, Version as HistoryVersion,
+    BlameAnswer, BlamedLine, Change, LeftFile, LineOwner, RedactReport, UndoReport,
+    Version as HistoryVersion,
 };

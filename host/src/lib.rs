@@ -34,9 +34,10 @@ mod wasi_link;
 
 pub use backend::entries::{CopyError, Entry, Exported, HostEdit, Skipped};
 pub use bindings::{
-    ActivityAnswer, ActivityItem, Change, ContextAnswer, ContextNote, GetAnswer, GraphNote,
-    HistoryVersion, LeftFile, NoteType, Observation, RedactReport, RelatedNote, Relation, Role,
-    SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer, UndoReport,
+    ActivityAnswer, ActivityItem, BlameAnswer, BlamedLine, Change, ContextAnswer, ContextNote,
+    GetAnswer, GraphNote, HistoryVersion, LeftFile, LineOwner, NoteType, Observation, RedactReport,
+    RelatedNote, Relation, Role, SearchAnswer, SearchFilters, SearchResult, Source, StatsAnswer,
+    UndoReport,
 };
 #[cfg(feature = "testing")]
 pub use clock::TestClock;

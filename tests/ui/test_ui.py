@@ -215,6 +215,38 @@ def history_and_undo():
             assert "poison.md" not in cli(base, "me", "view", "/memories/notes")
 
 
+@check("blame: each run of a note's lines beside who last changed it, linked to that version; a superseded note names its successor both ways")
+def blame_and_standing():
+    with Base() as base, Browser() as b:
+        plant_three(base, "me")
+        cli(base, "me", "str-replace", "/memories/notes/gamma.md", "umbrella programme",
+            "programme we cancelled <script>alert(1)</script>")
+        cli(base, "me", "create", "/memories/notes/delta.md", actor="agent",
+            stdin="# Delta\n\nThe programme that replaced gamma.\n\n- supersedes [[notes/gamma]]\n")
+        with Page(base, "me") as page:
+            page.sign_in(b)
+            b.get(page.root + "/files/notes/gamma.md")
+            standing = b.find("p.standing")
+            assert "Superseded by" in standing.text and "delta.md" in standing.text, standing.text
+            b.shot("superseded")
+            b.click(standing.find_element("css selector", "a"))
+            assert b.driver.current_url.endswith("/ui/files/notes/delta.md"), b.driver.current_url
+            assert "Supersedes" in b.text() and b.all("a[href='/ui/files/notes/gamma.md']"), b.text()
+            b.get(page.root + "/files/notes/gamma.md")
+            b.click(b.link("Blame"))
+            assert "/ui/blame/notes/gamma.md" in b.driver.current_url, b.driver.current_url
+            runs = [r.text for r in b.all("table.blame tr.run")]
+            assert len(runs) == 2, runs
+            assert "agent" in runs[0] and "# Gamma" in runs[0], runs
+            assert "mallory" in runs[1] and "we cancelled <script>" in runs[1], runs
+            assert len(b.all("table.blame tbody tr")) == 3
+            b.shot("blame")
+            b.click(b.all("table.blame tr.run")[1].find_element("css selector", "a"))
+            assert "/ui/history/notes/gamma.md?show=" in b.driver.current_url, b.driver.current_url
+            assert "we cancelled" in b.text(), b.text()
+            assert b.scripts_ran() == []
+
+
 @check("editing saves with a precondition: an agent's write in between is never overwritten, the conflict is shown, a second save is on purpose")
 def edit_with_conflict():
     with Base() as base, Browser() as b:

@@ -36,6 +36,28 @@ pub fn get(io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
     Ok(None)
 }
 
+/// Many contents read in a row: packed ones through one read of the pack
+/// index, the rest as [`get`] finds them.
+pub struct Reader {
+    packs: packs::Reader,
+}
+
+impl Reader {
+    pub fn new(io: &Io) -> Self {
+        Self {
+            packs: packs::Reader::new(io),
+        }
+    }
+
+    /// As [`get`].
+    pub fn get(&mut self, io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
+        match self.packs.get(io, sha)? {
+            Some(bytes) => Ok(Some(bytes)),
+            None => get(io, sha),
+        }
+    }
+}
+
 /// Erases a content for good, loose and packed; `true` when there was one.
 pub fn erase(io: &Io, sha: &str) -> Result<bool, FsError> {
     let loose = remove(io, sha)?;

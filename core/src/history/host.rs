@@ -55,6 +55,12 @@ pub fn show(io: &Io, path: &str, number: u64) -> Result<Vec<u8>> {
     })
 }
 
+/// `blame`: who last changed each line of the text file `path`.
+pub fn blame(io: &Io, path: &str) -> Result<super::blame::Blame> {
+    let mem = MemPath::parse(path)?;
+    super::blame::blame(io, &mem, path)
+}
+
 /// `restore`.
 pub fn restore(io: &Io, path: &str, number: u64) -> Result<Undone> {
     let mem = MemPath::parse(path)?;

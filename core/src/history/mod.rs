@@ -11,6 +11,7 @@
 //! `memcap history` (the WIT `versions` interface); agents read it through
 //! the `memory_history` tool and can neither prune nor redact it.
 
+pub mod blame;
 mod blobs;
 mod found;
 pub mod host;

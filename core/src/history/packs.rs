@@ -151,6 +151,50 @@ pub fn get(io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
     }
 }
 
+/// Many packed contents read in a row (a blame): the index read once,
+/// each segment opened once. A content packed or moved after the index
+/// was read is not found here; [`super::blobs::Reader`] looks again the
+/// usual way.
+pub struct Reader {
+    index: BTreeMap<[u8; 32], Place>,
+    open: Vec<(u32, Box<dyn crate::storage::File>)>,
+}
+
+impl Reader {
+    /// A reader of the packs as they are now (none, when the index cannot
+    /// be read: each content is then looked up the usual way, which says
+    /// why it cannot be).
+    pub fn new(io: &Io) -> Self {
+        Self {
+            index: read_index(io).unwrap_or_default(),
+            open: Vec::new(),
+        }
+    }
+
+    /// The content with hash `sha`, when the index read names it and its
+    /// bytes are whole.
+    pub fn get(&mut self, io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
+        let Some(place) = hash_bytes(sha).and_then(|h| self.index.get(&h).copied()) else {
+            return Ok(None);
+        };
+        let at = match self.open.iter().position(|(n, _)| *n == place.segment) {
+            Some(at) => at,
+            None => {
+                let file = match io.fs.open(&segment_path(place.segment), false) {
+                    Ok(file) => file,
+                    Err(FsError::NotFound) => return Ok(None),
+                    Err(e) => return Err(e),
+                };
+                self.open.push((place.segment, file));
+                self.open.len() - 1
+            }
+        };
+        let len = u64::from(place.len);
+        let bytes = files::read_to_end(&*self.open[at].1, place.offset, Some(len), Some(len))?;
+        Ok((io.sha256_hex(&bytes) == sha).then_some(bytes))
+    }
+}
+
 /// The whole index: every record, by hash.
 fn read_index(io: &Io) -> Result<BTreeMap<[u8; 32], Place>, FsError> {
     let file = match io.fs.open(&index_path(), false) {

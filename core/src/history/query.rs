@@ -98,6 +98,16 @@ pub fn numbered<'a>(
 /// The content `version` left: kept in the history, or (for a file's
 /// newest version) the file itself while it still has that content.
 pub fn content_of(io: &Io, version: &Version, shown: &str) -> Result<Vec<u8>> {
+    content_by(io, version, shown, |sha| blobs::get(io, sha))
+}
+
+/// [`content_of`], the kept content looked up by `kept`.
+pub fn content_by(
+    io: &Io,
+    version: &Version,
+    shown: &str,
+    mut kept: impl FnMut(&str) -> std::result::Result<Option<Vec<u8>>, FsError>,
+) -> Result<Vec<u8>> {
     if let Some(redacted) = &version.redacted {
         return Err(ToolError::VersionRedacted {
             path: shown.into(),
@@ -112,7 +122,7 @@ pub fn content_of(io: &Io, version: &Version, shown: &str) -> Result<Vec<u8>> {
     };
     let sha = version.sha256.as_deref().ok_or_else(gone)?;
     let fail = |e: FsError| files::tool_error(e, shown, "read the history of");
-    if let Some(bytes) = blobs::get(io, sha).map_err(fail)? {
+    if let Some(bytes) = kept(sha).map_err(fail)? {
         return Ok(bytes);
     }
     if content_hash(io, &version.path).as_deref() == Some(sha) {

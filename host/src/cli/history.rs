@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::Context;
 use clap::Subcommand;
-use memcap::{HistoryVersion, Memory, ToolError, UndoReport};
+use memcap::{BlameAnswer, HistoryVersion, Memory, ToolError, UndoReport};
 use serde_json::json;
 
 #[derive(Subcommand, Debug)]
@@ -34,6 +34,17 @@ pub enum HistoryAction {
         path: String,
         from: Option<u64>,
         to: Option<u64>,
+    },
+    /// Each line of PATH as it is now, with the version, actor and time
+    /// that last changed it (`~` before a version: the line may be older,
+    /// its history has a gap; `-`: another program's change, not recorded
+    /// yet).
+    Blame {
+        path: String,
+        /// One JSON object a line: line, text, version, actor, actor_id,
+        /// time, exact.
+        #[arg(long)]
+        json: bool,
     },
     /// Make PATH what version VERSION held (a deleted file comes back); for
     /// a directory, every file under it as it was then. A new version.
@@ -95,6 +106,9 @@ pub fn run(memory: &Memory, action: HistoryAction) -> anyhow::Result<String> {
             String::new()
         }
         HistoryAction::Diff { path, from, to } => diff(memory, &path, from, to)?,
+        HistoryAction::Blame { path, json } => {
+            blame(&memory.history_blame(&path).map_err(fail)?, json)
+        }
         HistoryAction::Restore { path, version } => {
             undo_report(&memory.history_restore(&path, version, None).map_err(fail)?)
         }
@@ -192,6 +206,80 @@ fn version_line(v: &HistoryVersion) -> String {
         line.push_str(&format!("  [redacted by {who} at {at}]"));
     }
     line
+}
+
+/// A blame as lines (`VERSION ACTOR TIME | TEXT`, the columns aligned)
+/// or, with `json`, one object a line.
+fn blame(answer: &BlameAnswer, json: bool) -> String {
+    let owner = |i: u32| answer.owners.get(i as usize);
+    if json {
+        return answer
+            .lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let o = owner(l.owner);
+                json!({
+                    "line": i + 1,
+                    "text": l.text,
+                    "version": o.and_then(|o| o.version),
+                    "actor": o.map(|o| &o.actor),
+                    "actor_id": o.and_then(|o| o.actor_id.as_ref()),
+                    "time": o.and_then(|o| o.time.as_ref()),
+                    "exact": o.is_some_and(|o| o.exact),
+                })
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+    }
+    let columns: Vec<(String, String, String)> = answer
+        .owners
+        .iter()
+        .map(|o| {
+            let version = match (o.version, o.exact) {
+                (Some(v), true) => v.to_string(),
+                (Some(v), false) => format!("~{v}"),
+                (None, _) => "-".to_owned(),
+            };
+            let actor = match &o.actor_id {
+                Some(id) => format!("{} ({id})", o.actor),
+                None => o.actor.clone(),
+            };
+            (version, actor, o.time.clone().unwrap_or_default())
+        })
+        .collect();
+    let width =
+        |f: fn(&(String, String, String)) -> usize| columns.iter().map(f).max().unwrap_or(0);
+    let (wv, wa, wt) = (
+        width(|c| c.0.chars().count()),
+        width(|c| c.1.chars().count()),
+        width(|c| c.2.chars().count()),
+    );
+    let wn = answer.lines.len().to_string().len();
+    let mut out = String::new();
+    for (i, l) in answer.lines.iter().enumerate() {
+        let empty = (String::new(), String::new(), String::new());
+        let (v, a, t) = columns.get(l.owner as usize).unwrap_or(&empty);
+        out.push_str(&format!(
+            "{v:>wv$}  {a:<wa$}  {t:<wt$}  {n:>wn$}| {}\n",
+            printable(&l.text),
+            n = i + 1
+        ));
+    }
+    out
+}
+
+/// A note's line for a terminal: control characters (escape sequences a
+/// note could use to rewrite what the screen shows) as `\u{..}`.
+fn printable(line: &str) -> String {
+    line.chars()
+        .map(|c| match c {
+            '\t' => "\t".to_owned(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 fn undo_report(report: &UndoReport) -> String {

@@ -375,6 +375,7 @@ pub const HOST_FUNCTIONS: &[(&str, bool)] = &[
     ("history_list", false),
     ("history_recent", false),
     ("history_show", false),
+    ("history_blame", false),
     ("history_restore", true),
     ("history_revert", true),
     ("history_record", true),

@@ -3,7 +3,7 @@
 //! runs.
 
 use super::{Actor, Memory};
-use crate::bindings::{HistoryVersion, RedactReport, UndoReport};
+use crate::bindings::{BlameAnswer, HistoryVersion, RedactReport, UndoReport};
 use crate::error::ToolError;
 
 impl Memory {
@@ -68,6 +68,15 @@ impl Memory {
         self.invoke("history_show", path.len(), move |b, s| {
             b.memcap_memory_versions()
                 .call_show_version(s, &path, number)
+        })?
+        .map_err(ToolError::from)
+    }
+
+    /// Who last changed each line of the text file `path` as it is now.
+    pub fn history_blame(&self, path: &str) -> Result<BlameAnswer, ToolError> {
+        let path = path.to_owned();
+        self.invoke("history_blame", path.len(), move |b, s| {
+            b.memcap_memory_versions().call_blame(s, &path)
         })?
         .map_err(ToolError::from)
     }

@@ -62,6 +62,33 @@ struct NotePage {
     observations: Vec<Observation>,
     links: Vec<Link>,
     is_note: bool,
+    standing: Standing,
+}
+
+/// What the note says of its own standing: the notes it replaces, those
+/// that replace it (paths and their pages), and whether it is past its
+/// `valid_until`.
+#[derive(Default)]
+struct Standing {
+    supersedes: Vec<(String, String)>,
+    superseded_by: Vec<(String, String)>,
+    expired: bool,
+}
+
+impl Standing {
+    fn of(note: &ContextNote) -> Self {
+        let linked = |paths: &[String]| {
+            paths
+                .iter()
+                .map(|p| (p.clone(), href("files", p)))
+                .collect()
+        };
+        Self {
+            supersedes: linked(&note.supersedes),
+            superseded_by: linked(&note.superseded_by),
+            expired: note.expired,
+        }
+    }
 }
 
 #[derive(Template)]
@@ -185,6 +212,7 @@ async fn show(
         }),
         Found::File { text, .. } => {
             let split = markdown::split(&text);
+            let standing = context.as_ref().map(Standing::of).unwrap_or_default();
             let (observations, links) = context.map(facts).unwrap_or_default();
             let is_note = full.ends_with(".md");
             let body_html = if is_note {
@@ -200,6 +228,7 @@ async fn show(
                 observations,
                 links,
                 is_note,
+                standing,
                 path: full,
                 rel,
             })

@@ -9,6 +9,7 @@
 //! diffs fold with `<details>`. Its Content-Security-Policy says so, and
 //! every note is rendered through [`markdown`]'s sanitizer.
 
+mod blame;
 mod calls;
 mod checks;
 mod diff;
@@ -127,6 +128,7 @@ pub fn router(ui: Arc<Ui>) -> Router {
         .route("/ui/edit/{*path}", get(edit::form).post(edit::save))
         .route("/ui/search", get(search::page))
         .route("/ui/graph/{*path}", get(graph::page))
+        .route("/ui/blame/{*path}", get(blame::page))
         .route("/ui/history", get(history::page))
         .route("/ui/history/", get(history::page))
         .route("/ui/history/{*path}", get(history::page))
