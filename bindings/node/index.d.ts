@@ -198,6 +198,7 @@ export class Memory {
   memoryUpdate(filename: string, oldStr: string, newStr: string): Promise<string>;
   memoryDelete(filename: string): Promise<string>;
   memoryGuide(): Promise<string>;
+  memoryReview(timeframe?: string): Promise<string>;
   memorySearch(query: string, maxResults?: number, minScore?: number, source?: Source, filters?: SearchFilters): Promise<SearchAnswer>;
   memoryGet(path: string, first?: number, last?: number): Promise<GetAnswer>;
   memoryStats(): Promise<StatsAnswer>;

@@ -15,7 +15,7 @@ import { instantiate } from './component/memcap.js';
 const API = '@0.2.0';
 const READS = new Set([
   'view', 'memory_read', 'memory_view', 'prompt', 'memory_search', 'memory_get', 'memory_stats',
-  'build_context', 'recent_activity', 'memory_guide', 'memory_history',
+  'build_context', 'recent_activity', 'memory_guide', 'memory_history', 'memory_review',
 ]);
 
 /** A memory command that did nothing; `message` is what the agent sees. */
@@ -206,6 +206,10 @@ export class Memory {
   /** The whole protocol for keeping memory, with examples of structured notes. */
   memoryGuide() {
     return this.#export('notes', 'memoryGuide', [], false);
+  }
+  /** What needs a decision, changing nothing: likely duplicates, notes past their `valid_until`, superseded notes still linked, and files others changed within `timeframe` (default `7d`). */
+  memoryReview(timeframe) {
+    return this.#export('notes', 'memoryReview', [timeframe], false);
   }
   /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks, leftOut}`; `filters` (`{categories, tags, types, afterDate, includeSuperseded}`, each optional) keeps passages holding an observation of one of `categories` with one of `tags`, in notes of one of `types` changed since `afterDate` (`2026-11-01`, `7d`); notes superseded by another or past their `valid_until` are left out (counted in `leftOut`) unless `includeSuperseded`, which puts them last, marked `supersededBy` or `expired`. */
   memorySearch(query, maxResults, minScore, source, filters) {

@@ -132,6 +132,8 @@ pub enum Output {
         /// The content is not UTF-8 text: `text` is empty.
         binary: bool,
     },
+    /// `memory_review`: what needs a decision (nothing is changed).
+    Review(ReviewAnswer),
     /// `memory_guide`: the whole protocol, with examples.
     Guide { text: String },
     /// `prompt`: the memory protocol and the index, for a system prompt.
@@ -541,6 +543,64 @@ pub struct ActivityAnswer {
     pub item_type: Option<String>,
     pub items: Vec<ActivityItem>,
     pub page: Page,
+}
+
+/// `memory_review`'s answer: four lists, each at most
+/// [`crate::commands::memory_review::MAX_ITEMS`] long, with its full count.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewAnswer {
+    /// The timeframe of `changedByOthers`, as asked.
+    pub timeframe: String,
+    /// When it starts (UTC, RFC 3339).
+    pub since: String,
+    /// Who asked: their changes are not listed.
+    pub actor: String,
+    pub duplicates: Listed<Duplicates>,
+    pub expired: Listed<Expired>,
+    pub superseded_linked: Listed<SupersededLinked>,
+    pub changed_by_others: Listed<VersionInfo>,
+    /// Notes whose `valid_until` was read, and notes in all: fewer when the
+    /// call's time ran out first.
+    pub notes_read: usize,
+    pub notes: usize,
+}
+
+/// Some of a list, and how long the whole list is.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Listed<T> {
+    pub items: Vec<T>,
+    pub total: usize,
+}
+
+/// Notes that look like one note written twice.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Duplicates {
+    /// `/memories/...`, sorted.
+    pub paths: Vec<String>,
+    /// `title` or `description`: what they share.
+    pub same: &'static str,
+    /// The shared title or description (cut to one short line).
+    pub text: String,
+}
+
+/// A note past its `valid_until`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Expired {
+    pub path: String,
+    /// As written (cut to one short line).
+    pub valid_until: String,
+}
+
+/// A superseded note other notes still link to.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SupersededLinked {
+    pub path: String,
+    pub superseded_by: Vec<String>,
+    /// The notes that link to it by another relation.
+    pub linked_from: Vec<String>,
 }
 
 /// One version as answers show it.

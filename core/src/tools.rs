@@ -271,6 +271,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         offered: Offered::OwnTool,
     },
     CommandSpec {
+        name: "memory_review",
+        fields: &[optional("timeframe", FieldKind::Timeframe)],
+        writes: false,
+        offered: Offered::OwnTool,
+    },
+    CommandSpec {
         name: "prompt",
         fields: &[],
         writes: false,

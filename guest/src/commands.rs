@@ -45,6 +45,8 @@ macro_rules! text_commands {
                 => Command::MemoryUpdate { filename, old_str, new_str };
             memory_delete memory_delete (filename: String) => Command::MemoryDelete { filename };
             memory_guide memory_guide () => Command::MemoryGuide;
+            memory_review memory_review (timeframe: Option<String>)
+                => Command::MemoryReview { timeframe };
         }
     };
     (versions, $emit:ident, $world:ident) => {

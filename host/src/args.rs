@@ -327,6 +327,19 @@ pub(crate) enum Command {
         #[arg(long)]
         page: Option<u32>,
     },
+    /// List what needs a decision, changing nothing: likely duplicates,
+    /// notes past their valid_until, superseded notes still linked, and
+    /// files someone other than --actor changed within --timeframe.
+    Review {
+        /// 7d (default), 2 weeks, today, 2026-11-01.
+        #[arg(long)]
+        timeframe: Option<String>,
+        /// The answer as JSON data: timeframe, since, actor, duplicates,
+        /// expired, supersededLinked, changedByOthers (each {items, total}),
+        /// notesRead, notes.
+        #[arg(long)]
+        json: bool,
+    },
     /// Record one turn of a conversation in /memories/chat/SESSION.md, for
     /// `search --source chat`; TEXT or, if omitted, stdin.
     RecordTurn {

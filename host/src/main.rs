@@ -271,6 +271,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 "timeframe": timeframe, "max_related": max_related, "page": page,
             }),
         ),
+        Command::Review { timeframe, json } => {
+            let input = serde_json::json!({"command": "memory_review", "timeframe": timeframe});
+            match json {
+                true => answered(memory.call_json(&input.to_string())),
+                false => called(&memory, input),
+            }
+        }
         Command::Recent {
             timeframe,
             item_type,
@@ -305,7 +312,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// A command's text through `call`, failed when the call failed.
 fn called(memory: &Memory, input: serde_json::Value) -> Result<String, ToolError> {
-    let result = memory.call(&input.to_string());
+    answered(memory.call(&input.to_string()))
+}
+
+/// A call's answer as the CLI prints it: the content, or its message as
+/// the error.
+fn answered(result: memcap::ToolResult) -> Result<String, ToolError> {
     if result.is_error {
         // The CLI prints only the message; the kind is not shown.
         Err(ToolError {

@@ -66,7 +66,7 @@ fn the_wassette_flavour_documents_every_function_as_the_wit_does() {
         .iter()
         .map(|(name, f)| (name.clone(), f["docs"].as_str().unwrap().to_owned()))
         .collect();
-    assert_eq!(funcs.len(), 19, "{:?}", funcs.keys());
+    assert_eq!(funcs.len(), 20, "{:?}", funcs.keys());
     // The same text `describe` gives the MCP tools, before unwrapping lines.
     let flat = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let dir = tempfile::tempdir().unwrap();
@@ -82,6 +82,7 @@ fn the_wassette_flavour_documents_every_function_as_the_wit_does() {
         "build_context",
         "recent_activity",
         "memory_guide",
+        "memory_review",
     ] {
         let tool = described.iter().find(|t| t.name == name).unwrap();
         assert_eq!(

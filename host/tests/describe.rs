@@ -133,7 +133,7 @@ fn the_cli_prints_the_tools_as_json() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let tools: Vec<memcap::ToolDefinition> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(tools.len(), 13);
+    assert_eq!(tools.len(), 14);
     // A read: nothing is created for it.
     assert!(!dir.path().join("memories").exists());
 }

@@ -65,6 +65,7 @@ def tools_match_describe():
                 ("build_context", {"url": "memory://N", "depth": 2, "timeframe": "7d"}),
                 ("recent_activity", {"timeframe": "1d", "type": "entity"}),
                 ("memory_guide", {}),
+                ("memory_review", {"timeframe": "1d"}),
                 ("memory_delete", {"filename": "n"}),
             ]:
                 schema = next(t for t in listed if t.name == tool).input_schema

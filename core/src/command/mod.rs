@@ -107,6 +107,11 @@ pub enum Command {
         kind: Option<ActivityType>,
         page: Option<u32>,
     },
+    /// What needs a decision; changes by others within `timeframe` (as
+    /// sent: read by [`timeframe_or_default`]).
+    MemoryReview {
+        timeframe: Option<String>,
+    },
     /// A file's versions (`version` `None`), or one version's content.
     MemoryHistory {
         path: String,
@@ -167,6 +172,15 @@ impl Command {
 
 /// `recent_activity`'s timeframe when none is sent.
 pub const DEFAULT_TIMEFRAME: &str = "7d";
+
+/// A command's `timeframe` as sent (none or blank: [`DEFAULT_TIMEFRAME`]),
+/// with the words sent, or the error `call` gives for it.
+pub fn timeframe_or_default(command: &str, text: Option<&str>) -> Result<(String, Timeframe)> {
+    Ok(
+        args::timeframe_param(command, "timeframe", text.unwrap_or_default())?
+            .unwrap_or_else(|| (DEFAULT_TIMEFRAME.to_owned(), Timeframe::Span(7 * 86_400))),
+    )
+}
 
 /// Every command's name, as error messages list them (from [`tools::COMMANDS`]).
 fn command_names() -> String {
@@ -328,6 +342,9 @@ pub fn parse(input: &str) -> Result<Call> {
             path: text("path")?,
             version: args.whole(command, "version")?,
             page: args.page(command)?,
+        },
+        "memory_review" => Command::MemoryReview {
+            timeframe: args.timeframe(command)?.map(|(text, _)| text),
         },
         "recent_activity" => Command::RecentActivity {
             timeframe: args

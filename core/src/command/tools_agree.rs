@@ -84,7 +84,8 @@ fn every_tool_has_a_description_and_an_object_schema() {
             "memory_guide",
             "build_context",
             "recent_activity",
-            "memory_history"
+            "memory_history",
+            "memory_review"
         ]
     );
     for tool in &tools {

@@ -76,6 +76,9 @@ with `- supersedes [[Old Note]]`: memory_search then leaves the old note \
 out (includeSuperseded shows it, marked). A fact that holds until a date: \
 `valid_until: 2027-03-31` in the frontmatter.
 - Wrong or obsolete: remove the line, or the note (memory_delete).
+- Tidying up, or after others worked in the memory: memory_review lists \
+likely duplicates, notes past their valid_until, superseded notes still \
+linked, and what others changed; it changes nothing, you decide.
 - Progress: save it when it happens, in the project's note or the \
 session's, not at the end.
 - memory_stats says how many relations point at notes not written yet \
@@ -90,6 +93,8 @@ session's, not at the end.
 - build_context: a note (memory:// URL, or a pattern with *) with its \
 observations, relations and related notes.
 - recent_activity: what changed lately, newest first.
+- memory_review: what needs a decision (duplicates, expired, superseded \
+but linked, others' changes).
 - memory_stats: the state of the search index and of the graph.
 - memory: the file commands (view, create, str_replace, insert, delete, \
 rename) on any file under /memories.

@@ -12,6 +12,7 @@ pub mod memory_get;
 pub mod memory_guide;
 pub mod memory_history;
 pub mod memory_read;
+pub mod memory_review;
 pub mod memory_search;
 pub mod memory_stats;
 pub mod memory_update;
@@ -84,6 +85,11 @@ pub fn run_call(io: &Io, call: Call) -> Result<Output> {
             page,
         } => memory_history::memory_history(io, &path, version, page),
         Command::MemoryGuide => memory_guide::memory_guide(),
+        Command::MemoryReview { timeframe } => {
+            let (text, timeframe) =
+                crate::command::timeframe_or_default("memory_review", timeframe.as_deref())?;
+            memory_review::memory_review(io, (&text, timeframe))
+        }
         Command::BuildContext {
             url,
             depth,

@@ -168,6 +168,17 @@ pub fn newest(
     limit: usize,
     keep: impl Fn(&Version) -> bool,
 ) -> Result<Vec<Version>, FsError> {
+    newest_while(io, limit, keep, |_| true)
+}
+
+/// [`newest`], stopping also at the first version (from the end) that
+/// `go_on` refuses: a page of the versions since a time reads only those.
+pub fn newest_while(
+    io: &Io,
+    limit: usize,
+    keep: impl Fn(&Version) -> bool,
+    go_on: impl Fn(&Version) -> bool,
+) -> Result<Vec<Version>, FsError> {
     let file = match io.fs.open(HISTORY_LOG, false) {
         Ok(file) => file,
         Err(FsError::NotFound) => return Ok(Vec::new()),
@@ -178,7 +189,8 @@ pub fn newest(
     // Where the part already read starts: lines before it are read next.
     let mut end = size;
     let mut window = 16 * TAIL;
-    while end > 0 && found.len() < limit && size - end < MAX_LOG_BYTES {
+    let mut stopped = false;
+    while !stopped && end > 0 && found.len() < limit && size - end < MAX_LOG_BYTES {
         let from = end.saturating_sub(window);
         let bytes = files::read_to_end(&*file, from, Some(end - from), Some(end - from))?;
         // A window that starts mid-file may cut its first line: it is read
@@ -199,9 +211,14 @@ pub fn newest(
             if found.len() >= limit {
                 break;
             }
-            if let Some(version) = parse_line(line)
-                && keep(&version)
-            {
+            let Some(version) = parse_line(line) else {
+                continue;
+            };
+            if !go_on(&version) {
+                stopped = true;
+                break;
+            }
+            if keep(&version) {
                 found.push(version);
             }
         }

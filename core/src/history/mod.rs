@@ -28,7 +28,7 @@ mod track;
 pub mod version;
 
 pub use found::{Author, MAX_FOUND_A_CALL, Recorded, found, record};
-pub use track::{Change, MAX_ACTOR_CHARS, moving, own_marker, recording, removal, tracked};
+pub use track::{Change, MAX_ACTOR_CHARS, actor, moving, own_marker, recording, removal, tracked};
 pub use version::{Op, Version};
 
 use crate::error::FsError;

@@ -57,6 +57,23 @@ pub fn newest(io: &Io, path: &MemPath, before: Option<u64>, limit: usize) -> Res
     .map_err(|e| files::tool_error(e, ROOT, "read the history of"))
 }
 
+/// The newest versions made at or after `since` by anyone but `actor`
+/// (a name, and its id when it has one), newest first, at most `limit`:
+/// read from the log's end.
+pub fn newest_by_others(
+    io: &Io,
+    since: u64,
+    actor: (&str, Option<&str>),
+    limit: usize,
+) -> Result<Vec<Version>> {
+    let mine = |v: &Version| match (actor.1, v.actor_id.as_deref()) {
+        (Some(id), Some(theirs)) => id == theirs,
+        _ => v.actor == actor.0,
+    };
+    super::log::newest_while(io, limit, |v| !mine(v), |v| v.t >= since)
+        .map_err(|e| files::tool_error(e, ROOT, "read the history of"))
+}
+
 /// Every version in the log, oldest first.
 pub fn read(io: &Io) -> Result<Vec<Version>> {
     super::log::read_all(io).map_err(|e| files::tool_error(e, ROOT, "read the history of"))

@@ -3,4 +3,5 @@
 //! data for programs (MCP structured results, Wassette).
 
 pub mod json;
+mod review;
 pub mod text;

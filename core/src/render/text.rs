@@ -113,6 +113,7 @@ pub fn render(output: &Output) -> String {
         Output::Stats(answer) => pretty(answer),
         Output::Context(answer) => context(answer),
         Output::Activity(answer) => activity(answer),
+        Output::Review(answer) => super::review::review(answer),
         Output::History {
             path,
             versions,

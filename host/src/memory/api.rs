@@ -166,6 +166,22 @@ impl Memory {
         })
     }
 
+    /// What needs a decision, changing nothing (WIT `memory-review`):
+    /// likely duplicates, notes past their `valid_until`, superseded notes
+    /// still linked, and files others changed within `timeframe` (`7d`
+    /// when `None`).
+    pub fn memory_review(&self, timeframe: Option<&str>) -> Result<String, ToolError> {
+        let timeframe = timeframe.map(str::to_owned);
+        self.typed(
+            "memory_review",
+            timeframe.as_ref().map_or(0, String::len),
+            move |b, s| {
+                b.memcap_memory_notes()
+                    .call_memory_review(s, timeframe.as_deref())
+            },
+        )
+    }
+
     /// The passages that best answer `query` (WIT `memory-search`): at most
     /// `max_results` (1 to 20, default 6) scoring at least `min_score` (0 to
     /// 1, default 0.35), from `source` (default all), kept by `filters`

@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 # Commands that only read; any other `call` may write.
 _READS = frozenset({
     "view", "memory_read", "memory_view", "prompt", "memory_search", "memory_get", "memory_stats",
-    "build_context", "recent_activity", "memory_guide", "memory_history",
+    "build_context", "recent_activity", "memory_guide", "memory_history", "memory_review",
 })
 
 
@@ -140,6 +140,12 @@ class Memory:
     def memory_guide(self) -> str:
         """The whole protocol for keeping memory, with examples of structured notes."""
         return self._typed("notes", "memory-guide", (), writes=False)
+
+    def memory_review(self, timeframe: Optional[str] = None) -> str:
+        """What needs a decision, changing nothing: likely duplicates, notes
+        past their `valid_until`, superseded notes still linked, and files
+        others changed within `timeframe` (default `7d`)."""
+        return self._typed("notes", "memory-review", (timeframe,), writes=False)
 
     # --- search -----------------------------------------------------------
 

@@ -1,0 +1,220 @@
+//! `memory_review`: what in the memory needs a decision, changing nothing:
+//! notes that look written twice (the same title or description), notes
+//! past their `valid_until`, superseded notes other notes still link to,
+//! and what someone other than the asker changed lately. The agent (or the
+//! person, through `memcap review`) decides; each decision is an ordinary
+//! write, so the history can undo it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::Result;
+use crate::files;
+use crate::graph::links::{Graph, NoteId};
+use crate::history::{self, query};
+use crate::indexes;
+use crate::io::Io;
+use crate::notes::catalog::Catalog;
+use crate::notes::maintain::{self, Needs};
+use crate::notes::validity::{self, SUPERSEDES};
+use crate::output::{
+    Duplicates, Expired, Listed, Output, ReviewAnswer, SupersededLinked, VersionInfo,
+};
+use crate::text::{one_line, rfc3339};
+use crate::vocab::{Timeframe, timeframe};
+
+/// The most items of each list an answer holds.
+pub const MAX_ITEMS: usize = 25;
+/// The most changes by others read back from the history's end.
+const MAX_CHANGES_READ: usize = 2_000;
+/// A description shorter than this many words is too plain to call two
+/// notes the same.
+const MIN_DESCRIPTION_WORDS: usize = 4;
+/// The most characters of a title, description or date an item quotes.
+const QUOTED_CHARS: usize = 80;
+
+pub fn memory_review(io: &Io, timeframe: (&str, Timeframe)) -> Result<Output> {
+    let since = timeframe.1.since(io.now_seconds());
+    let (actor, actor_id) = history::actor(io);
+    let changed = changed_by_others(io, since, (&actor, actor_id.as_deref()))?;
+    maintain::fresh_catalog(io, Needs::Graph, |catalog| {
+        let graph = indexes::graph(catalog)
+            .graph()
+            .expect("Needs::Graph decoded it");
+        let superseded = superseded(&graph);
+        let (expired, notes_read) = expired(io, catalog);
+        Ok(Output::Review(ReviewAnswer {
+            timeframe: timeframe.0.to_owned(),
+            since: rfc3339(since),
+            actor: actor.clone(),
+            duplicates: listed(duplicates(catalog, &graph, &superseded)),
+            expired: listed(expired),
+            superseded_linked: listed(still_linked(&graph, &superseded)),
+            changed_by_others: listed(changed.clone()),
+            notes_read,
+            notes: catalog.len(),
+        }))
+    })
+}
+
+fn listed<T>(mut all: Vec<T>) -> Listed<T> {
+    let total = all.len();
+    all.truncate(MAX_ITEMS);
+    Listed { items: all, total }
+}
+
+fn shown(graph: &Graph, id: NoteId) -> String {
+    format!("/memories/{}", graph.node(id).path)
+}
+
+/// Each superseded note and the notes that supersede it, resolved as
+/// every relation is.
+fn superseded(graph: &Graph) -> BTreeMap<NoteId, BTreeSet<NoteId>> {
+    let mut by: BTreeMap<NoteId, BTreeSet<NoteId>> = BTreeMap::new();
+    for id in graph.ids() {
+        let node = graph.node(id);
+        for target in node.superseded() {
+            if let Some(old) = graph.resolve(&node.path, target)
+                && old != id
+            {
+                by.entry(old).or_default().insert(id);
+            }
+        }
+    }
+    by
+}
+
+/// Superseded notes that other notes still link to by another relation:
+/// a reader following that link reaches a fact that no longer holds.
+fn still_linked(
+    graph: &Graph,
+    superseded: &BTreeMap<NoteId, BTreeSet<NoteId>>,
+) -> Vec<SupersededLinked> {
+    let mut out = Vec::new();
+    for (&old, by) in superseded {
+        let linked: BTreeSet<String> = graph
+            .backlinks(old)
+            .into_iter()
+            .filter(|&(from, i)| {
+                from != old
+                    && !by.contains(&from)
+                    && !graph.node(from).links()[i as usize]
+                        .kind
+                        .eq_ignore_ascii_case(SUPERSEDES)
+            })
+            .map(|(from, _)| shown(graph, from))
+            .collect();
+        if !linked.is_empty() {
+            out.push(SupersededLinked {
+                path: shown(graph, old),
+                superseded_by: by.iter().map(|&id| shown(graph, id)).collect(),
+                linked_from: linked.into_iter().collect(),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// Words of `text`, lowercased, as one key (`""` when it has none).
+fn key(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Notes that hold, grouped by the same title, then (among the rest) by
+/// the same description of at least [`MIN_DESCRIPTION_WORDS`] words. A
+/// superseded note is left out: that pair was decided.
+fn duplicates(
+    catalog: &Catalog,
+    graph: &Graph,
+    superseded: &BTreeMap<NoteId, BTreeSet<NoteId>>,
+) -> Vec<Duplicates> {
+    let decided: BTreeSet<&str> = superseded
+        .keys()
+        .map(|&id| graph.node(id).path.as_str())
+        .collect();
+    let entries: Vec<_> = catalog
+        .entries()
+        .filter(|e| !decided.contains(e.path.as_str()) && e.meta.frontmatter)
+        .collect();
+    let mut out = Vec::new();
+    let mut grouped: BTreeSet<&str> = BTreeSet::new();
+    for (same, text_of) in [
+        (
+            "title",
+            (|m| &m.name) as fn(&crate::notes::frontmatter::Meta) -> &String,
+        ),
+        ("description", |m| &m.description),
+    ] {
+        let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        for e in &entries {
+            if grouped.contains(e.path.as_str()) {
+                continue;
+            }
+            let k = key(text_of(&e.meta));
+            let words = k.split(' ').filter(|w| !w.is_empty()).count();
+            if words == 0 || (same == "description" && words < MIN_DESCRIPTION_WORDS) {
+                continue;
+            }
+            groups.entry(k).or_default().push(e.path.as_str());
+        }
+        for paths in groups.into_values().filter(|p| p.len() > 1) {
+            let first = catalog.get(paths[0]).map(|e| text_of(&e.meta).clone());
+            grouped.extend(paths.iter().copied());
+            let mut paths: Vec<String> = paths.iter().map(|p| format!("/memories/{p}")).collect();
+            paths.sort();
+            out.push(Duplicates {
+                paths,
+                same,
+                text: one_line(&first.unwrap_or_default(), QUOTED_CHARS),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.paths.cmp(&b.paths));
+    out
+}
+
+/// Notes past their `valid_until`, read from each note with a frontmatter
+/// while the call has time; and how many were read.
+fn expired(io: &Io, catalog: &Catalog) -> (Vec<Expired>, usize) {
+    let now = io.now_seconds();
+    let mut out = Vec::new();
+    let mut read = 0;
+    for entry in catalog.entries() {
+        if !entry.meta.frontmatter {
+            read += 1;
+            continue;
+        }
+        if io.out_of_time() {
+            break;
+        }
+        read += 1;
+        let Some(text) = files::read_indexed(io, &entry.path) else {
+            continue;
+        };
+        if let Some(until) = validity::read(&text).valid_until
+            && timeframe::until(&until).is_some_and(|end| now >= end)
+        {
+            out.push(Expired {
+                path: format!("/memories/{}", entry.path),
+                valid_until: one_line(&until, QUOTED_CHARS),
+            });
+        }
+    }
+    (out, read)
+}
+
+/// The newest change by someone other than `actor` of each file changed
+/// since `since`, newest first.
+fn changed_by_others(io: &Io, since: u64, actor: (&str, Option<&str>)) -> Result<Vec<VersionInfo>> {
+    let versions = query::newest_by_others(io, since, actor, MAX_CHANGES_READ)?;
+    let mut seen = BTreeSet::new();
+    Ok(versions
+        .iter()
+        .filter(|v| seen.insert(v.path.clone()))
+        .map(VersionInfo::of)
+        .collect())
+}
