@@ -247,6 +247,51 @@ def blame_and_standing():
             assert b.scripts_ran() == []
 
 
+@check("review: duplicates, others' changes and expired notes listed; Merge, Restore and Expire each a version by the person")
+def review_decisions():
+    with Base() as base, Browser() as b:
+        plant_three(base, "me")
+        cli(base, "me", "create", "/memories/notes/deploy.md", actor="agent",
+            stdin="---\nname: Deploy target\ndescription: where it runs\n---\nIt runs in eu-1.\n")
+        cli(base, "me", "create", "/memories/notes/deploy-2.md", actor="agent",
+            stdin="---\nname: deploy target\ndescription: where it runs now\n---\nIt runs in us-2.\n")
+        cli(base, "me", "str-replace", "/memories/notes/gamma.md", "umbrella programme", "programme we cancelled")
+        with Page(base, "me", "--actor", "dana") as page:
+            page.sign_in(b)
+            b.get(page.root + "/review")
+            assert "Reviewed as dana" in b.text(), b.text()
+            dups = b.all("table.dups tbody tr")
+            assert len(dups) == 1 and "deploy.md" in dups[0].text and "deploy-2.md" in dups[0].text, [d.text for d in dups]
+            changed = {r.find_element("css selector", "td a").text: r for r in b.all("table.changed tbody tr")}
+            assert "mallory" in changed["/memories/notes/gamma.md"].text, changed.keys()
+            b.shot("review")
+            # Merge: deploy-2 kept, deploy superseded.
+            keep = [p for p in b.all("table.dups .pick") if "deploy-2.md" in p.text][0]
+            b.click(keep.find_element("css selector", "form[action='/ui/review/merge'] button"))
+            assert "supersedes the others" in b.text(), b.text()
+            assert "- supersedes [[notes/deploy]]" in cli(base, "me", "view", "/memories/notes/deploy-2.md")
+            # Restore: gamma as the agent wrote it.
+            b.get(page.root + "/review")
+            assert not b.all("table.dups"), b.text()
+            row = [r for r in b.all("table.changed tbody tr") if "notes/gamma.md" in r.text][0]
+            b.click(row.find_element("css selector", "form[action='/ui/review/restore'] button"))
+            assert "earlier version back" in b.text(), b.text()
+            assert "umbrella programme" in cli(base, "me", "view", "/memories/notes/gamma.md")
+            # Expire: alpha's valid_until becomes now; the review lists it.
+            b.get(page.root + "/review")
+            row = [r for r in b.all("table.changed tbody tr") if "notes/alpha.md" in r.text][0]
+            b.click(row.find_element("css selector", "form[action='/ui/review/expire'] button"))
+            assert "past its valid_until" in b.text(), b.text()
+            assert "valid_until: 20" in cli(base, "me", "view", "/memories/notes/alpha.md")
+            b.get(page.root + "/review")
+            expired = b.text()
+            assert "/memories/notes/alpha.md" in b.find("h2 + p.hint + table").text, expired
+            # Each decision is dana's version.
+            listed = cli(base, "me", "history", "list", "/memories/notes")
+            assert listed.count("by dana") == 3, listed
+            assert b.scripts_ran() == []
+
+
 @check("editing saves with a precondition: an agent's write in between is never overwritten, the conflict is shown, a second save is on purpose")
 def edit_with_conflict():
     with Base() as base, Browser() as b:

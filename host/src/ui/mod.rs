@@ -20,6 +20,7 @@ mod history;
 mod home;
 mod markdown;
 mod pages;
+mod review;
 mod search;
 mod session;
 
@@ -129,6 +130,10 @@ pub fn router(ui: Arc<Ui>) -> Router {
         .route("/ui/search", get(search::page))
         .route("/ui/graph/{*path}", get(graph::page))
         .route("/ui/blame/{*path}", get(blame::page))
+        .route("/ui/review", get(review::page))
+        .route("/ui/review/merge", post(review::merge))
+        .route("/ui/review/expire", post(review::expire))
+        .route("/ui/review/restore", post(review::restore))
         .route("/ui/history", get(history::page))
         .route("/ui/history/", get(history::page))
         .route("/ui/history/{*path}", get(history::page))

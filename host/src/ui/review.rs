@@ -1,0 +1,397 @@
+//! `/ui/review`: what needs a decision (the component's `memory_review`,
+//! asked as the signed-in person), with a button for each decision: Merge
+//! (the note kept says it supersedes the others), Expire (its
+//! `valid_until` set to now) and Restore (a file given back the version
+//! before someone else's change). Each is the person's change with a
+//! precondition, so a version the history can undo, and none overwrites a
+//! change it did not see.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use askama::Template;
+use axum::extract::{Form, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::Ui;
+use super::calls::{self, Failed, Found};
+use super::pages::{self, Frame, Viewer, href};
+use crate::memory::{Actor, Memory};
+
+/// `memory_review`'s data, as the core writes it; a field missing or of
+/// another type fails the page rather than showing a guess.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Answer {
+    timeframe: String,
+    since: String,
+    actor: String,
+    duplicates: Listed<Duplicates>,
+    expired: Listed<Expired>,
+    superseded_linked: Listed<Linked>,
+    changed_by_others: Listed<Changed>,
+    notes_read: usize,
+    notes: usize,
+}
+
+#[derive(Deserialize)]
+struct Listed<T> {
+    items: Vec<T>,
+    total: usize,
+}
+
+#[derive(Deserialize)]
+struct Duplicates {
+    paths: Vec<String>,
+    same: String,
+    text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Expired {
+    path: String,
+    valid_until: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Linked {
+    path: String,
+    superseded_by: Vec<String>,
+    linked_from: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Changed {
+    version: u64,
+    path: String,
+    op: String,
+    time: String,
+    actor: String,
+}
+
+#[derive(Template)]
+#[template(path = "ui/review.html")]
+struct ReviewPage {
+    frame: Frame,
+    answer: Answer,
+}
+
+impl ReviewPage {
+    fn link(&self, path: &str) -> String {
+        href("files", path)
+    }
+
+    fn history(&self, path: &str, version: &u64) -> String {
+        format!("{}?show={version}", href("history", path))
+    }
+
+    /// The other paths of a group, one a line, for a merge keeping `keep`.
+    fn others(&self, paths: &[String], keep: &str) -> String {
+        paths
+            .iter()
+            .filter(|p| *p != keep)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// `GET /ui/review?timeframe=7d`.
+pub async fn page(
+    State(ui): State<Arc<Ui>>,
+    viewer: Viewer,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let timeframe = query
+        .get("timeframe")
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty());
+    let asked = pages::with_memory(&ui, &viewer, move |memory, actor| {
+        calls::call(
+            memory,
+            actor,
+            &json!({"command": "memory_review", "timeframe": timeframe}),
+        )
+    })
+    .await;
+    let data = match asked {
+        Ok(Ok(data)) => data,
+        Ok(Err(e)) => {
+            return pages::message(
+                &viewer,
+                StatusCode::BAD_REQUEST,
+                "No review",
+                &e.message,
+                None,
+            );
+        }
+        Err(answer) => return answer,
+    };
+    match serde_json::from_value::<Answer>(data) {
+        Ok(answer) => pages::html(ReviewPage {
+            frame: viewer.frame("Review", "review"),
+            answer,
+        }),
+        Err(e) => {
+            eprintln!("memcap: the review page could not read memory_review's answer: {e}");
+            pages::plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the review could not be read",
+            )
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub struct MergeForm {
+    csrf: String,
+    keep: String,
+    /// The notes the kept one supersedes, one a line.
+    others: String,
+}
+
+#[derive(Deserialize)]
+pub struct PathForm {
+    csrf: String,
+    path: String,
+    /// Restore: the other's change, whose previous version comes back.
+    #[serde(default)]
+    version: Option<u64>,
+}
+
+/// `POST /ui/review/merge`: the kept note gains `- supersedes [[…]]` for
+/// each other note of its group (by path, so notes of one title resolve).
+pub async fn merge(
+    State(ui): State<Arc<Ui>>,
+    viewer: Viewer,
+    Form(form): Form<MergeForm>,
+) -> Response {
+    let Some(keep) = note_path(&form.keep) else {
+        return bad_path(&viewer);
+    };
+    let others: Option<Vec<String>> = form
+        .others
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(note_path)
+        .collect();
+    let Some(others) = others.filter(|o| !o.is_empty() && o.len() <= 25) else {
+        return bad_path(&viewer);
+    };
+    let target = keep.clone();
+    decide(
+        ui,
+        viewer,
+        &form.csrf,
+        "merge",
+        keep,
+        move |memory, actor| {
+            edit(memory, actor, &target, |text| {
+                let mut text = text.to_owned();
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push('\n');
+                for other in &others {
+                    let name = other
+                        .strip_prefix("/memories/")
+                        .unwrap_or(other)
+                        .trim_end_matches(".md");
+                    text.push_str(&format!("- supersedes [[{name}]]\n"));
+                }
+                text
+            })
+        },
+    )
+    .await
+}
+
+/// `POST /ui/review/expire`: the note's `valid_until` becomes now.
+pub async fn expire(
+    State(ui): State<Arc<Ui>>,
+    viewer: Viewer,
+    Form(form): Form<PathForm>,
+) -> Response {
+    let Some(path) = note_path(&form.path) else {
+        return bad_path(&viewer);
+    };
+    let target = path.clone();
+    decide(
+        ui,
+        viewer,
+        &form.csrf,
+        "expire",
+        path,
+        move |memory, actor| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let until = memcap_core::text::rfc3339(now);
+            edit(memory, actor, &target, |text| {
+                with_valid_until(text, &until)
+            })
+        },
+    )
+    .await
+}
+
+/// `POST /ui/review/restore`: the file as it was before change `version`.
+pub async fn restore(
+    State(ui): State<Arc<Ui>>,
+    viewer: Viewer,
+    Form(form): Form<PathForm>,
+) -> Response {
+    let (Some(path), Some(version)) = (note_path(&form.path), form.version) else {
+        return bad_path(&viewer);
+    };
+    let target = path.clone();
+    decide(ui, viewer, &form.csrf, "restore", path, move |memory, actor| {
+        let versions = memory
+            .history_list(&target, None, None)
+            .map_err(|e| e.message)?;
+        let before = versions
+            .iter()
+            .find(|v| v.number < version && v.path == target && v.sha256.is_some())
+            .ok_or("There is no earlier version to give back: delete the file instead, if it should go.")?;
+        memory
+            .history_restore(&target, before.number, Some(actor))
+            .map(|_| ())
+            .map_err(|e| e.message)
+    })
+    .await
+}
+
+/// Runs one decision as the viewer and says how it went, with a link back.
+async fn decide(
+    ui: Arc<Ui>,
+    viewer: Viewer,
+    csrf: &str,
+    action: &'static str,
+    path: String,
+    f: impl FnOnce(&Memory, &Actor) -> Result<(), String> + Send + 'static,
+) -> Response {
+    if !viewer.csrf_ok(csrf) {
+        viewer.log(action, Some(&path), "bad-csrf");
+        return pages::bad_csrf();
+    }
+    if !viewer.can_write() {
+        viewer.log(action, Some(&path), "read-only");
+        return pages::message(
+            &viewer,
+            StatusCode::FORBIDDEN,
+            "Read only",
+            "Your token may read this memory but not change it.",
+            None,
+        );
+    }
+    let done = pages::with_memory(&ui, &viewer, f).await;
+    let back = Some("/ui/review".to_owned());
+    match done {
+        Ok(Ok(())) => {
+            viewer.log(action, Some(&path), "ok");
+            let said = match action {
+                "merge" => format!("{path} now supersedes the others: searches leave them out."),
+                "expire" => format!("{path} is past its valid_until now: searches leave it out."),
+                _ => format!("{path} has its earlier version back."),
+            };
+            pages::message(
+                &viewer,
+                StatusCode::OK,
+                "Done",
+                &format!("{said} The change is a version: History can undo it."),
+                back,
+            )
+        }
+        Ok(Err(message)) => {
+            viewer.log(action, Some(&path), "refused");
+            pages::message(&viewer, StatusCode::CONFLICT, "Not done", &message, back)
+        }
+        Err(answer) => answer,
+    }
+}
+
+/// Rewrites the note at `path` with `change`, only if no one changed it
+/// since it was read (a precondition on its hash).
+fn edit(
+    memory: &Memory,
+    actor: &Actor,
+    path: &str,
+    change: impl FnOnce(&str) -> String,
+) -> Result<(), String> {
+    let failed = |e: Failed| e.message;
+    let Found::File { text, sha256 } = calls::view(memory, actor, path).map_err(failed)? else {
+        return Err(format!("{path} is a directory."));
+    };
+    let input = json!({
+        "command": "create", "path": path, "file_text": change(&text),
+        "precondition": {"type": "content_sha256", "content_sha256": sha256},
+    });
+    calls::call(memory, actor, &input)
+        .map(|_| ())
+        .map_err(failed)
+}
+
+/// `text` with its frontmatter's `valid_until` set to `until` (the line
+/// replaced, or added at the block's end; a block made if there is none).
+pub fn with_valid_until(text: &str, until: &str) -> String {
+    let line = format!("valid_until: {until}");
+    let Some(yaml) = memcap_core::notes::frontmatter::yaml(text) else {
+        return format!("---\n{line}\n---\n{text}");
+    };
+    let start = yaml.as_ptr() as usize - text.as_ptr() as usize;
+    let end = start + yaml.len();
+    let mut lines: Vec<String> = yaml.lines().map(str::to_owned).collect();
+    match lines.iter().position(|l| l.starts_with("valid_until:")) {
+        Some(at) => lines[at] = line,
+        None => lines.push(line),
+    }
+    let mut block = lines.join("\n");
+    if yaml.ends_with('\n') || yaml.is_empty() {
+        block.push('\n');
+    }
+    format!("{}{block}{}", &text[..start], &text[end..])
+}
+
+/// A note's path as a form sent it: `/memories/…`, else none.
+fn note_path(path: &str) -> Option<String> {
+    let path = path.trim();
+    (path.starts_with("/memories/") && !path.contains("/../") && !path.contains('\0'))
+        .then(|| path.to_owned())
+}
+
+fn bad_path(viewer: &Viewer) -> Response {
+    pages::message(
+        viewer,
+        StatusCode::BAD_REQUEST,
+        "Not done",
+        "Say which notes: their /memories/ paths, as the review lists them.",
+        Some("/ui/review".to_owned()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_valid_until;
+
+    #[test]
+    fn valid_until_is_replaced_added_or_given_a_block() {
+        let at = "2026-12-06T10:00:00Z";
+        assert_eq!(
+            with_valid_until("---\nname: A\nvalid_until: 2027-01-01\n---\nbody\n", at),
+            format!("---\nname: A\nvalid_until: {at}\n---\nbody\n")
+        );
+        assert_eq!(
+            with_valid_until("---\nname: A\n---\nbody\n", at),
+            format!("---\nname: A\nvalid_until: {at}\n---\nbody\n")
+        );
+        assert_eq!(
+            with_valid_until("body\n", at),
+            format!("---\nvalid_until: {at}\n---\nbody\n")
+        );
+    }
+}
