@@ -2,7 +2,9 @@
 //! never finished prose. `render` turns it into the SDK's text (byte for
 //! byte) or into JSON for programs.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
 use crate::vocab::{NoteType, Source};
@@ -547,7 +549,7 @@ pub struct ActivityAnswer {
 
 /// `memory_review`'s answer: four lists, each at most
 /// [`crate::commands::memory_review::MAX_ITEMS`] long, with its full count.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewAnswer {
     /// The timeframe of `changedByOthers`, as asked.
@@ -567,25 +569,42 @@ pub struct ReviewAnswer {
 }
 
 /// Some of a list, and how long the whole list is.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Listed<T> {
     pub items: Vec<T>,
     pub total: usize,
 }
 
 /// Notes that look like one note written twice.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Duplicates {
     /// `/memories/...`, sorted.
     pub paths: Vec<String>,
-    /// `title` or `description`: what they share.
-    pub same: &'static str,
+    /// What they share.
+    pub same: Shared,
     /// The shared title or description (cut to one short line).
     pub text: String,
 }
 
+/// What likely duplicates share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Shared {
+    Title,
+    Description,
+}
+
+impl std::fmt::Display for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Shared::Title => "title",
+            Shared::Description => "description",
+        })
+    }
+}
+
 /// A note past its `valid_until`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Expired {
     pub path: String,
@@ -594,7 +613,7 @@ pub struct Expired {
 }
 
 /// A superseded note other notes still link to.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SupersededLinked {
     pub path: String,
@@ -604,13 +623,14 @@ pub struct SupersededLinked {
 }
 
 /// One version as answers show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VersionInfo {
     pub version: u64,
     /// `/memories/...`
     pub path: String,
-    /// `created`, `modified`, `deleted`, `renamed` or `restored`.
-    pub op: &'static str,
+    /// `created`, `modified`, `deleted`, `renamed` or `restored` (owned
+    /// only when read back from an answer).
+    pub op: Cow<'static, str>,
     /// A rename's old path (`/memories/...`).
     pub from: Option<String>,
     /// UTC, RFC 3339.
@@ -624,7 +644,7 @@ pub struct VersionInfo {
 }
 
 /// Who erased a version's content, and when (RFC 3339).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RedactedBy {
     pub by: String,
     pub at: String,
@@ -636,7 +656,7 @@ impl VersionInfo {
         Self {
             version: v.v,
             path: shown(&v.path),
-            op: v.op.as_str(),
+            op: Cow::Borrowed(v.op.as_str()),
             from: v.from.as_deref().map(shown),
             time: crate::text::rfc3339(v.t),
             actor: v.actor.clone(),

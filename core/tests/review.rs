@@ -4,6 +4,7 @@
 mod common;
 
 use common::Store;
+use memcap_core::output::ReviewAnswer;
 use memcap_core::vocab::settings::ACTOR;
 use serde_json::{Value, json};
 
@@ -114,6 +115,12 @@ fn a_review_lists_duplicates_expired_still_linked_and_others_changes_and_changes
     let theirs = paths(&b["changedByOthers"], "path");
     assert_eq!(theirs.len(), 9, "{theirs:?}");
     assert_eq!(theirs[0], "/memories/uses.md");
+    // The data is the core's own type both ways (the page reads it so):
+    // read back and written again, it is what the answer said.
+    let typed: ReviewAnswer = serde_json::from_value(b.clone()).unwrap();
+    let mut written = b.clone();
+    written.as_object_mut().unwrap().remove("output");
+    assert_eq!(serde_json::to_value(&typed).unwrap(), written);
     // Nothing changed.
     assert_eq!(
         s.fs.files()

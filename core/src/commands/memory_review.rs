@@ -14,10 +14,11 @@ use crate::history::{self, query};
 use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
+use crate::notes::frontmatter::Meta;
 use crate::notes::maintain::{self, Needs};
 use crate::notes::validity::{self, SUPERSEDES};
 use crate::output::{
-    Duplicates, Expired, Listed, Output, ReviewAnswer, SupersededLinked, VersionInfo,
+    Duplicates, Expired, Listed, Output, ReviewAnswer, Shared, SupersededLinked, VersionInfo,
 };
 use crate::text::{one_line, rfc3339};
 use crate::vocab::{Timeframe, timeframe};
@@ -142,39 +143,41 @@ fn duplicates(
         .collect();
     let mut out = Vec::new();
     let mut grouped: BTreeSet<&str> = BTreeSet::new();
-    for (same, text_of) in [
-        (
-            "title",
-            (|m| &m.name) as fn(&crate::notes::frontmatter::Meta) -> &String,
-        ),
-        ("description", |m| &m.description),
-    ] {
+    for same in [Shared::Title, Shared::Description] {
         let mut groups: BTreeMap<String, Vec<&str>> = BTreeMap::new();
         for e in &entries {
             if grouped.contains(e.path.as_str()) {
                 continue;
             }
-            let k = key(text_of(&e.meta));
+            let k = key(shared(&e.meta, same));
             let words = k.split(' ').filter(|w| !w.is_empty()).count();
-            if words == 0 || (same == "description" && words < MIN_DESCRIPTION_WORDS) {
+            if words == 0 || (same == Shared::Description && words < MIN_DESCRIPTION_WORDS) {
                 continue;
             }
             groups.entry(k).or_default().push(e.path.as_str());
         }
         for paths in groups.into_values().filter(|p| p.len() > 1) {
-            let first = catalog.get(paths[0]).map(|e| text_of(&e.meta).clone());
+            let first = catalog.get(paths[0]).map(|e| shared(&e.meta, same));
             grouped.extend(paths.iter().copied());
             let mut paths: Vec<String> = paths.iter().map(|p| format!("/memories/{p}")).collect();
             paths.sort();
             out.push(Duplicates {
                 paths,
                 same,
-                text: one_line(&first.unwrap_or_default(), QUOTED_CHARS),
+                text: one_line(first.unwrap_or_default(), QUOTED_CHARS),
             });
         }
     }
     out.sort_by(|a, b| a.paths.cmp(&b.paths));
     out
+}
+
+/// The text of a note's metadata that duplicates share.
+fn shared(meta: &Meta, same: Shared) -> &str {
+    match same {
+        Shared::Title => &meta.name,
+        Shared::Description => &meta.description,
+    }
 }
 
 /// Notes past their `valid_until`, read from each note with a frontmatter

@@ -194,6 +194,9 @@ struct Walk {
     open: Vec<(usize, usize)>,
     owned: Vec<Option<usize>>,
     owners: Vec<Owner>,
+    /// Where each owner is in `owners`, by version and exactness (a
+    /// version's actor and time are its own).
+    found: HashMap<(Option<u64>, bool), usize>,
 }
 
 impl Walk {
@@ -202,6 +205,7 @@ impl Walk {
             open: (0..lines).map(|i| (i, i)).collect(),
             owned: vec![None; lines],
             owners: Vec::new(),
+            found: HashMap::new(),
         }
     }
 
@@ -238,29 +242,29 @@ impl Walk {
     }
 
     fn owner(&mut self, v: Option<&Version>, exact: bool) -> usize {
-        let owner = match v {
-            Some(v) => Owner {
-                version: Some(v.v),
-                t: Some(v.t),
-                actor: v.actor.clone(),
-                actor_id: v.actor_id.clone(),
-                exact,
-            },
-            None => Owner {
-                version: None,
-                t: None,
-                actor: crate::vocab::settings::OUTSIDE_ACTOR.to_owned(),
-                actor_id: None,
-                exact,
-            },
-        };
-        match self.owners.iter().position(|o| *o == owner) {
-            Some(i) => i,
-            None => {
-                self.owners.push(owner);
-                self.owners.len() - 1
-            }
-        }
+        let owners = &mut self.owners;
+        *self
+            .found
+            .entry((v.map(|v| v.v), exact))
+            .or_insert_with(|| {
+                owners.push(match v {
+                    Some(v) => Owner {
+                        version: Some(v.v),
+                        t: Some(v.t),
+                        actor: v.actor.clone(),
+                        actor_id: v.actor_id.clone(),
+                        exact,
+                    },
+                    None => Owner {
+                        version: None,
+                        t: None,
+                        actor: crate::vocab::settings::OUTSIDE_ACTOR.to_owned(),
+                        actor_id: None,
+                        exact,
+                    },
+                });
+                owners.len() - 1
+            })
     }
 
     fn into_blame(self, text: &str, compared: usize) -> Blame {

@@ -563,7 +563,7 @@ fn version_line(v: &VersionInfo) -> String {
 /// `memory_history` with a version: what it held.
 fn old_version(path: &str, v: &VersionInfo, text: &str, binary: bool) -> String {
     let head = format!("{path}, {}:", version_line(v));
-    match (v.op, binary) {
+    match (v.op.as_ref(), binary) {
         ("deleted", _) => format!(
             "{head}\nThis version removed the file; the version before it holds what it had."
         ),

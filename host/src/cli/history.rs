@@ -163,22 +163,11 @@ fn numbers(list: &[u64]) -> String {
         .join(", ")
 }
 
-fn op(v: &HistoryVersion) -> &'static str {
-    use memcap::Change;
-    match v.change {
-        Change::Created => "created",
-        Change::Modified => "modified",
-        Change::Deleted => "deleted",
-        Change::Renamed => "renamed",
-        Change::Restored => "restored",
-    }
-}
-
 fn version_json(v: &HistoryVersion) -> serde_json::Value {
     json!({
         "version": v.number,
         "path": v.path,
-        "op": op(v),
+        "op": v.change.as_str(),
         "time": v.time,
         "actor": v.actor,
         "actor_id": v.actor_id,
@@ -192,12 +181,9 @@ fn version_json(v: &HistoryVersion) -> serde_json::Value {
 fn version_line(v: &HistoryVersion) -> String {
     let what = match &v.from {
         Some(from) => format!("renamed {from} -> {}", v.path),
-        None => format!("{} {}", op(v), v.path),
+        None => format!("{} {}", v.change.as_str(), v.path),
     };
-    let by = match &v.actor_id {
-        Some(id) => format!("{} ({id})", v.actor),
-        None => v.actor.clone(),
-    };
+    let by = v.who();
     let mut line = format!(
         "{:>6}  {}  {what}  by {by}  {} bytes",
         v.number, v.time, v.size
@@ -237,16 +223,11 @@ fn blame(answer: &BlameAnswer, json: bool) -> String {
         .owners
         .iter()
         .map(|o| {
-            let version = match (o.version, o.exact) {
-                (Some(v), true) => v.to_string(),
-                (Some(v), false) => format!("~{v}"),
-                (None, _) => "-".to_owned(),
-            };
-            let actor = match &o.actor_id {
-                Some(id) => format!("{} ({id})", o.actor),
-                None => o.actor.clone(),
-            };
-            (version, actor, o.time.clone().unwrap_or_default())
+            (
+                o.version_label(),
+                o.who(),
+                o.time.clone().unwrap_or_default(),
+            )
         })
         .collect();
     let width =

@@ -7,6 +7,7 @@ mod api;
 mod builder;
 mod call;
 mod history;
+mod shown;
 mod worker;
 
 use std::path::Path;

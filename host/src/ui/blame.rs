@@ -12,7 +12,7 @@ use axum::response::Response;
 use super::Ui;
 use super::files::crumbs;
 use super::pages::{self, Frame, Viewer, href, memories, relative};
-use crate::bindings::BlameAnswer;
+use crate::bindings::{BlameAnswer, LineOwner};
 
 /// A run of lines one owner wrote, as the page shows it.
 struct Run {
@@ -44,20 +44,12 @@ struct BlamePage {
 pub async fn page(State(ui): State<Arc<Ui>>, viewer: Viewer, Path(path): Path<String>) -> Response {
     let full = memories(&path);
     let shown = full.clone();
-    let blamed =
-        pages::with_memory(&ui, &viewer, move |memory, _| memory.history_blame(&shown)).await;
-    let answer = match blamed {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(e)) => {
-            return pages::message(
-                &viewer,
-                StatusCode::NOT_FOUND,
-                "Not shown",
-                &e.message,
-                None,
-            );
-        }
-        Err(answer) => return answer,
+    let answered = pages::answered(&ui, &viewer, (StatusCode::NOT_FOUND, "Not shown"), {
+        move |memory, _| memory.history_blame(&shown)
+    });
+    let answer = match answered.await {
+        Ok(answer) => answer,
+        Err(page) => return page,
     };
     let rel = relative(&full).to_owned();
     pages::html(BlamePage {
@@ -85,22 +77,14 @@ fn runs(answer: &BlameAnswer, full: &str) -> Vec<Run> {
         last = Some(line.owner);
         let owner = answer.owners.get(line.owner as usize);
         let version = owner.and_then(|o| o.version);
-        let inexact = owner.is_some_and(|o| !o.exact);
         runs.push(Run {
-            version: match version {
-                Some(v) if inexact => format!("~{v}"),
-                Some(v) => v.to_string(),
-                None => "-".to_owned(),
-            },
+            version: owner.map_or_else(|| "-".to_owned(), LineOwner::version_label),
             version_href: version.map(|v| format!("{history}?show={v}")),
-            actor: owner.map_or_else(String::new, |o| match &o.actor_id {
-                Some(id) => format!("{} ({id})", o.actor),
-                None => o.actor.clone(),
-            }),
+            actor: owner.map_or_else(String::new, LineOwner::who),
             time: owner
                 .and_then(|o| o.time.clone())
                 .unwrap_or_else(|| "not recorded yet".to_owned()),
-            inexact,
+            inexact: owner.is_some_and(|o| !o.exact),
             lines: vec![(i + 1, line.text.clone())],
         });
     }

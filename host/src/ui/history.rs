@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::Ui;
 use super::diff::{self, Diff};
 use super::pages::{self, Frame, Viewer, href, memories};
-use crate::bindings::{Change, HistoryVersion, UndoReport};
+use crate::bindings::{HistoryVersion, UndoReport};
 use crate::error::ToolError;
 
 /// Versions per page.
@@ -45,19 +45,8 @@ pub fn row(v: &HistoryVersion) -> Row {
     Row {
         number: v.number,
         time: v.time.clone(),
-        // As `memcap history list` shows it: a token's id beside its
-        // label, so a token is never taken for a CLI name or a client's.
-        actor: match &v.actor_id {
-            Some(id) => format!("{} ({id})", v.actor),
-            None => v.actor.clone(),
-        },
-        change: match v.change {
-            Change::Created => "created",
-            Change::Modified => "modified",
-            Change::Deleted => "deleted",
-            Change::Renamed => "renamed",
-            Change::Restored => "restored",
-        },
+        actor: v.who(),
+        change: v.change.as_str(),
         href: href("files", &v.path),
         restore: href("restore", &v.path),
         redact: href("redact", &v.path),

@@ -204,6 +204,38 @@ pub async fn with_memory<T: Send + 'static>(
         .map_err(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "the call failed"))
 }
 
+/// An error the component answered with, in its own words (no host path,
+/// SQL or OS text).
+pub trait Said {
+    fn said(&self) -> &str;
+}
+
+impl Said for crate::error::ToolError {
+    fn said(&self) -> &str {
+        &self.message
+    }
+}
+
+impl Said for super::calls::Failed {
+    fn said(&self) -> &str {
+        &self.message
+    }
+}
+
+/// `f`'s answer, as [`with_memory`] gets it, or the page that says why
+/// there is none: the component's words under `heading` with `status`.
+pub async fn answered<T: Send + 'static, E: Said + Send + 'static>(
+    ui: &Arc<Ui>,
+    viewer: &Viewer,
+    (status, heading): (StatusCode, &str),
+    f: impl FnOnce(&Memory, &Actor) -> Result<T, E> + Send + 'static,
+) -> Result<T, Response> {
+    match with_memory(ui, viewer, f).await? {
+        Ok(answer) => Ok(answer),
+        Err(e) => Err(message(viewer, status, heading, e.said(), None)),
+    }
+}
+
 /// A template rendered, or 500 if it could not be.
 pub fn html(page: impl Template) -> Response {
     match page.render() {

@@ -20,65 +20,16 @@ use super::Ui;
 use super::calls::{self, Failed, Found};
 use super::pages::{self, Frame, Viewer, href};
 use crate::memory::{Actor, Memory};
-
-/// `memory_review`'s data, as the core writes it; a field missing or of
-/// another type fails the page rather than showing a guess.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Answer {
-    timeframe: String,
-    since: String,
-    actor: String,
-    duplicates: Listed<Duplicates>,
-    expired: Listed<Expired>,
-    superseded_linked: Listed<Linked>,
-    changed_by_others: Listed<Changed>,
-    notes_read: usize,
-    notes: usize,
-}
-
-#[derive(Deserialize)]
-struct Listed<T> {
-    items: Vec<T>,
-    total: usize,
-}
-
-#[derive(Deserialize)]
-struct Duplicates {
-    paths: Vec<String>,
-    same: String,
-    text: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Expired {
-    path: String,
-    valid_until: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Linked {
-    path: String,
-    superseded_by: Vec<String>,
-    linked_from: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Changed {
-    version: u64,
-    path: String,
-    op: String,
-    time: String,
-    actor: String,
-}
+use memcap_core::output::ReviewAnswer;
 
 #[derive(Template)]
 #[template(path = "ui/review.html")]
 struct ReviewPage {
     frame: Frame,
-    answer: Answer,
+    /// `memory_review`'s data, read as the core's own type: a field
+    /// missing or of another type fails the page rather than showing a
+    /// guess.
+    answer: ReviewAnswer,
 }
 
 impl ReviewPage {
@@ -111,28 +62,17 @@ pub async fn page(
         .get("timeframe")
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty());
-    let asked = pages::with_memory(&ui, &viewer, move |memory, actor| {
-        calls::call(
-            memory,
-            actor,
-            &json!({"command": "memory_review", "timeframe": timeframe}),
-        )
-    })
-    .await;
-    let data = match asked {
-        Ok(Ok(data)) => data,
-        Ok(Err(e)) => {
-            return pages::message(
-                &viewer,
-                StatusCode::BAD_REQUEST,
-                "No review",
-                &e.message,
-                None,
-            );
+    let asked = pages::answered(&ui, &viewer, (StatusCode::BAD_REQUEST, "No review"), {
+        move |memory, actor| {
+            let input = json!({"command": "memory_review", "timeframe": timeframe});
+            calls::call(memory, actor, &input)
         }
-        Err(answer) => return answer,
+    });
+    let data = match asked.await {
+        Ok(data) => data,
+        Err(page) => return page,
     };
-    match serde_json::from_value::<Answer>(data) {
+    match serde_json::from_value::<ReviewAnswer>(data) {
         Ok(answer) => pages::html(ReviewPage {
             frame: viewer.frame("Review", "review"),
             answer,
@@ -192,19 +132,7 @@ pub async fn merge(
         keep,
         move |memory, actor| {
             edit(memory, actor, &target, |text| {
-                let mut text = text.to_owned();
-                if !text.ends_with('\n') {
-                    text.push('\n');
-                }
-                text.push('\n');
-                for other in &others {
-                    let name = other
-                        .strip_prefix("/memories/")
-                        .unwrap_or(other)
-                        .trim_end_matches(".md");
-                    text.push_str(&format!("- supersedes [[{name}]]\n"));
-                }
-                text
+                with_supersedes(text, &others)
             })
         },
     )
@@ -336,6 +264,25 @@ fn edit(
         .map_err(failed)
 }
 
+/// `text` with a `- supersedes [[…]]` line for each of `others`
+/// (`/memories/…` paths, named by path so notes of one title resolve),
+/// after a blank line at its end.
+pub fn with_supersedes(text: &str, others: &[String]) -> String {
+    let mut text = text.to_owned();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push('\n');
+    for other in others {
+        let name = other
+            .strip_prefix("/memories/")
+            .unwrap_or(other)
+            .trim_end_matches(".md");
+        text.push_str(&format!("- supersedes [[{name}]]\n"));
+    }
+    text
+}
+
 /// `text` with its frontmatter's `valid_until` set to `until` (the line
 /// replaced, or added at the block's end; a block made if there is none).
 pub fn with_valid_until(text: &str, until: &str) -> String {
@@ -376,7 +323,17 @@ fn bad_path(viewer: &Viewer) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::with_valid_until;
+    use super::{with_supersedes, with_valid_until};
+
+    #[test]
+    fn a_merge_of_three_supersedes_each_other_by_path() {
+        let others =
+            ["/memories/a/old.md", "/memories/older.md", "/memories/x.md"].map(String::from);
+        assert_eq!(
+            with_supersedes("# Kept\nbody", &others),
+            "# Kept\nbody\n\n- supersedes [[a/old]]\n- supersedes [[older]]\n- supersedes [[x]]\n"
+        );
+    }
 
     #[test]
     fn valid_until_is_replaced_added_or_given_a_block() {
