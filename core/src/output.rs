@@ -233,6 +233,15 @@ pub struct NoteInfo {
     pub frontmatter: bool,
     /// Relations the note writes (links to other notes).
     pub relations: u32,
+    /// `valid_until` as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<String>,
+    /// The notes that say they supersede it (`/memories/...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub superseded_by: Vec<String>,
+    /// Whether it is past its `valid_until`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub expired: bool,
 }
 
 /// One note in full, as `memory_read` returns it.
@@ -562,9 +571,7 @@ pub struct ReviewAnswer {
     pub expired: Listed<Expired>,
     pub superseded_linked: Listed<SupersededLinked>,
     pub changed_by_others: Listed<VersionInfo>,
-    /// Notes whose `valid_until` was read, and notes in all: fewer when the
-    /// call's time ran out first.
-    pub notes_read: usize,
+    /// Notes in all.
     pub notes: usize,
 }
 
@@ -592,6 +599,8 @@ pub struct Duplicates {
 pub enum Shared {
     Title,
     Description,
+    /// Titles and descriptions close in meaning (the embedder's vectors).
+    Meaning,
 }
 
 impl std::fmt::Display for Shared {
@@ -599,6 +608,7 @@ impl std::fmt::Display for Shared {
         f.write_str(match self {
             Shared::Title => "title",
             Shared::Description => "description",
+            Shared::Meaning => "meaning",
         })
     }
 }

@@ -248,3 +248,86 @@ fn build_context_shows_the_chain_both_ways_and_memory_read_marks_notes_that_no_l
     );
     assert_eq!(read.matches("no longer hold").count(), 1, "{read}");
 }
+
+#[test]
+fn memory_view_and_memory_md_mark_notes_that_no_longer_hold_and_expiry_comes_with_time() {
+    let store = Store::new();
+    let now = store.env.now.get();
+    let soon = memcap_core::text::rfc3339(now + 3_600);
+    create(
+        &store,
+        "/memories/old.md",
+        "---\nname: Old\ntype: fact\n---\nThe deploy target is eu-1.\n",
+    );
+    create(
+        &store,
+        "/memories/new.md",
+        "---\nname: New\ntype: fact\n---\nThe deploy target is us-2.\n\n- supersedes [[Old]]\n",
+    );
+    create(
+        &store,
+        "/memories/promo.md",
+        "---\nname: Promo\ntype: project\nvalid_until: 2020-01-31\n---\n20% off.\n",
+    );
+    create(
+        &store,
+        "/memories/soon.md",
+        &format!("---\nname: Soon\ntype: project\nvalid_until: {soon}\n---\nThe window is open.\n"),
+    );
+    // memory_view lists each note with its standing, read from the catalog.
+    let (all, error) = store.json(json!({"command": "memory_view", "all": true}));
+    assert!(!error, "{all}");
+    let note = |path: &str| {
+        all["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["path"] == path)
+            .cloned()
+            .unwrap_or_else(|| panic!("{path} in {all}"))
+    };
+    assert_eq!(
+        note("/memories/old.md")["superseded_by"],
+        json!(["/memories/new.md"])
+    );
+    assert_eq!(note("/memories/promo.md")["expired"], true);
+    assert_eq!(note("/memories/promo.md")["valid_until"], "2020-01-31");
+    assert_eq!(note("/memories/soon.md")["valid_until"], soon.as_str());
+    for holds in ["/memories/new.md", "/memories/soon.md"] {
+        assert!(note(holds).get("expired").is_none(), "{holds}: {all}");
+        assert!(note(holds).get("superseded_by").is_none(), "{holds}: {all}");
+    }
+    let text = store.ok(json!({"command": "memory_view", "all": true}));
+    assert!(
+        text.contains("  superseded by: /memories/new.md (searches leave this note out)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  valid_until: 2020-01-31 (expired)\n"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("  valid_until: {soon}\n")), "{text}");
+    // MEMORY.md marks the expired note, and the other once its time comes,
+    // with no note changed.
+    let line = |index: &str, name: &str| {
+        index
+            .lines()
+            .find(|l| l.starts_with(&format!("- [{name}]")))
+            .unwrap_or_else(|| panic!("{name} in {index}"))
+            .to_owned()
+    };
+    let expired = memcap_core::notes::index::EXPIRED_MARK;
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(line(&index, "Promo").ends_with(expired), "{index}");
+    assert!(!line(&index, "Soon").ends_with(expired), "{index}");
+    assert!(!line(&index, "New").ends_with(expired), "{index}");
+    store.env.now.set(now + 3_601);
+    let shown = store.ok(json!({"command": "memory_view"}));
+    assert!(line(&shown, "Soon").ends_with(expired), "{shown}");
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(line(&index, "Soon").ends_with(expired), "{index}");
+    // A new instance, from the journal, finds the same.
+    store.restarted();
+    let shown = store.ok(json!({"command": "memory_view"}));
+    assert!(line(&shown, "Soon").ends_with(expired), "{shown}");
+}

@@ -336,7 +336,7 @@ pub(crate) enum Command {
         timeframe: Option<String>,
         /// The answer as JSON data: timeframe, since, actor, duplicates,
         /// expired, supersededLinked, changedByOthers (each {items, total}),
-        /// notesRead, notes.
+        /// notes.
         #[arg(long)]
         json: bool,
     },

@@ -35,3 +35,29 @@ fn a_review_names_duplicates_and_what_others_changed_and_changes_nothing() {
     assert!(e.message.contains("timeframe"), "{}", e.message);
 }
 }
+
+both_backends! {
+fn notes_that_say_one_thing_in_other_words_are_likely_duplicates() {
+    let f = Fixture::new();
+    let m = &f.memory;
+    let note = |path: &str, name: &str, description: &str| {
+        let text = format!("---\nname: {name}\ndescription: {description}\n---\nx\n");
+        m.create(path, &text).unwrap();
+    };
+    note("/memories/standup.md", "Standup time", "Daily standup is at 9:30");
+    note("/memories/meeting.md", "Standup", "Daily standup at 9:30 in room 4");
+    note("/memories/retro.md", "Retro time", "The retro is on Fridays at 4pm");
+    note("/memories/coffee.md", "Coffee", "Alice likes oat milk in her coffee");
+    let text = m.memory_review(None).unwrap();
+    assert!(
+        text.contains("- /memories/meeting.md, /memories/standup.md (same meaning: \""),
+        "{text}"
+    );
+    assert!(text.contains("Likely duplicates (1;"), "{text}");
+    // Decided: the kept note supersedes the other, and the pair leaves.
+    m.str_replace("/memories/standup.md", "x\n", "x\n\n- supersedes [[meeting]]\n")
+        .unwrap();
+    let text = m.memory_review(None).unwrap();
+    assert!(!text.contains("same meaning"), "{text}");
+}
+}

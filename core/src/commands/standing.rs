@@ -3,8 +3,8 @@
 
 use crate::error::FsError;
 use crate::graph::superseded::Superseded;
+use crate::notes::frontmatter::Meta;
 use crate::notes::validity;
-use crate::vocab::timeframe;
 
 /// A note's standing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,6 +31,21 @@ impl Standing {
         })
     }
 
+    /// As [`Standing::of`], for a note whose metadata the catalog holds
+    /// (its `valid_until` among it): the note is not read.
+    pub fn of_meta(
+        superseded: &Superseded,
+        path: &str,
+        meta: &Meta,
+        now: u64,
+    ) -> Result<Standing, FsError> {
+        let by = superseded.by_meta(path, meta)?;
+        Ok(Standing {
+            by: by.into_iter().map(|p| format!("/memories/{p}")).collect(),
+            expired: past(meta.valid_until.as_deref(), now),
+        })
+    }
+
     /// Whether the note holds: superseded by none, and not expired.
     pub fn holds(&self) -> bool {
         self.by.is_empty() && !self.expired
@@ -40,8 +55,7 @@ impl Standing {
 /// Whether a note holding `text` is past its `valid_until` at `now`; a
 /// `valid_until` that is no date or time is not.
 pub fn expired(text: &str, now: u64) -> bool {
-    validity::read(text)
-        .valid_until
-        .and_then(|until| timeframe::until(&until))
-        .is_some_and(|end| now >= end)
+    past(validity::read(text).valid_until.as_deref(), now)
 }
+
+pub use crate::notes::validity::past;

@@ -10,7 +10,7 @@ use super::index::GraphIndex;
 use super::names;
 use super::supersede::Supersession;
 use crate::error::FsError;
-use crate::notes::frontmatter;
+use crate::notes::frontmatter::{self, Meta};
 
 /// Which notes supersede which, asked note by note: the relations are read
 /// once, and the graph is decoded only for a note some relation may name
@@ -52,6 +52,12 @@ impl<'a> Superseded<'a> {
     /// resolves to the note at `path`, which holds `text` (its names are
     /// read from it, as the catalog reads them).
     pub fn by(&self, path: &str, text: &str) -> Result<Vec<String>, FsError> {
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        self.by_meta(path, &frontmatter::read(text, file_name))
+    }
+
+    /// As [`Superseded::by`], for a note whose metadata the catalog holds.
+    pub fn by_meta(&self, path: &str, meta: &Meta) -> Result<Vec<String>, FsError> {
         let lookup = match self.lookup.get() {
             Some(lookup) => lookup,
             None => {
@@ -62,8 +68,6 @@ impl<'a> Superseded<'a> {
         if lookup.all.is_empty() {
             return Ok(Vec::new());
         }
-        let file_name = path.rsplit('/').next().unwrap_or(path);
-        let meta = frontmatter::read(text, file_name);
         let permalink = names::declared_permalink(meta.permalink.as_deref())
             .map_or_else(|| names::slug(path), str::to_owned);
         let keys = names::note_keys(path, &meta.name, &permalink);

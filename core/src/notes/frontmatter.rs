@@ -18,6 +18,8 @@ pub const MAX_DESCRIPTION_CHARS: usize = 300;
 pub const MAX_NAME_CHARS: usize = 200;
 /// Longest other field (type, updated, permalink, a tag) kept.
 const MAX_FIELD_CHARS: usize = 100;
+/// The key of the time a fact stops holding.
+pub const VALID_UNTIL: &str = "valid_until";
 /// Tags kept per note.
 const MAX_TAGS: usize = 32;
 
@@ -39,6 +41,9 @@ pub struct Meta {
     pub frontmatter: bool,
     /// Why the frontmatter could not be used, in words for the agent.
     pub problem: Option<String>,
+    /// When the fact stops holding (`valid_until`, as written), so answers
+    /// that list notes mark an expired one without reading it.
+    pub valid_until: Option<String>,
 }
 
 /// The frontmatter block of `text`, if it opens with a `---` line.
@@ -133,6 +138,7 @@ pub fn read(text: &str, file_name: &str) -> Meta {
         permalink: None,
         frontmatter: false,
         problem,
+        valid_until: None,
     };
     let block = match find_block(text) {
         Found::None => return plain(text, None),
@@ -199,6 +205,9 @@ pub fn read(text: &str, file_name: &str) -> Meta {
     }
     meta.updated = get("updated").map(short);
     meta.permalink = get("permalink").map(short);
+    meta.valid_until = get(VALID_UNTIL)
+        .map(short)
+        .filter(|until| !until.is_empty());
     let tags: Vec<String> = match fields.iter().find(|(k, _)| k == "tags") {
         Some((_, Value::List(items))) => items.iter().map(|t| short(t)).collect(),
         Some((_, Value::Text(Some(text)))) => text

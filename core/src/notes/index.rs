@@ -8,11 +8,15 @@ pub use super::memory_md::{
     BEGIN, Budget, END, EXPLAIN, MIN_REGION, NO_NOTES, PROMPT_BUDGET, Parts, clean, compose,
     line_count, recomposed, split,
 };
+use super::validity;
 use crate::vocab::NoteType;
 use std::fmt::Write as _;
 
 use crate::io::Io;
 use crate::text::one_line;
+
+/// What a note past its `valid_until` shows after its line.
+pub const EXPIRED_MARK: &str = " (expired: past its valid_until)";
 
 /// Characters of a description shown in the index.
 const DESCRIPTION_CHARS: usize = 150;
@@ -20,7 +24,7 @@ const DESCRIPTION_CHARS: usize = 150;
 /// How the region is written: a MEMORY.md found to match a render is
 /// trusted (not rendered again) while this is the same, so a change to
 /// what `render` writes for the same notes must bump it.
-pub const RENDER_VERSION: u32 = 1;
+pub const RENDER_VERSION: u32 = 2;
 
 /// The region for the notes in `catalog`, markers included, without a
 /// trailing newline, within `budget`. When not every note fits, the most
@@ -37,6 +41,7 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         .saturating_sub(fixed.iter().map(|l| l.len() + 1).sum::<usize>() + 600);
     // Lines are made for the notes shown only, so this costs the same for
     // 100 notes as for 100,000.
+    let now = io.now_seconds();
     let mut shown: Vec<(&Entry, &str, &str)> = Vec::new();
     let mut has_heading = [false; NoteType::ALL.len()];
     let mut unlisted = [0; NoteType::ALL.len()];
@@ -47,10 +52,11 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         }
         let (line, key) = listing(entry);
         let group = entry.meta.kind as usize;
+        let marked = line.len() + mark(entry, now).len();
         let (lines, bytes) = if has_heading[group] {
-            (1, line.len() + 1)
+            (1, marked + 1)
         } else {
-            (2, line.len() + 1 + entry.meta.kind.heading().len() + 4)
+            (2, marked + 1 + entry.meta.kind.heading().len() + 4)
         };
         if lines > lines_left || bytes > bytes_left {
             break;
@@ -89,6 +95,7 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
             out.push('\n');
         }
         out.push_str(line);
+        out.push_str(mark(entry, now));
         out.push('\n');
     }
     if catalog.incomplete() {
@@ -104,6 +111,28 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
     }
     out.push_str(END);
     out
+}
+
+/// What follows a note's line at `now`: [`EXPIRED_MARK`] when it is past
+/// its `valid_until`. Not kept with the line, which holds until the note
+/// changes: the mark comes with time.
+fn mark(entry: &Entry, now: u64) -> &'static str {
+    match validity::past(entry.meta.valid_until.as_deref(), now) {
+        true => EXPIRED_MARK,
+        false => "",
+    }
+}
+
+/// When the next note the index may list stops holding (seconds), after
+/// `now`: a MEMORY.md rendered before then is rendered again from then,
+/// to mark it. Of the notes a render can list (the most recent).
+pub fn next_expiry(catalog: &Catalog, now: u64) -> Option<u64> {
+    catalog
+        .most_recent()
+        .take(PROMPT_BUDGET.lines)
+        .filter_map(|entry| validity::ends(entry.meta.valid_until.as_deref()))
+        .filter(|&end| end > now)
+        .min()
 }
 
 /// `- [Name](path) - description (3 relations)`, the count only when the
@@ -149,7 +178,7 @@ fn line_of(path: &str, meta: &Meta, relations: u32) -> String {
 /// `fresh` (there is no MEMORY.md yet). For the quota: room is kept before
 /// the change is admitted, since MEMORY.md is rewritten after it.
 pub fn growth_bound(path: &str, meta: &Meta, fresh: bool) -> usize {
-    let line = line_of(path, meta, u32::MAX).len() + 1;
+    let line = line_of(path, meta, u32::MAX).len() + EXPIRED_MARK.len() + 1;
     let heading = "## ".len() + meta.kind.heading().len() + 1;
     let fixed = if fresh {
         [BEGIN, EXPLAIN, END].iter().map(|l| l.len() + 1).sum()

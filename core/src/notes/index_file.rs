@@ -67,7 +67,10 @@ fn render_key(catalog: &Catalog) -> u64 {
 /// compared again.
 fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Option<String> {
     let mark = catalog.memory_md.index_mark.as_ref()?;
-    if catalog.incomplete() || mark.key != render_key(catalog) {
+    if catalog.incomplete()
+        || mark.key != render_key(catalog)
+        || mark.until.is_some_and(|until| io.now_seconds() >= until)
+    {
         return None;
     }
     // A warm instance holds the bytes: one stamp shows they are the file's,
@@ -101,13 +104,14 @@ fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) 
 /// `sha256` is what a render of the catalog writes, unless it is so on
 /// record already. Not while the catalog is incomplete (the region says it
 /// is still reading).
-fn mark_index(catalog: &mut Catalog, sha256: String) {
+fn mark_index(io: &Io, catalog: &mut Catalog, sha256: String) {
     if catalog.incomplete() {
         return;
     }
     let mark = IndexMark {
         sha256,
         key: render_key(catalog),
+        until: index::next_expiry(catalog, io.now_seconds()),
     };
     if catalog.memory_md.index_mark.as_ref() != Some(&mark) {
         // Only saves work later: a mark not kept costs a render.
@@ -171,7 +175,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                 ..kept
             });
             // As a render writes it.
-            mark_index(catalog, sha256);
+            mark_index(io, catalog, sha256);
             return Ok(new);
         }
         let written = match &existing {
@@ -190,7 +194,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                     stamp,
                     parts: new_parts,
                 });
-                mark_index(catalog, sha256);
+                mark_index(io, catalog, sha256);
                 return Ok(new);
             }
             // A store memcap may only read: the index is shown as it would

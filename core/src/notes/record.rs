@@ -61,4 +61,7 @@ pub(in crate::notes) enum Record {
 pub(in crate::notes) struct IndexMark {
     pub sha256: String,
     pub key: u64,
+    /// When a note the render listed stops holding (seconds): from then
+    /// the index is rendered again, to mark it expired.
+    pub until: Option<u64>,
 }

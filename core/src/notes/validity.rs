@@ -11,11 +11,21 @@ use crate::text::one_line;
 /// (`- supersedes [[Old Note]]`) or as a frontmatter key.
 pub const SUPERSEDES: &str = "supersedes";
 
-/// The frontmatter key of the time a fact stops holding.
-pub const VALID_UNTIL: &str = "valid_until";
+pub use super::frontmatter::VALID_UNTIL;
 
 /// The most notes one note's frontmatter says it supersedes (the first ones).
 pub const MAX_SUPERSEDED: usize = 32;
+
+/// Whether a fact whose `valid_until` is written so (none: it has none) is
+/// past at `now` (seconds); one that is no date or time is not.
+pub fn past(valid_until: Option<&str>, now: u64) -> bool {
+    ends(valid_until).is_some_and(|end| now >= end)
+}
+
+/// When a fact whose `valid_until` is written so stops holding (seconds).
+pub fn ends(valid_until: Option<&str>) -> Option<u64> {
+    valid_until.and_then(crate::vocab::timeframe::until)
+}
 
 /// What the frontmatter says; empty when it says neither.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

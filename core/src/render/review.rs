@@ -61,14 +61,6 @@ pub fn review(a: &ReviewAnswer) -> String {
             )
         },
     );
-    if a.notes_read < a.notes {
-        let _ = writeln!(
-            out,
-            "\nThe time for this call ran out after {} of {} notes: notes past their \
-             valid_until may be missing. Ask again for the rest.",
-            a.notes_read, a.notes
-        );
-    }
     out.truncate(out.trim_end().len());
     out
 }

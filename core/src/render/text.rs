@@ -200,6 +200,17 @@ fn note_list(total: usize, notes: &[NoteInfo], page: &Page) -> String {
                 note.relations
             );
         }
+        if let Some(until) = &note.valid_until {
+            let past = if note.expired { " (expired)" } else { "" };
+            let _ = writeln!(out, "  valid_until: {until}{past}");
+        }
+        if !note.superseded_by.is_empty() {
+            let _ = writeln!(
+                out,
+                "  superseded by: {} (searches leave this note out)",
+                note.superseded_by.join(", ")
+            );
+        }
         if let Some(problem) = &note.problem {
             let _ = writeln!(out, "  problem: {problem}");
         } else if !note.frontmatter {

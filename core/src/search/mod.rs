@@ -10,6 +10,7 @@ pub mod chunks;
 pub mod embedder;
 pub mod frozen;
 pub mod index;
+pub mod near;
 pub mod recency;
 pub mod score;
 pub mod source;
