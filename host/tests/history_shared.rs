@@ -80,3 +80,40 @@ fn a_change_through_a_shared_grant_is_in_that_stores_history_at_once_with_its_ac
     assert!(s.alice.history_list("/memories", None, None).unwrap().is_empty());
 }
 }
+
+both_backends! {
+fn a_shared_paths_history_is_read_from_the_store_that_keeps_it() {
+    let s = shared();
+    s.alice.set_actor(Actor::named("alice"));
+    let path = "/memories/shared/team/plan.md";
+    s.alice.create(path, "ship friday\nwith tests\n").unwrap();
+    s.alice.set_actor(Actor::named("bob"));
+    s.alice.str_replace(path, "friday", "monday").unwrap();
+    // Listed, shown and blamed as the caller names the path.
+    let versions = s.alice.history_list(path, None, None).unwrap();
+    let seen: Vec<(&str, &str)> = versions
+        .iter()
+        .map(|v| (v.actor.as_str(), v.path.as_str()))
+        .collect();
+    assert_eq!(seen, [("bob", path), ("alice", path)]);
+    let recent = s.alice.history_recent(path, None, 10).unwrap();
+    assert_eq!(recent.len(), 2);
+    assert_eq!(recent[0].path, path);
+    assert_eq!(
+        s.alice.history_show(path, versions[1].number).unwrap(),
+        b"ship friday\nwith tests\n"
+    );
+    let blame = s.alice.history_blame(path).unwrap();
+    let owner = |line: usize| &blame.owners[blame.lines[line].owner as usize].actor;
+    assert_eq!((owner(0).as_str(), owner(1).as_str()), ("bob", "alice"));
+    // The agent's own view says the same.
+    let listed = s.alice.memory_history(path, None, None).unwrap();
+    assert!(listed.contains("bob") && listed.contains("alice"), "{listed}");
+    let old = s.alice.memory_history(path, Some(versions[1].number), None).unwrap();
+    assert!(old.contains("ship friday"), "{old}");
+    // A path of the caller's own is its own history still.
+    s.alice.create("/memories/mine.md", "x\n").unwrap();
+    let mine = s.alice.history_list("/memories/mine.md", None, None).unwrap();
+    assert_eq!(mine.len(), 1);
+}
+}

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::history::query::{self, Filter};
+use crate::history::{self};
 use crate::io::Io;
 use crate::output::{Output, Page, VersionInfo};
 use crate::vpath::MemPath;
@@ -21,7 +22,8 @@ pub fn memory_history(
 ) -> Result<Output> {
     let path = MemPath::parse(shown)?;
     if let Some(number) = version {
-        let (found, content) = query::show(io, &path, shown, number)?;
+        let (found, content) =
+            history::version(io, &path, |io, inner| query::show(io, inner, shown, number))?;
         let bytes = content.unwrap_or_default();
         let (text, binary) = match String::from_utf8(bytes) {
             Ok(text) => (crate::text::cut(text, MAX_TEXT_BYTES), false),
@@ -34,7 +36,9 @@ pub fn memory_history(
             binary,
         });
     }
-    let versions = query::list(io, &path, &Filter::default())?;
+    let versions = history::versions(io, &path, |io, inner| {
+        query::list(io, inner, &Filter::default())
+    })?;
     let page = Page::new(page, versions.len(), PER_PAGE);
     let shown_versions = versions
         .iter()

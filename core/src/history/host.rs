@@ -5,6 +5,7 @@
 use super::query::{self, Filter};
 use super::redact::{self, Redacted};
 use super::restore::{self, Undone};
+use super::shared;
 use super::version::Version;
 use crate::error::{Result, ToolError};
 use crate::io::Io;
@@ -32,7 +33,7 @@ pub fn list(io: &Io, path: &str, since: Option<&str>, by: Option<&str>) -> Resul
         since: since.map(|s| moment(io, s)).transpose()?,
         by: by.map(str::to_owned),
     };
-    query::list(io, &mem, &filter)
+    shared::versions(io, &mem, |io, mem| query::list(io, mem, &filter))
 }
 
 /// The most versions `recent` gives at once.
@@ -42,13 +43,15 @@ pub const MAX_RECENT: u32 = 200;
 /// below `before`, at most `limit` (1 to [`MAX_RECENT`]).
 pub fn recent(io: &Io, path: &str, before: Option<u64>, limit: u32) -> Result<Vec<Version>> {
     let mem = MemPath::parse(path)?;
-    query::newest(io, &mem, before, limit.clamp(1, MAX_RECENT) as usize)
+    let limit = limit.clamp(1, MAX_RECENT) as usize;
+    shared::versions(io, &mem, |io, mem| query::newest(io, mem, before, limit))
 }
 
 /// `show`: the bytes version `number` of `path` left.
 pub fn show(io: &Io, path: &str, number: u64) -> Result<Vec<u8>> {
     let mem = MemPath::parse(path)?;
-    let (version, content) = query::show(io, &mem, path, number)?;
+    let (version, content) =
+        shared::version(io, &mem, |io, mem| query::show(io, mem, path, number))?;
     content.ok_or(ToolError::VersionIsDeletion {
         path: path.into(),
         version: version.v,
@@ -58,7 +61,7 @@ pub fn show(io: &Io, path: &str, number: u64) -> Result<Vec<u8>> {
 /// `blame`: who last changed each line of the text file `path`.
 pub fn blame(io: &Io, path: &str) -> Result<super::blame::Blame> {
     let mem = MemPath::parse(path)?;
-    super::blame::blame(io, &mem, path)
+    shared::reading(io, &mem, |io, mem| super::blame::blame(io, mem, path))
 }
 
 /// `restore`.

@@ -24,10 +24,12 @@ pub mod query;
 pub mod redact;
 pub mod restore;
 pub mod retention;
+mod shared;
 mod track;
 pub mod version;
 
 pub use found::{Author, MAX_FOUND_A_CALL, Recorded, found, record};
+pub use shared::{reading, version, versions};
 pub use track::{Change, MAX_ACTOR_CHARS, actor, moving, own_marker, recording, removal, tracked};
 pub use version::{Op, Version};
 

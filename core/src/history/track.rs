@@ -6,7 +6,7 @@
 //! [`OUTSIDE_ACTOR`], so nothing memcap overwrites or removes is lost.
 
 use super::version::{Op, Version};
-use super::{blobs, log, packs, pending, retention};
+use super::{blobs, log, packs, pending, retention, shared};
 use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{INDEX_FILE, is_reserved};
@@ -101,7 +101,7 @@ pub fn own_marker(name: &str) -> bool {
 pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<T>) -> Result<T> {
     // A change in a shared directory is that store's: recorded in its own
     // history at once, with the real actor, as its own host would.
-    if let Some(dir) = changes.first().and_then(|c| shared_store(io, &c.path)) {
+    if let Some(dir) = changes.first().and_then(|c| shared::store_of(io, &c.path)) {
         let view = Within::new(io.fs, &dir);
         let own = Io::with_warm(&view, io.env, io.warm(), None);
         let inside = |p: &str| Some(p.strip_prefix(&dir)?.strip_prefix('/')?.to_owned());
@@ -119,16 +119,6 @@ pub fn tracked<T>(io: &Io, changes: Vec<Change>, apply: impl FnOnce() -> Result<
         return track_in(&own, changes, apply, true);
     }
     track_in(io, changes, apply, false)
-}
-
-/// The shared directory (`shared/NAME`) whose own store holds `path`, if
-/// one does.
-fn shared_store(io: &Io, path: &str) -> Option<String> {
-    if io.fs.grant(path) != Grant::Shared {
-        return None;
-    }
-    let mut parts = path.splitn(3, '/');
-    Some(format!("{}/{}", parts.next()?, parts.next()?))
 }
 
 /// [`tracked`] in the store `io` reaches (`shared`: a shared directory's,
