@@ -3,8 +3,8 @@
 //! changes the history: restoring, pruning and redacting are the host's.
 
 use crate::error::Result;
+use crate::history;
 use crate::history::query::{self, Filter};
-use crate::history::{self};
 use crate::io::Io;
 use crate::output::{Output, Page, VersionInfo};
 use crate::vpath::MemPath;

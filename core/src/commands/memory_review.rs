@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::standing::past;
 use crate::error::Result;
 use crate::graph::links::{Graph, NoteId};
 use crate::history::{self, query};
@@ -16,7 +15,7 @@ use crate::io::Io;
 use crate::notes::catalog::Catalog;
 use crate::notes::frontmatter::Meta;
 use crate::notes::maintain::{self, Needs};
-use crate::notes::validity::SUPERSEDES;
+use crate::notes::validity::{SUPERSEDES, past};
 use crate::output::{
     Duplicates, Expired, Listed, Output, ReviewAnswer, Shared, SupersededLinked, VersionInfo,
 };

@@ -42,7 +42,7 @@ impl Standing {
         let by = superseded.by_meta(path, meta)?;
         Ok(Standing {
             by: by.into_iter().map(|p| format!("/memories/{p}")).collect(),
-            expired: past(meta.valid_until.as_deref(), now),
+            expired: validity::past(meta.valid_until.as_deref(), now),
         })
     }
 
@@ -55,7 +55,5 @@ impl Standing {
 /// Whether a note holding `text` is past its `valid_until` at `now`; a
 /// `valid_until` that is no date or time is not.
 pub fn expired(text: &str, now: u64) -> bool {
-    past(validity::read(text).valid_until.as_deref(), now)
+    validity::past(validity::read(text).valid_until.as_deref(), now)
 }
-
-pub use crate::notes::validity::past;

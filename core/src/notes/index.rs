@@ -125,10 +125,11 @@ fn mark(entry: &Entry, now: u64) -> &'static str {
 
 /// When the next note the index may list stops holding (seconds), after
 /// `now`: a MEMORY.md rendered before then is rendered again from then,
-/// to mark it. Of the notes a render can list (the most recent).
-pub fn next_expiry(catalog: &Catalog, now: u64) -> Option<u64> {
+/// to mark it. Of the notes a render can list (the most recent listed).
+pub fn next_expiry(io: &Io, catalog: &Catalog, now: u64) -> Option<u64> {
     catalog
         .most_recent()
+        .filter(|entry| super::listed_in_index(io, &entry.path))
         .take(PROMPT_BUDGET.lines)
         .filter_map(|entry| validity::ends(entry.meta.valid_until.as_deref()))
         .filter(|&end| end > now)

@@ -111,7 +111,7 @@ fn mark_index(io: &Io, catalog: &mut Catalog, sha256: String) {
     let mark = IndexMark {
         sha256,
         key: render_key(catalog),
-        until: index::next_expiry(catalog, io.now_seconds()),
+        until: index::next_expiry(io, catalog, io.now_seconds()),
     };
     if catalog.memory_md.index_mark.as_ref() != Some(&mark) {
         // Only saves work later: a mark not kept costs a render.
