@@ -32,6 +32,13 @@ pub const RENDER_VERSION: u32 = 2;
 /// out, of which types, and how to reach them. Conversation history and
 /// extra directories are never listed: `memory_search` reaches them.
 pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
+    render_marked(io, catalog, budget).0
+}
+
+/// As [`render`], with when the next note it lists stops holding (after
+/// now), found in the same pass: a MEMORY.md rendered before then is
+/// rendered again from then, to mark it.
+pub fn render_marked(io: &Io, catalog: &Catalog, budget: Budget) -> (String, Option<u64>) {
     // Lines always present: markers and explanation.
     let fixed = [BEGIN, EXPLAIN, END];
     // Room is kept for the "left out" and "still reading" lines.
@@ -87,6 +94,7 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         out.push('\n');
     }
     let mut current = None;
+    let mut next = None;
     for (entry, line, _) in &shown {
         if current != Some(entry.meta.kind) {
             current = Some(entry.meta.kind);
@@ -97,6 +105,9 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         out.push_str(line);
         out.push_str(mark(entry, now));
         out.push('\n');
+        if let Some(end) = validity::ends(entry.meta.valid_until.as_deref()).filter(|&e| e > now) {
+            next = Some(next.map_or(end, |n: u64| n.min(end)));
+        }
     }
     if catalog.incomplete() {
         out.push_str(&format!(
@@ -110,7 +121,7 @@ pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
         out.push('\n');
     }
     out.push_str(END);
-    out
+    (out, next)
 }
 
 /// What follows a note's line at `now`: [`EXPIRED_MARK`] when it is past
@@ -121,19 +132,6 @@ fn mark(entry: &Entry, now: u64) -> &'static str {
         true => EXPIRED_MARK,
         false => "",
     }
-}
-
-/// When the next note the index may list stops holding (seconds), after
-/// `now`: a MEMORY.md rendered before then is rendered again from then,
-/// to mark it. Of the notes a render can list (the most recent listed).
-pub fn next_expiry(io: &Io, catalog: &Catalog, now: u64) -> Option<u64> {
-    catalog
-        .most_recent()
-        .filter(|entry| super::listed_in_index(io, &entry.path))
-        .take(PROMPT_BUDGET.lines)
-        .filter_map(|entry| validity::ends(entry.meta.valid_until.as_deref()))
-        .filter(|&end| end > now)
-        .min()
 }
 
 /// `- [Name](path) - description (3 relations)`, the count only when the

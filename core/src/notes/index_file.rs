@@ -104,14 +104,14 @@ fn unchanged_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) 
 /// `sha256` is what a render of the catalog writes, unless it is so on
 /// record already. Not while the catalog is incomplete (the region says it
 /// is still reading).
-fn mark_index(io: &Io, catalog: &mut Catalog, sha256: String) {
+fn mark_index(catalog: &mut Catalog, sha256: String, until: Option<u64>) {
     if catalog.incomplete() {
         return;
     }
     let mark = IndexMark {
         sha256,
         key: render_key(catalog),
-        until: index::next_expiry(io, catalog, io.now_seconds()),
+        until,
     };
     if catalog.memory_md.index_mark.as_ref() != Some(&mark) {
         // Only saves work later: a mark not kept costs a render.
@@ -160,7 +160,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
             )),
         };
         let around = format!("{}{}", parts.before, parts.after);
-        let region = index::render(io, catalog, PROMPT_BUDGET.after(&around));
+        let (region, until) = index::render_marked(io, catalog, PROMPT_BUDGET.after(&around));
         let new = index::compose(parts, &region);
         let new_parts = index::recomposed(parts, &region);
         if let Some(kept) = existing.as_ref()
@@ -175,7 +175,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                 ..kept
             });
             // As a render writes it.
-            mark_index(io, catalog, sha256);
+            mark_index(catalog, sha256, until);
             return Ok(new);
         }
         let written = match &existing {
@@ -194,7 +194,7 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
                     stamp,
                     parts: new_parts,
                 });
-                mark_index(io, catalog, sha256);
+                mark_index(catalog, sha256, until);
                 return Ok(new);
             }
             // A store memcap may only read: the index is shown as it would
