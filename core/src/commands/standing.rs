@@ -3,7 +3,7 @@
 
 use crate::error::FsError;
 use crate::graph::superseded::Superseded;
-use crate::notes::frontmatter::Meta;
+use crate::notes::frontmatter::{self, Meta};
 use crate::notes::validity;
 
 /// A note's standing.
@@ -24,11 +24,8 @@ impl Standing {
         text: &str,
         now: u64,
     ) -> Result<Standing, FsError> {
-        let by = superseded.by(path, text)?;
-        Ok(Standing {
-            by: by.into_iter().map(|p| format!("/memories/{p}")).collect(),
-            expired: expired(text, now),
-        })
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        Self::of_meta(superseded, path, &frontmatter::read(text, file_name), now)
     }
 
     /// As [`Standing::of`], for a note whose metadata the catalog holds
