@@ -47,6 +47,10 @@ export interface SearchFilters {
   afterDate?: string;
   /** Also notes superseded by another or past their `valid_until`: last, marked. */
   includeSuperseded?: boolean;
+  /** Passages with a line one of these actors changed last. */
+  by?: string[] | string;
+  /** Passages with no line one of these actors changed last. */
+  notBy?: string[] | string;
 }
 
 export interface SearchResult {
@@ -63,6 +67,10 @@ export interface SearchResult {
   supersededBy: string[];
   /** Whether the note is past its `valid_until` (with `includeSuperseded`). */
   expired: boolean;
+  /** Who last changed these lines, newest change first (empty with no history). */
+  changedBy: string[];
+  /** When the newest of those changes was made (RFC 3339). */
+  changedAt?: string;
 }
 export interface WrittenRelation {
   relationType: string;
@@ -87,6 +95,10 @@ export interface GetAnswer {
   text: string;
   totalLines: number;
   more?: string;
+  /** Who last changed these lines, newest change first (empty with no history). */
+  changedBy: string[];
+  /** When the newest of those changes was made (RFC 3339). */
+  changedAt?: string;
 }
 export interface StatsAnswer {
   totalFiles: number;

@@ -211,7 +211,7 @@ export class Memory {
   memoryReview(timeframe) {
     return this.#export('notes', 'memoryReview', [timeframe], false);
   }
-  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks, leftOut}`; `filters` (`{categories, tags, types, afterDate, includeSuperseded}`, each optional) keeps passages holding an observation of one of `categories` with one of `tags`, in notes of one of `types` changed since `afterDate` (`2026-11-01`, `7d`); notes superseded by another or past their `valid_until` are left out (counted in `leftOut`) unless `includeSuperseded`, which puts them last, marked `supersededBy` or `expired`. */
+  /** The passages that best answer `query`: `{results, totalFound, method, degraded, totalFiles, totalChunks, leftOut}`; `filters` (`{categories, tags, types, afterDate, includeSuperseded, by, notBy}`, each optional) keeps passages holding an observation of one of `categories` with one of `tags`, in notes of one of `types` changed since `afterDate` (`2026-11-01`, `7d`); notes superseded by another or past their `valid_until` are left out (counted in `leftOut`) unless `includeSuperseded`, which puts them last, marked `supersededBy` or `expired`; `by` keeps passages with a line one of these actors changed last, `notBy` those with none. Each result says who last changed its lines: `changedBy`, `changedAt`. */
   memorySearch(query, maxResults, minScore, source, filters) {
     const list = (items) => (items === undefined ? [] : typeof items === 'string' ? [items] : [...items]);
     const record = filters && {
@@ -220,10 +220,12 @@ export class Memory {
       types: list(filters.types),
       afterDate: filters.afterDate ?? undefined,
       includeSuperseded: Boolean(filters.includeSuperseded),
+      by: list(filters.by),
+      notBy: list(filters.notBy),
     };
     return this.#export('search', 'memorySearch', [query, maxResults, minScore, source, record], false);
   }
-  /** Lines `first`..`last` of a file: `{path, lines, text, totalLines, more}`. */
+  /** Lines `first`..`last` of a file: `{path, lines, text, totalLines, more, changedBy, changedAt}`. */
   memoryGet(path, first, last) {
     return this.#export('search', 'memoryGet', [path, first, last], false);
   }

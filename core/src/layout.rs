@@ -84,6 +84,9 @@ pub const HISTORY_LOG: &str = ".memcap/history/log.jsonl";
 pub const HISTORY_BLOBS: &str = ".memcap/history/blobs";
 /// The contents packed: segments and their index (`history::packs`).
 pub const HISTORY_PACKS: &str = ".memcap/history/packs";
+/// The history's index by path: where each file's versions are in the
+/// log (`history::paths`), rebuilt by the upkeep.
+pub const HISTORY_PATHS: &str = ".memcap/history/paths.idx";
 /// The versions of the change being made, written before it is: what a
 /// crash leaves here is checked against the files by the next change.
 pub const HISTORY_PENDING: &str = ".memcap/history/pending.jsonl";

@@ -357,6 +357,13 @@ pub struct SearchResult {
     /// Whether the note is past its `valid_until`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub expired: bool,
+    /// Who last changed the passage's lines, the newest change's actor
+    /// first (none when the history is off).
+    #[serde(rename = "changedBy", skip_serializing_if = "Vec::is_empty")]
+    pub changed_by: Vec<String>,
+    /// When the newest of those changes was made (RFC 3339).
+    #[serde(rename = "changedAt", skip_serializing_if = "Option::is_none")]
+    pub changed_at: Option<String>,
 }
 
 /// A relation as written on a line (a search does not resolve it:
@@ -391,6 +398,13 @@ pub struct GetAnswer {
     /// How to read on, when the cap stopped short of what was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more: Option<String>,
+    /// Who last changed the lines given, the newest change's actor first
+    /// (none when the history is off).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed_by: Vec<String>,
+    /// When the newest of those changes was made (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_at: Option<String>,
 }
 
 /// `memory_stats`' answer.

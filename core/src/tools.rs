@@ -212,6 +212,8 @@ pub const COMMANDS: &[CommandSpec] = &[
             optional("types", FieldKind::TextList),
             optional("after_date", FieldKind::Timeframe),
             optional("includeSuperseded", FieldKind::Boolean),
+            optional("by", FieldKind::TextList),
+            optional("notBy", FieldKind::TextList),
         ],
         writes: false,
         offered: Offered::OwnTool,

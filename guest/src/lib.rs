@@ -132,6 +132,8 @@ macro_rules! search_functions {
                 types: Vec::new(),
                 after_date: None,
                 include_superseded: false,
+                by: Vec::new(),
+                not_by: Vec::new(),
             });
             let command = memcap_core::command::search_filters(
                 filters.categories,
@@ -139,6 +141,7 @@ macro_rules! search_functions {
                 filters.types,
                 filters.after_date.as_deref(),
                 filters.include_superseded,
+                (filters.by, filters.not_by),
             )
             .and_then(|filters| {
                 memcap_core::command::Command::search(
@@ -175,6 +178,8 @@ macro_rules! search_functions {
                                 .collect(),
                             superseded_by: r.superseded_by,
                             expired: r.expired,
+                            changed_by: r.changed_by,
+                            changed_at: r.changed_at,
                         })
                         .collect(),
                     total_found: count(a.total_found),
@@ -206,6 +211,8 @@ macro_rules! search_functions {
                     text: a.text,
                     total_lines: count(a.total_lines),
                     more: a.more,
+                    changed_by: a.changed_by,
+                    changed_at: a.changed_at,
                 }),
                 Ok(_) => unreachable!("memory_get answers with lines"),
                 Err(e) => Err($crate::to_wit_error!(WitError, e)),

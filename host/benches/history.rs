@@ -185,6 +185,27 @@ fn main() {
             })
             .collect(),
     );
+    // One note's versions and its blame, through the index by path, and
+    // with it removed (the whole log read, as before it).
+    let one_note = "/memories/area-07/note-00007.md";
+    let by_path = |m: &Memory| {
+        median_ms(
+            (0..20)
+                .map(|_| {
+                    time_ms(|| {
+                        assert_eq!(m.history_list(one_note, None, None).unwrap().len(), 1);
+                        assert_eq!(m.history_blame(one_note).unwrap().compared, 1);
+                    })
+                })
+                .collect(),
+        )
+    };
+    let one_indexed = by_path(&m);
+    let index = dir.path().join(".memcap/history/paths.idx");
+    let kept = std::fs::read(&index).expect("the upkeep wrote the index by path");
+    std::fs::remove_file(&index).unwrap();
+    let one_whole_log = by_path(&m);
+    std::fs::write(&index, kept).unwrap();
     drop(m);
     let one_shot = median_ms(
         (0..20)
@@ -232,6 +253,10 @@ fn main() {
         "| one-shot create (fresh open + call), 10,000 notes and versions (ms) | {one_shot:.1} | | |"
     );
     println!("| history list of a 10,000-note store (ms) | {list_store:.1} | | |");
+    println!(
+        "| history list + blame of one note in a 10,000-version store, by the index / the whole log read (ms) | {one_indexed:.2} | {one_whole_log:.2} | {:.2}× |",
+        one_indexed / one_whole_log
+    );
     println!("| history list of a note with 10,000 versions (ms) | {list_note:.1} | | |");
     println!(
         "| history bytes per byte written, 10 KB note edited 1,000 times | {per_byte:.2} | | |"

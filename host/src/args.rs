@@ -289,6 +289,13 @@ pub(crate) enum Command {
         /// (after the others, marked).
         #[arg(long)]
         include_superseded: bool,
+        /// Only passages with a line this actor changed last (the
+        /// history's blame); repeat for any of several.
+        #[arg(long = "by")]
+        by: Vec<String>,
+        /// Only passages with no line this actor changed last.
+        #[arg(long = "not-by")]
+        not_by: Vec<String>,
     },
     /// Print lines of a file as memory_get gives them (JSON).
     Get {

@@ -244,13 +244,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             types,
             after_date,
             include_superseded,
+            by,
+            not_by,
         } => called(
             &memory,
             serde_json::json!({
                 "command": "memory_search", "query": query, "maxResults": max_results,
                 "minScore": min_score, "source": source, "categories": categories,
                 "tags": tags, "types": types, "after_date": after_date,
-                "includeSuperseded": include_superseded,
+                "includeSuperseded": include_superseded, "by": by, "notBy": not_by,
             }),
         ),
         Command::Get { path, lines } => called(

@@ -563,6 +563,8 @@ fn search_filters_by_category_tag_type_and_date_and_names_what_matched() {
         types: vec![],
         after_date: None,
         include_superseded: false,
+        by: vec![],
+        not_by: vec![],
     };
     let ops = typed(SearchFilters {
         tags: vec!["#ops".into()],
@@ -673,6 +675,8 @@ fn search_leaves_out_superseded_and_expired_notes_through_every_interface() {
             types: vec![],
             after_date: None,
             include_superseded,
+            by: vec![],
+            not_by: vec![],
         };
         f.memory
             .memory_search("deploy target", None, Some(0.0), None, Some(&filters))

@@ -63,6 +63,11 @@ check((await m.memoryView(true)).includes('  relations: 2 ('), 'memoryView count
 const tagged = await m.memorySearch('postgres', undefined, 0, undefined, { tags: ['#db'], types: 'project' });
 check(tagged.results.length === 1 && tagged.results[0].path === '/memories/alpha.md', JSON.stringify(tagged));
 check(JSON.stringify(tagged.results[0].observations[0].tags) === '["db"]', JSON.stringify(tagged));
+const who = tagged.results[0].changedBy;
+check(who.length === 1 && tagged.results[0].changedAt, JSON.stringify(tagged));
+check(JSON.stringify((await m.memoryGet('/memories/alpha.md')).changedBy) === JSON.stringify(who), 'memoryGet says who last changed its lines');
+check((await m.memorySearch('postgres', undefined, 0, undefined, { by: who })).results.length > 0, 'by keeps what the actor changed');
+check((await m.memorySearch('postgres', undefined, 0, undefined, { notBy: who })).results.length === 0, 'notBy leaves it out');
 await expectKind('invalid-path', m.memorySearch('postgres', undefined, undefined, undefined, { afterDate: 'soon' }));
 await m.create('/memories/alpha-v2.md', 'Alpha moved off Postgres.\n\n- supersedes [[Alpha]]\n');
 const fresh = await m.memorySearch('postgres', undefined, 0);

@@ -90,6 +90,11 @@ with Memory(work / "a") as m:
     tagged = m.memory_search("postgres", min_score=0, tags=["#db"], types="project")
     check([r["path"] for r in tagged["results"]] == ["/memories/alpha.md"], tagged)
     check(tagged["results"][0]["observations"][0]["tags"] == ["db"], tagged)
+    who = tagged["results"][0]["changed_by"]
+    check(len(who) == 1 and tagged["results"][0]["changed_at"], tagged)
+    check(m.memory_get("/memories/alpha.md")["changed_by"] == who, "memory_get says who last changed its lines")
+    check(m.memory_search("postgres", min_score=0, by=who)["results"], "by keeps what the actor changed")
+    check(not m.memory_search("postgres", min_score=0, not_by=who)["results"], "not_by leaves it out")
     expect_error(errors.InvalidPath, lambda: m.memory_search("postgres", after_date="soon"))
     m.create("/memories/alpha-v2.md", "Alpha moved off Postgres.\n\n- supersedes [[Alpha]]\n")
     fresh = m.memory_search("postgres", min_score=0)

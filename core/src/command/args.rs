@@ -19,6 +19,7 @@ pub(super) fn aliases(command: &str) -> &'static [&'static str] {
             "threshold",
             "afterDate",
             "include_superseded",
+            "not_by",
         ],
         "build_context" => &["uri", "maxRelated"],
         _ => &[],
@@ -323,6 +324,12 @@ impl Args<'_> {
     pub(super) fn include_superseded(&self, command: &str) -> Result<bool> {
         let (used, _) = self.first_of("includeSuperseded", &["include_superseded"]);
         self.boolean(command, used)
+    }
+
+    /// `notBy` (or `not_by`): actors whose lines a search leaves out.
+    pub(super) fn not_by(&self, command: &str) -> Result<Vec<String>> {
+        let (used, _) = self.first_of("notBy", &["not_by"]);
+        self.strings(command, used)
     }
 
     /// `after_date` (or `afterDate`): missing is no bound; empty is refused.

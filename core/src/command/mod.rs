@@ -312,6 +312,7 @@ pub fn parse(input: &str) -> Result<Call> {
                 args.strings(command, "types")?,
                 Some(args.after_date(command)?),
                 args.include_superseded(command)?,
+                (args.strings(command, "by")?, args.not_by(command)?),
             )?,
         },
         "memory_get" => {
@@ -408,6 +409,7 @@ pub fn search_filters(
     types: Vec<String>,
     after_date: Option<&str>,
     include_superseded: bool,
+    (by, not_by): (Vec<String>, Vec<String>),
 ) -> Result<SearchFilters> {
     let clean = |items: Vec<String>, strip: &[char]| -> Vec<String> {
         items
@@ -422,6 +424,8 @@ pub fn search_filters(
         types: clean(types, &[]),
         after: timeframe_param("memory_search", "after_date", after_date.unwrap_or(""))?,
         include_superseded,
+        by: clean(by, &[]),
+        not_by: clean(not_by, &[]),
     })
 }
 

@@ -4,6 +4,7 @@
 
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
+use crate::history::changed::{Authors, shown_changed};
 use crate::io::Io;
 use crate::notes::{index_file, maintain};
 use crate::output::{GetAnswer, Output};
@@ -75,11 +76,19 @@ pub fn memory_get(io: &Io, shown: &str, first: u32, last: Option<u32>) -> Result
             end + 1
         ));
     }
+    // MEMORY.md's index is rendered, not written by anyone: no authors.
+    let changed = match index_file::is_index(&path) {
+        true => None,
+        false => Authors::of(io, shown, &text).and_then(|a| a.lines(first, end as u32)),
+    };
+    let (changed_by, changed_at) = shown_changed(changed);
     Ok(Output::Get(GetAnswer {
         path: shown.to_owned(),
         lines: format!("{start}-{end}"),
         text: out,
         total_lines: total,
         more,
+        changed_by,
+        changed_at,
     }))
 }

@@ -88,8 +88,11 @@ session's, not at the end.
 - memory_view: the index; with all=true every note and its metadata.
 - memory_read: notes in full, by name, path or topic.
 - memory_write, memory_update, memory_delete: notes with frontmatter.
-- memory_search: passages that answer a question, best first.
-- memory_get: lines of a note, as memory_search names them.
+- memory_search: passages that answer a question, best first, each with \
+who last changed its lines (changedBy, changedAt); by / notBy keep or leave \
+out what given actors wrote.
+- memory_get: lines of a note, as memory_search names them, and who last \
+changed them.
 - build_context: a note (memory:// URL, or a pattern with *) with its \
 observations, relations and related notes.
 - recent_activity: what changed lately, newest first.

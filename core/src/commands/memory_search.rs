@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::files;
 use crate::graph::links::Graph;
 use crate::graph::superseded::Superseded;
+use crate::history::changed::{Authors, Changed, shown_changed};
 use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
@@ -120,11 +121,14 @@ pub fn memory_search(
         let embedder = io.env.embedder();
         let query_vector = embedder.map(|e| e.embed(query));
         let terms = index.query_terms(query);
+        // `by` / `notBy` are asked of each hit read back: more hits are
+        // read so that enough pass.
+        let by_actor = !filters.by.is_empty() || !filters.not_by.is_empty();
         let hits = index
             .search(
                 &terms,
                 query_vector.as_deref(),
-                MAX_RESULTS_LIMIT as usize * 2,
+                MAX_RESULTS_LIMIT as usize * if by_actor { 8 } else { 2 },
                 min_score,
                 // Unfiltered, no hit's path is read until it is read back.
                 (source != Source::All || graph.is_some()).then_some(&keep as &Keep<'_>),
@@ -141,7 +145,7 @@ pub fn memory_search(
         let mut passages = Vec::new();
         // Superseded or expired, when asked for: after every current one.
         let mut later = Vec::new();
-        let (mut stale, mut left_out) = (0, 0);
+        let (mut stale, mut left_out, mut not_theirs) = (0, 0, 0);
         for hit in &hits {
             if results.len() + later.len() == max_results as usize {
                 break;
@@ -171,6 +175,18 @@ pub fn memory_search(
                 left_out += 1;
                 continue;
             }
+            let changed = note.changed(io, &path, (hit.first, hit.last));
+            // Who changed it not known (the history is off or unreadable)
+            // is no pass: these filters only keep what they can show.
+            if by_actor
+                && !changed
+                    .as_ref()
+                    .is_some_and(|c| c.passes(&filters.by, &filters.not_by))
+            {
+                not_theirs += 1;
+                continue;
+            }
+            let (changed_by, changed_at) = shown_changed(changed);
             let result = SearchResult {
                 path: format!("/memories/{path}"),
                 lines: format!("{}-{}", hit.first, hit.last),
@@ -181,6 +197,8 @@ pub fn memory_search(
                 relations,
                 superseded_by: standing.by.clone(),
                 expired: standing.expired,
+                changed_by,
+                changed_at,
             };
             match standing.holds() {
                 true => {
@@ -193,7 +211,7 @@ pub fn memory_search(
         let results = newer_first(index, results, &passages)
             .chain(later)
             .collect();
-        let total_found = hits.len() - stale - left_out;
+        let total_found = hits.len() - stale - left_out - not_theirs;
         Ok(Output::Search(SearchAnswer {
             // Said back, not searched in full: cut like any echo.
             query: crate::text::cut_echo(query.to_owned()),
@@ -225,9 +243,20 @@ struct Note {
     /// When the file was last modified (seconds, nanoseconds).
     modified: Option<(u64, u32)>,
     standing: Option<Standing>,
+    /// Who changed its lines, blamed the first time it is asked for.
+    authors: Option<Option<Authors>>,
 }
 
 impl Note {
+    /// Who last changed lines `first..=last` of the note at `path`.
+    fn changed(&mut self, io: &Io, path: &str, (first, last): (u32, u32)) -> Option<Changed> {
+        let text = &self.text;
+        self.authors
+            .get_or_insert_with(|| Authors::of(io, &format!("/memories/{path}"), text))
+            .as_ref()?
+            .lines(first, last)
+    }
+
     /// Its standing, found the first time it is asked for.
     fn standing(&mut self, superseded: &Superseded, path: &str, now: u64) -> Result<Standing> {
         if let Some(standing) = &self.standing {
@@ -250,6 +279,7 @@ fn read_note(io: &Io, path: &str) -> Option<Note> {
         title,
         modified,
         standing: None,
+        authors: None,
     })
 }
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::blobs;
-use super::query::{self, content_by};
+use super::query::content_by;
 use super::version::{Op, Version};
 use crate::error::Result;
 use crate::files;
@@ -69,16 +69,21 @@ pub fn blame(io: &Io, path: &MemPath, shown: &str) -> Result<Blame> {
         return Err(crate::error::ToolError::missing(shown));
     }
     let text = files::read_text(io, path, shown)?;
-    let versions = query::read(io)?;
-    let chain = chain(&versions, &path.key());
+    blame_text(io, path, shown, &text)
+}
+
+/// [`blame`] of `text`, the file at `path` as the caller read it.
+pub fn blame_text(io: &Io, path: &MemPath, shown: &str, text: &str) -> Result<Blame> {
+    let key = path.key();
+    let chain = chain(io, &key)?;
     let now = io.sha256_hex(text.as_bytes());
     let mut walk = Walk::new(text.lines().count());
     let mut owner = match chain.first() {
-        Some(v) if v.sha256.as_deref() == Some(now.as_str()) => Some(*v),
+        Some(v) if v.sha256.as_deref() == Some(now.as_str()) => Some(v),
         _ => None,
     };
     let start = usize::from(owner.is_some());
-    let mut newer = text.clone();
+    let mut newer = text.to_owned();
     let mut compared = start;
     let mut stopped = false;
     let mut kept = blobs::Reader::new(io);
@@ -111,35 +116,44 @@ pub fn blame(io: &Io, path: &MemPath, shown: &str) -> Result<Blame> {
     // that version made the file, not known when the walk stopped short.
     let made = owner.is_some_and(|o| o.op == Op::Created) && chain.len() < MAX_VERSIONS;
     walk.finish(owner, !stopped && made);
-    Ok(walk.into_blame(&text, compared))
+    Ok(walk.into_blame(text, compared))
 }
 
 /// The versions that made the file now at `key`, newest first: back
 /// through renames to where it was made (a deletion before it ends it,
 /// as does a rename away from the name it had then), at most
-/// [`MAX_VERSIONS`].
-fn chain<'a>(versions: &'a [Version], key: &str) -> Vec<&'a Version> {
+/// [`MAX_VERSIONS`]. Each name's versions are looked up by path (the
+/// older name's after a rename, below it), not the whole log read.
+fn chain(io: &Io, key: &str) -> Result<Vec<Version>> {
     let mut at = key.to_owned();
-    let mut chain = Vec::new();
-    for v in versions.iter().rev() {
-        if chain.len() == MAX_VERSIONS {
-            break;
-        }
-        if v.path == at {
-            if v.op == Op::Deleted {
-                break;
+    let mut below = u64::MAX;
+    let mut chain: Vec<Version> = Vec::new();
+    'names: loop {
+        let found = super::paths::touching(io, &at, MAX_VERSIONS)
+            .map_err(|e| files::tool_error(e, crate::vpath::ROOT, "read the history of"))?;
+        let older = below;
+        for v in found.into_iter().rev().filter(|v| v.v < older) {
+            if chain.len() == MAX_VERSIONS {
+                break 'names;
             }
-            chain.push(v);
-            if v.op == Op::Renamed
-                && let Some(from) = &v.from
-            {
-                at.clone_from(from);
+            if v.path == at {
+                if v.op == Op::Deleted {
+                    break 'names;
+                }
+                let from = v.from.clone().filter(|_| v.op == Op::Renamed);
+                below = v.v;
+                chain.push(v);
+                if let Some(from) = from {
+                    at = from;
+                    continue 'names;
+                }
+            } else if v.op == Op::Renamed && v.from.as_deref() == Some(at.as_str()) {
+                break 'names;
             }
-        } else if v.op == Op::Renamed && v.from.as_deref() == Some(at.as_str()) {
-            break;
         }
+        break;
     }
-    chain
+    Ok(chain)
 }
 
 /// For each line of `new`, the line of `old` it is, if any; and whether

@@ -153,10 +153,46 @@ pub fn first(io: &Io) -> Result<Option<Version>, FsError> {
 
 /// Every version in the log, oldest first.
 pub fn read_all(io: &Io) -> Result<Vec<Version>, FsError> {
+    read_all_placed(io).map(|(versions, _)| versions)
+}
+
+/// Where one version's line is in the log: its start and its length,
+/// without the newline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub at: u64,
+    pub len: u32,
+}
+
+/// [`read_all`], with where each version's line is.
+pub fn read_all_placed(io: &Io) -> Result<(Vec<Version>, Vec<Placed>), FsError> {
     let Some(bytes) = read_from(io, 0)? else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
-    Ok(parse(&bytes))
+    Ok(parse_placed(&bytes, 0).into_iter().unzip())
+}
+
+/// The versions on record among the whole lines of `bytes` (read from
+/// the log at `from`), with where each is; a line in flight, or one that
+/// does not parse (torn by a crash), is left out, and so is the last
+/// piece when no newline ends it.
+pub fn parse_placed(bytes: &[u8], from: u64) -> Vec<(Version, Placed)> {
+    let mut found = Vec::new();
+    let mut at = 0usize;
+    while let Some(len) = bytes[at..].iter().position(|&b| b == b'\n') {
+        if let Some(version) = parse_line(&bytes[at..at + len]) {
+            let len32 = u32::try_from(len).unwrap_or(u32::MAX);
+            found.push((
+                version,
+                Placed {
+                    at: from + at as u64,
+                    len: len32,
+                },
+            ));
+        }
+        at += len + 1;
+    }
+    found
 }
 
 /// The newest versions `keep` accepts, newest first, at most `limit` of
@@ -559,10 +595,12 @@ fn filler(len: u64) -> Vec<u8> {
     }
 }
 
-/// Replaces the whole log with `versions`, atomically.
-pub fn rewrite(io: &Io, versions: &[Version]) -> Result<(), FsError> {
+/// Replaces the whole log with `versions`, atomically; where each line is.
+pub fn rewrite(io: &Io, versions: &[Version]) -> Result<Vec<Placed>, FsError> {
     ensure_dir(io)?;
-    files::put_private(io, HISTORY_LOG, lines(versions).as_bytes())
+    let (text, placed) = lines_placed(versions);
+    files::put_private(io, HISTORY_LOG, text.as_bytes())?;
+    Ok(placed)
 }
 
 /// Makes `.memcap/history` (and `.memcap`) when missing.
@@ -578,13 +616,22 @@ pub fn ensure_dir(io: &Io) -> Result<(), FsError> {
 
 /// The lines of `versions` on record, one each, newline-terminated.
 pub fn lines(versions: &[Version]) -> String {
+    lines_placed(versions).0
+}
+
+/// [`lines`], and where each line is in them.
+fn lines_placed(versions: &[Version]) -> (String, Vec<Placed>) {
     let mut text = String::new();
+    let mut placed = Vec::with_capacity(versions.len());
     for version in versions {
+        let at = text.len();
         text.push(ON_RECORD as char);
         text.push_str(&serde_json::to_string(version).expect("a version serialises"));
+        let len = u32::try_from(text.len() - at).unwrap_or(u32::MAX);
+        placed.push(Placed { at: at as u64, len });
         text.push('\n');
     }
-    text
+    (text, placed)
 }
 
 fn read_from(io: &Io, from: u64) -> Result<Option<Vec<u8>>, FsError> {
@@ -606,17 +653,8 @@ fn read_from(io: &Io, from: u64) -> Result<Option<Vec<u8>>, FsError> {
     .map(Some)
 }
 
-/// The versions on record in `bytes`; a line in flight, or one that does
-/// not parse (torn by a crash), is left out.
-fn parse(bytes: &[u8]) -> Vec<Version> {
-    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    // The last piece is no whole line (a newline ends each).
-    lines.pop();
-    lines.into_iter().filter_map(parse_line).collect()
-}
-
 /// The version on one line, if it is on record and whole.
-fn parse_line(line: &[u8]) -> Option<Version> {
+pub fn parse_line(line: &[u8]) -> Option<Version> {
     match line.first() {
         Some(&ON_RECORD | &b'{') => serde_json::from_slice(line).ok(),
         _ => None,

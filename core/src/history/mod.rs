@@ -13,11 +13,13 @@
 
 pub mod blame;
 mod blobs;
+pub mod changed;
 mod found;
 pub mod host;
 mod log;
 mod loose;
 mod packs;
+pub mod paths;
 mod pending;
 pub mod problem;
 pub mod query;

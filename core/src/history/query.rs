@@ -37,13 +37,30 @@ pub const MAX_LISTED: usize = 10_000;
 /// at most [`MAX_LISTED`].
 pub fn list(io: &Io, path: &MemPath, filter: &Filter) -> Result<Vec<Version>> {
     let key = path.key();
-    let versions = read(io)?;
+    // A file's own versions, from the index by path (a directory's, or a
+    // name that never was a file's, need the whole log).
+    let dir = matches!(files::stat(io, path), Ok(m) if m.kind == crate::storage::Kind::Dir);
+    let own = match path.is_root() || dir {
+        true => None,
+        false => Some(own(io, &key)?).filter(|found| !found.is_empty()),
+    };
+    let versions = match own {
+        Some(found) => found,
+        None => read(io)?,
+    };
     Ok(versions
         .into_iter()
         .rev()
         .filter(|v| v.touches(&key, true) && filter.keeps(v))
         .take(MAX_LISTED)
         .collect())
+}
+
+/// Every version that touches `key` itself, oldest first, from the index
+/// by path.
+fn own(io: &Io, key: &str) -> Result<Vec<Version>> {
+    super::paths::touching(io, key, usize::MAX)
+        .map_err(|e| files::tool_error(e, ROOT, "read the history of"))
 }
 
 /// The newest versions that touch `path` and are numbered below `before`
@@ -87,7 +104,7 @@ pub fn show(
     number: u64,
 ) -> Result<(Version, Option<Vec<u8>>)> {
     let key = path.key();
-    let versions = read(io)?;
+    let versions = own(io, &key)?;
     let version = numbered(&versions, &key, shown, number)?.clone();
     if version.op == Op::Deleted || version.path != key {
         return Ok((version, None));

@@ -148,7 +148,9 @@ pub fn redact(io: &Io, path: &MemPath, shown: &str, number: Option<u64>) -> Resu
     if !shas.is_empty() || !names.is_empty() {
         // The names were in the catalog and the indexes too, as a file's
         // path or a link's target: they went with the derived state above.
-        log::rewrite(io, &rewritten).map_err(fail)?;
+        super::paths::remove(io).map_err(fail)?;
+        let placed = log::rewrite(io, &rewritten).map_err(fail)?;
+        super::paths::write(io, &rewritten, &placed).map_err(fail)?;
     }
     Ok(redacted)
 }

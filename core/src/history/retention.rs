@@ -90,7 +90,7 @@ pub fn upkeep(io: &Io, tail: &log::Tail, retention: &Retention) {
 /// while the file is there), their contents no version still needs, and
 /// contents no version names (left by a crash).
 pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
-    let versions = log::read_all(io)?;
+    let (versions, mut placed) = log::read_all_placed(io)?;
     let newest_of_live = newest_of_live(&versions);
     let mut uses: HashMap<&str, usize> = HashMap::new();
     let mut sizes: HashMap<&str, u64> = HashMap::new();
@@ -101,7 +101,8 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
         }
     }
     let mut log_bytes: u64 = versions.iter().map(line_bytes).sum();
-    let mut total = log_bytes + sizes.values().map(|s| s + packs::RECORD).sum::<u64>();
+    let mut total =
+        super::paths::FIXED + log_bytes + sizes.values().map(|s| s + packs::RECORD).sum::<u64>();
     let target = retention.bytes / 10 * 9;
     let log_target = retention.log_bound() / 10 * 9;
     let cutoff = io
@@ -157,14 +158,21 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
         .last()
         .is_some_and(|v| v.n as usize != versions.len());
     let miscounted = versions.last().is_some_and(|v| v.total < total);
-    if !dropped.is_empty() || over != was_over || uncounted || miscounted {
-        let mut kept = with_totals(kept.clone(), &sizes, dead);
-        if let Some(last) = kept.last_mut() {
-            last.over = over;
+    let rewritten = !dropped.is_empty() || over != was_over || uncounted || miscounted;
+    let kept = match rewritten {
+        true => {
+            let mut kept = with_totals(kept, &sizes, dead);
+            if let Some(last) = kept.last_mut() {
+                last.over = over;
+            }
+            placed = log::rewrite(io, &kept)?;
+            kept
         }
-        log::rewrite(io, &kept)?;
-    }
+        false => versions,
+    };
     pruned.contents += packs::apply(io, plan)?.dropped;
+    // The index by path, of the log as it is now.
+    super::paths::write(io, &kept, &placed)?;
     super::problem::clear(io)?;
     Ok(pruned)
 }
@@ -198,7 +206,7 @@ pub fn with_totals(
     dead: u64,
 ) -> Vec<Version> {
     let mut seen = HashSet::new();
-    let mut total = dead;
+    let mut total = dead + super::paths::FIXED;
     for (i, v) in versions.iter_mut().enumerate() {
         v.n = i as u64 + 1;
         v.over = false;
@@ -213,8 +221,9 @@ pub fn with_totals(
     versions
 }
 
+/// A version's line in the log, and its records in the index by path.
 fn line_bytes(v: &Version) -> u64 {
-    serde_json::to_string(v).map_or(0, |l| l.len() as u64 + 1)
+    serde_json::to_string(v).map_or(0, |l| l.len() as u64 + 1) + super::paths::cost(v)
 }
 
 #[cfg(test)]

@@ -282,10 +282,12 @@ fn plan(
     Ok((planned, fresh, tail, flight))
 }
 
-/// Sets `version.total` to `total` plus its own line's bytes, and returns it.
+/// Sets `version.total` to `total` plus its own line's bytes (and its
+/// records in the index by path), and returns it.
 pub(super) fn with_line(version: &mut Version, total: u64) -> u64 {
     version.total = total;
-    let line = serde_json::to_string(version).map_or(0, |l| l.len() as u64 + 1);
+    let line = serde_json::to_string(version).map_or(0, |l| l.len() as u64 + 1)
+        + super::paths::cost(version);
     // The total's own digits may grow the line, and the count it carries
     // once logged ([`log::append_at`]); a few bytes over is fine.
     version.total = total + line + 4 + 16;

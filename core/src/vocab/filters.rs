@@ -18,6 +18,12 @@ pub struct SearchFilters {
     /// otherwise). Not a filter of the graph's: [`SearchFilters::is_empty`]
     /// leaves it aside.
     pub include_superseded: bool,
+    /// Passages one of whose lines one of these actors (a name or an
+    /// actor's id) changed last, as the history says (blame). Not a
+    /// filter of the graph's either.
+    pub by: Vec<String>,
+    /// Passages none of whose lines one of these actors changed last.
+    pub not_by: Vec<String>,
 }
 
 impl SearchFilters {

@@ -161,22 +161,34 @@ class Memory:
         types: Sequence[str] = (),
         after_date: Optional[str] = None,
         include_superseded: bool = False,
+        by: Sequence[str] = (),
+        not_by: Sequence[str] = (),
     ) -> Dict[str, Any]:
         """The passages that best answer `query`: a dict with `results` (each
         `path`, `lines`, `text`, `score`, `source`, the `observations` and
-        `relations` on its lines, `superseded_by` and `expired`),
+        `relations` on its lines, `superseded_by`, `expired`, and who last
+        changed those lines, `changed_by` and `changed_at`),
         `total_found`, `method`, `degraded`, `total_files`, `total_chunks`,
         `left_out`. The filters keep passages holding an observation of one of
         `categories` with one of `tags`, in notes of one of `types` changed
         since `after_date` (`2026-11-01`, `7d`). Notes superseded by another
         or past their `valid_until` are left out (counted in `left_out`)
-        unless `include_superseded`, which puts them last, marked."""
+        unless `include_superseded`, which puts them last, marked. `by` keeps
+        passages with a line one of these actors changed last, `not_by` those
+        with none (a passage whose authors the history cannot say is left
+        out by either)."""
         # A whole number is a fine threshold (0, 1): the WIT type is f32.
         min_score = None if min_score is None else float(min_score)
         filters = None
-        if categories or tags or types or after_date is not None or include_superseded:
+        if categories or tags or types or after_date is not None or include_superseded or by or not_by:
             filters = Record()
-            for name, items in (("categories", categories), ("tags", tags), ("types", types)):
+            for name, items in (
+                ("categories", categories),
+                ("tags", tags),
+                ("types", types),
+                ("by", by),
+                ("not-by", not_by),
+            ):
                 # One word for a list of one, as `call` takes it.
                 setattr(filters, name, [items] if isinstance(items, str) else list(items))
             setattr(filters, "after-date", after_date)
@@ -184,7 +196,8 @@ class Memory:
         return self._record("memory-search", (query, max_results, min_score, source, filters))
 
     def memory_get(self, path: str, first: Optional[int] = None, last: Optional[int] = None) -> Dict[str, Any]:
-        """Lines `first`..`last` of a file: `path`, `lines`, `text`, `total_lines`, `more`."""
+        """Lines `first`..`last` of a file: `path`, `lines`, `text`, `total_lines`, `more`,
+        and who last changed those lines, `changed_by` and `changed_at`."""
         return self._record("memory-get", (path, first, last))
 
     def memory_stats(self) -> Dict[str, Any]:

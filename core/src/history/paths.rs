@@ -1,0 +1,309 @@
+//! The history's index by path: where in the log each file's versions
+//! are, so that a file's versions (a blame, `history list` or `show` of
+//! one file, `memory_history` of a note) cost what they return, not a
+//! read of the whole log.
+//!
+//! Written whole by the upkeep that already reads the whole log (every
+//! few hundred versions, [`super::retention`]) and after a redaction
+//! rewrites it, never by a change, so writes cost nothing more. It covers
+//! the log up to a point; the lines after it (the versions since) are
+//! read as they are. Records are fixed-width, sorted by the first eight
+//! bytes of the SHA-256 of a path (a rename is filed under both its
+//! names) behind a table of where each first byte starts, as the packs'
+//! index is, so a lookup is two reads of it and one read of each run of
+//! the lines it names. Every line read is checked against the record
+//! that named it, and the index's last line against the log: an index
+//! the log no longer matches (a rewrite it missed, a crash between the
+//! two) answers nothing, and the caller reads the whole log as before.
+
+use sha2::{Digest, Sha256};
+
+use super::log::{self, Placed};
+use super::version::{Op, Version};
+use crate::error::FsError;
+use crate::files;
+use crate::io::Io;
+use crate::layout::{HISTORY_LOG, HISTORY_PATHS};
+
+const MAGIC: &[u8; 8] = b"MCPATH01";
+/// Magic, where the log it covers ends, the last line's start and
+/// number, the record count.
+const HEADER: usize = 40;
+/// For each first byte of a path's hash, how many records have a first
+/// byte at most it (little-endian `u32`s).
+const FANOUT: usize = 256 * 4;
+/// A record: the path's hash, the version's number, its line's start and
+/// length.
+const RECORD: usize = 8 + 8 + 8 + 4;
+/// The most of the log past what the index covers that a lookup reads
+/// (the versions since the last upkeep, which writes it every 256); past
+/// it, the lookup writes the index anew.
+const MAX_BEHIND: u64 = 128 << 10;
+/// Lines this close together are read in one go.
+const GAP: u64 = 4 << 10;
+/// The most bytes one read of lines takes.
+const MAX_RUN: u64 = 1 << 20;
+
+/// What the index costs the history beyond its records (its header and
+/// table), as the log's totals count it.
+pub const FIXED: u64 = (HEADER + FANOUT) as u64;
+
+/// What one version costs the index (a rename is filed under both its
+/// names), as the log's totals count it: `--history-mib` bounds the index
+/// too.
+pub fn cost(v: &Version) -> u64 {
+    let renamed = v.op == Op::Renamed && v.from.as_deref().is_some_and(|f| f != v.path);
+    RECORD as u64 * (1 + u64::from(renamed))
+}
+
+fn key_hash(key: &str) -> u64 {
+    let digest = Sha256::digest(key.as_bytes());
+    u64::from_be_bytes(digest[..8].try_into().expect("eight bytes"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+}
+
+/// Replaces the index with one of `versions`, each at `placed` in the
+/// log (as [`log::read_all_placed`] or [`log::rewrite`] give them).
+pub fn write(io: &Io, versions: &[Version], placed: &[Placed]) -> Result<(), FsError> {
+    let mut records: Vec<(u64, u64, Placed)> = Vec::with_capacity(versions.len() + 16);
+    for (v, at) in versions.iter().zip(placed) {
+        records.push((key_hash(&v.path), v.v, *at));
+        if v.op == Op::Renamed
+            && let Some(from) = v.from.as_deref().filter(|f| *f != v.path)
+        {
+            records.push((key_hash(from), v.v, *at));
+        }
+    }
+    records.sort_unstable_by_key(|(hash, v, _)| (*hash, *v));
+    let (last_at, last_v, covered) = match (versions.last(), placed.last()) {
+        (Some(v), Some(at)) => (at.at, v.v, at.at + u64::from(at.len) + 1),
+        _ => (0, 0, 0),
+    };
+    let mut bytes = Vec::with_capacity(HEADER + FANOUT + records.len() * RECORD);
+    bytes.extend_from_slice(MAGIC);
+    for n in [covered, last_at, last_v, records.len() as u64] {
+        bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    let mut counts = [0u32; 256];
+    for (hash, _, _) in &records {
+        counts[(hash >> 56) as usize] += 1;
+    }
+    let mut upto = 0u32;
+    for count in counts {
+        upto += count;
+        bytes.extend_from_slice(&upto.to_le_bytes());
+    }
+    for (hash, v, at) in &records {
+        bytes.extend_from_slice(&hash.to_le_bytes());
+        bytes.extend_from_slice(&v.to_le_bytes());
+        bytes.extend_from_slice(&at.at.to_le_bytes());
+        bytes.extend_from_slice(&at.len.to_le_bytes());
+    }
+    log::ensure_dir(io)?;
+    files::put_private(io, HISTORY_PATHS, &bytes)
+}
+
+/// Removes the index (before a redaction rewrites the log: the hashes of
+/// the names it erases go with it), so lookups read the whole log until
+/// the next upkeep writes it again.
+pub fn remove(io: &Io) -> Result<(), FsError> {
+    match io.fs.remove_file(HISTORY_PATHS) {
+        Ok(()) | Err(FsError::NotFound) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The versions on record that touch `key` itself (as their path, or as
+/// the name a rename moved a file from), oldest first, the newest
+/// `newest` of them. When the index cannot say (there is none, the log
+/// no longer matches it, or more than [`MAX_BEHIND`] of the log is past
+/// it) and the log is longer than that, the log is read whole once and
+/// the index written from it, so the next lookups are cheap again (a
+/// store that cannot be written, read-only, reads the whole log each
+/// time, as before the index).
+pub fn touching(io: &Io, key: &str, newest: usize) -> Result<Vec<Version>, FsError> {
+    if let Some(found) = lookup(io, key, newest)? {
+        return Ok(found);
+    }
+    let (versions, placed) = log::read_all_placed(io)?;
+    // An accelerator written from a read: a failure loses nothing (the
+    // next upkeep writes it), so it is not the read's.
+    let _ = write(io, &versions, &placed);
+    let mut found: Vec<Version> = versions
+        .into_iter()
+        .filter(|v| v.touches(key, false))
+        .collect();
+    found.drain(..found.len().saturating_sub(newest));
+    Ok(found)
+}
+
+/// [`touching`] through the index and the log's end; `None` when that
+/// would not do (see there).
+fn lookup(io: &Io, key: &str, newest: usize) -> Result<Option<Vec<Version>>, FsError> {
+    let file = match io.fs.open(HISTORY_LOG, false) {
+        Ok(file) => file,
+        Err(FsError::NotFound) => return Ok(Some(Vec::new())),
+        Err(e) => return Err(e),
+    };
+    let size = file.stat()?.size;
+    let index = match io.fs.open(HISTORY_PATHS, false) {
+        Ok(file) => Some(file),
+        Err(FsError::NotFound) => None,
+        Err(e) => return Err(e),
+    };
+    // What the index covers and names of `key`; nothing when it is not
+    // there or not the log's (then the log's end is all of it).
+    let mut covered = 0;
+    let mut named: Vec<Named> = Vec::new();
+    if let Some(index) = index
+        && let Some((upto, records)) = indexed(&*index, &*file, size, key_hash(key))?
+    {
+        covered = upto;
+        named = records;
+    }
+    let uncovered = size - covered;
+    if uncovered > MAX_BEHIND {
+        return Ok(None);
+    }
+    let since = match uncovered {
+        0 => Vec::new(),
+        _ => {
+            let bytes = files::read_to_end(&*file, covered, Some(uncovered), Some(uncovered))?;
+            naming(&bytes, key)
+        }
+    };
+    // Only the newest: the oldest named go first, then the oldest since.
+    let skip = (named.len() + since.len()).saturating_sub(newest);
+    let skip_named = skip.min(named.len());
+    let skip_since = skip - skip_named;
+    let named = &named[skip_named..];
+    let mut found = Vec::with_capacity(named.len() + since.len());
+    // Lines close together are read as one run.
+    let mut i = 0;
+    while i < named.len() {
+        let start = named[i].1.at;
+        let mut j = i + 1;
+        let mut end = start + u64::from(named[i].1.len);
+        while j < named.len()
+            && named[j].1.at >= end
+            && named[j].1.at - end <= GAP
+            && named[j].1.at + u64::from(named[j].1.len) - start <= MAX_RUN
+        {
+            end = named[j].1.at + u64::from(named[j].1.len);
+            j += 1;
+        }
+        let run = files::read_to_end(&*file, start, Some(end - start), Some(end - start))?;
+        for (v, place) in &named[i..j] {
+            let from = (place.at - start) as usize;
+            let line = run.get(from..from + place.len as usize);
+            match line.and_then(log::parse_line) {
+                // Another path with the same hash is passed over.
+                Some(version) if version.v == *v => {
+                    if version.touches(key, false) {
+                        found.push(version);
+                    }
+                }
+                // The log changed under the index: read it whole.
+                _ => return Ok(None),
+            }
+        }
+        i = j;
+    }
+    found.extend(since.into_iter().skip(skip_since));
+    Ok(Some(found))
+}
+
+/// A version's number and where its line is, as a record names it.
+type Named = (u64, Placed);
+
+/// Where the index's records for `hash` say its versions are, and how
+/// much of the log (`size` bytes) it covers; `None` when the index is
+/// damaged or the log no longer ends its covered part with the line it
+/// names last.
+fn indexed(
+    index: &dyn crate::storage::File,
+    log: &dyn crate::storage::File,
+    size: u64,
+    hash: u64,
+) -> Result<Option<(u64, Vec<Named>)>, FsError> {
+    let head = files::read_to_end(index, 0, Some((HEADER + FANOUT) as u64), None)?;
+    if head.len() < HEADER + FANOUT || &head[..8] != MAGIC {
+        return Ok(None);
+    }
+    let (covered, last_at, last_v) = (u64_at(&head, 8), u64_at(&head, 16), u64_at(&head, 24));
+    if size < covered || last_at > covered {
+        return Ok(None);
+    }
+    if covered > 0 {
+        let len = covered - last_at;
+        let line = files::read_to_end(log, last_at, Some(len), Some(len))?;
+        let same = line.last() == Some(&b'\n')
+            && log::parse_line(&line[..line.len() - 1]).is_some_and(|v| v.v == last_v);
+        if !same {
+            return Ok(None);
+        }
+    }
+    let first = (hash >> 56) as usize;
+    let upto = |b: usize| u64::from(u32_at(&head, HEADER + 4 * b));
+    let (from, to) = (if first == 0 { 0 } else { upto(first - 1) }, upto(first));
+    let mut named = Vec::new();
+    if to > from {
+        let at = (HEADER + FANOUT) as u64 + from * RECORD as u64;
+        let len = (to - from) * RECORD as u64;
+        let records = files::read_to_end(index, at, Some(len), Some(len))?;
+        if records.len() as u64 != len {
+            return Ok(None);
+        }
+        for r in records.chunks_exact(RECORD) {
+            if u64_at(r, 0) == hash {
+                let place = Placed {
+                    at: u64_at(r, 16),
+                    len: u32_at(r, 24),
+                };
+                named.push((u64_at(r, 8), place));
+            }
+        }
+    }
+    Ok(Some((covered, named)))
+}
+
+/// The versions on record among the whole lines of `bytes` that touch
+/// `key` itself. Only the lines that hold the key as a JSON string are
+/// parsed (a key with a character JSON escapes is looked for in all).
+fn naming(bytes: &[u8], key: &str) -> Vec<Version> {
+    let whole = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(end) => &bytes[..=end],
+        None => return Vec::new(),
+    };
+    let plain = !key.chars().any(|c| c == '"' || c == '\\' || c.is_control());
+    let text = std::str::from_utf8(whole).ok().filter(|_| plain);
+    let lines: Vec<&[u8]> = match text {
+        None => whole.split(|&b| b == b'\n').collect(),
+        Some(text) => {
+            let mut lines: Vec<&[u8]> = Vec::new();
+            let mut after = 0;
+            for (at, _) in text.match_indices(&format!("\"{key}\"")) {
+                if at < after {
+                    continue;
+                }
+                let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+                let end = at + text[at..].find('\n').unwrap_or(text.len() - at);
+                lines.push(&whole[start..end]);
+                after = end;
+            }
+            lines
+        }
+    };
+    lines
+        .into_iter()
+        .filter_map(log::parse_line)
+        .filter(|v| v.touches(key, false))
+        .collect()
+}

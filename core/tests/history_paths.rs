@@ -1,0 +1,216 @@
+//! The history's index by path (issue 55): a file's versions, one
+//! version's text and a blame read through it give exactly what reading
+//! the whole log gives, through edits, renames back and forth, a name
+//! deleted and made again, versions past what the index covers, a
+//! redaction, and an index the log no longer matches.
+
+mod common;
+
+use common::Store;
+use memcap_core::Io;
+use memcap_core::history::host as history;
+use memcap_core::history::paths;
+use memcap_core::history::query;
+use memcap_core::layout::HISTORY_PATHS;
+use memcap_core::storage::Storage;
+use memcap_core::vocab::settings::ACTOR;
+use serde_json::json;
+
+const NAMES: [&str; 8] = [
+    "/memories/a.md",
+    "/memories/b.md",
+    "/memories/c.md",
+    "/memories/deep/d.md",
+    "/memories/deep/e.md",
+    "/memories/gone.md",
+    "/memories/deep",
+    "/memories/never.md",
+];
+
+/// Everything a person or an agent reads of each name's history: its
+/// list, each version's text (or the error), its blame, `memory_history`.
+fn seen(s: &Store) -> Vec<String> {
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let mut seen = Vec::new();
+    for name in NAMES {
+        let list = history::list(&io, name, None, None);
+        seen.push(format!("{name} list {list:?}"));
+        for v in list.iter().flatten() {
+            let shown = history::show(&io, name, v.v);
+            seen.push(format!("{name} show {} {shown:?}", v.v));
+        }
+        let blame = history::blame(&io, name);
+        seen.push(format!("{name} blame {blame:?}"));
+        let by_agent = s.json(json!({"command": "memory_history", "path": name}));
+        seen.push(format!("{name} memory_history {by_agent:?}"));
+    }
+    seen
+}
+
+/// What the same reads give with no index: the whole log read.
+fn seen_without_index(s: &Store) -> Vec<String> {
+    let kept = s.fs.files().get(HISTORY_PATHS).cloned();
+    let _ = s.fs.remove_file(HISTORY_PATHS);
+    let seen = seen(s);
+    if let Some(bytes) = kept {
+        s.fs.write_new(HISTORY_PATHS, &bytes, false).unwrap();
+    }
+    seen
+}
+
+fn as_actor(s: &Store, name: &str) {
+    s.env.set_var(ACTOR, Some(name));
+}
+
+/// A busy history: `rounds` rounds of edits by three actors, renames of
+/// a note back and forth, a note deleted and made again under its name.
+fn busy(s: &Store, rounds: usize) {
+    for i in 0..rounds {
+        as_actor(s, ["alice", "bob", "carol"][i % 3]);
+        if i == 0 {
+            for name in ["a", "b", "deep/d", "gone"] {
+                s.ok(
+                    json!({"command": "create", "path": format!("/memories/{name}.md"),
+                    "file_text": format!("{name} one\n{name} two\n{name} three\n")}),
+                );
+            }
+        }
+        s.ok(json!({"command": "str_replace", "path": "/memories/a.md",
+            "old_str": "a two", "new_str": format!("a two {i}\na")}));
+        s.ok(
+            json!({"command": "create", "path": format!("/memories/filler/{i}.md"),
+            "file_text": "filler\n"}),
+        );
+        match i % 4 {
+            0 => {
+                s.ok(json!({"command": "rename", "old_path": "/memories/b.md",
+                    "new_path": "/memories/c.md"}));
+                s.ok(json!({"command": "insert", "path": "/memories/c.md",
+                    "insert_line": 1, "insert_text": format!("c {i}")}));
+            }
+            2 => {
+                s.ok(json!({"command": "rename", "old_path": "/memories/c.md",
+                    "new_path": "/memories/b.md"}));
+            }
+            1 => {
+                s.ok(json!({"command": "delete", "path": "/memories/gone.md"}));
+                s.ok(json!({"command": "create", "path": "/memories/gone.md",
+                    "file_text": format!("again {i}\n")}));
+            }
+            _ => {
+                s.ok(
+                    json!({"command": "rename", "old_path": "/memories/deep/d.md",
+                    "new_path": "/memories/deep/e.md"}),
+                );
+                s.ok(
+                    json!({"command": "rename", "old_path": "/memories/deep/e.md",
+                    "new_path": "/memories/deep/d.md"}),
+                );
+            }
+        }
+        if i % 10 == 0 {
+            s.next_second();
+        }
+    }
+}
+
+#[test]
+fn a_files_versions_read_through_the_index_are_those_the_whole_log_holds() {
+    let s = Store::new();
+    busy(&s, 90);
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let all = query::read(&io).unwrap();
+    assert!(all.len() > 300, "{} versions", all.len());
+    // The upkeep wrote it, and it answers with what the log holds.
+    assert!(s.fs.files().contains_key(HISTORY_PATHS));
+    for key in ["a.md", "b.md", "c.md", "deep/d.md", "gone.md", "never.md"] {
+        let own: Vec<_> = all
+            .iter()
+            .filter(|v| v.touches(key, false))
+            .cloned()
+            .collect();
+        let found = paths::touching(&io, key, usize::MAX).unwrap();
+        assert_eq!(found, own, "{key}");
+        // The newest only, when asked for fewer.
+        let newest = paths::touching(&io, key, 5).unwrap();
+        assert_eq!(newest, own[own.len().saturating_sub(5)..], "{key}");
+    }
+    // A lookup reads the index and the log's end, not the whole log.
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
+    let before = s.fs.bytes_read();
+    assert!(
+        paths::touching(&io, "never.md", usize::MAX)
+            .unwrap()
+            .is_empty()
+    );
+    let read = s.fs.bytes_read() - before;
+    assert!(read < log / 2, "{read} bytes read of a {log}-byte log");
+    assert_eq!(seen(&s), seen_without_index(&s));
+}
+
+#[test]
+fn a_lookup_far_past_the_index_writes_it_anew() {
+    let s = Store::new();
+    busy(&s, 170);
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len();
+    assert!(log > 128 << 10, "a {log}-byte log");
+    let all = query::read(&io).unwrap();
+    let own: Vec<_> = all
+        .iter()
+        .filter(|v| v.touches("a.md", false))
+        .cloned()
+        .collect();
+    // No index (a store from before it, or one a copy left without):
+    // the log is read whole once and the index written from it.
+    s.fs.remove_file(HISTORY_PATHS).unwrap();
+    assert_eq!(paths::touching(&io, "a.md", usize::MAX).unwrap(), own);
+    assert!(s.fs.files().contains_key(HISTORY_PATHS));
+    // Then a note written once costs its line and the log's end.
+    let before = s.fs.bytes_read();
+    assert_eq!(
+        paths::touching(&io, "filler/5.md", usize::MAX)
+            .unwrap()
+            .len(),
+        1
+    );
+    let read = s.fs.bytes_read() - before;
+    assert!(
+        read < log as u64 / 4,
+        "{read} bytes read of a {log}-byte log"
+    );
+    // An index damaged on disk is written anew the same way.
+    s.fs.remove_file(HISTORY_PATHS).unwrap();
+    s.fs.write_new(HISTORY_PATHS, b"MCPATH01 and then nothing", false)
+        .unwrap();
+    assert_eq!(paths::touching(&io, "a.md", usize::MAX).unwrap(), own);
+    assert!(s.fs.files()[HISTORY_PATHS].len() > 1_000);
+}
+
+#[test]
+fn versions_past_the_index_and_a_redaction_read_as_the_log_has_them() {
+    let s = Store::new();
+    busy(&s, 80);
+    // Versions since the index was written are read from the log's end.
+    as_actor(&s, "dave");
+    s.ok(json!({"command": "str_replace", "path": "/memories/a.md",
+        "old_str": "a one", "new_str": "A ONE"}));
+    s.ok(json!({"command": "rename", "old_path": "/memories/a.md",
+        "new_path": "/memories/deep/e.md"}));
+    assert_eq!(seen(&s), seen_without_index(&s));
+    // A redaction rewrites the log, and the index with it.
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let before = s.fs.files().get(HISTORY_PATHS).cloned().unwrap();
+    let redacted = history::redact(&io, "/memories/gone.md", None).unwrap();
+    assert!(!redacted.versions.is_empty());
+    assert_ne!(s.fs.files().get(HISTORY_PATHS), Some(&before));
+    assert_eq!(seen(&s), seen_without_index(&s));
+    // An index the log no longer matches (as a crash between the log's
+    // rewrite and the index's would leave) is not believed: the log is
+    // read instead.
+    s.fs.remove_file(HISTORY_PATHS).unwrap();
+    s.fs.write_new(HISTORY_PATHS, &before, false).unwrap();
+    let stale = seen(&s);
+    s.fs.remove_file(HISTORY_PATHS).unwrap();
+    assert_eq!(stale, seen(&s));
+}
