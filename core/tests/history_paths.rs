@@ -149,6 +149,33 @@ fn a_files_versions_read_through_the_index_are_those_the_whole_log_holds() {
 }
 
 #[test]
+fn changes_a_host_reports_are_recorded_against_what_the_index_finds() {
+    let s = Store::new();
+    busy(&s, 90);
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let last = |path: &str| history::list(&io, path, None, None).unwrap()[0].clone();
+    let before = last("/memories/a.md");
+    // Another program edits a.md, removes gone.md and writes a new file;
+    // a watcher reports them (and c.md, renamed away: nothing to record).
+    s.fs.remove_file("a.md").unwrap();
+    s.fs.write_new("a.md", b"edited elsewhere\n", false)
+        .unwrap();
+    s.fs.remove_file("gone.md").unwrap();
+    s.fs.write_new("new.md", b"new\n", false).unwrap();
+    let reported = ["/memories/a.md", "/memories/gone.md", "/memories/new.md"].map(String::from);
+    history::record(&io, &reported, true).unwrap();
+    let edited = last("/memories/a.md");
+    assert_eq!(edited.op.as_str(), "modified");
+    assert_eq!(edited.prev, before.sha256);
+    assert_eq!(last("/memories/gone.md").op.as_str(), "deleted");
+    assert_eq!(last("/memories/new.md").op.as_str(), "created");
+    // Reported again, nothing is new.
+    let count = query::read(&io).unwrap().len();
+    history::record(&io, &reported, true).unwrap();
+    assert_eq!(query::read(&io).unwrap().len(), count);
+}
+
+#[test]
 fn a_lookup_far_past_the_index_writes_it_anew() {
     let s = Store::new();
     busy(&s, 170);

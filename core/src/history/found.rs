@@ -53,21 +53,14 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
         });
     }
     pending::recover(io)?;
-    let versions = log::read_all(io)?;
-    let mut state: HashMap<&str, Option<&str>> = HashMap::new();
-    for v in &versions {
-        if let Some(from) = v.from.as_deref() {
-            state.insert(from, None);
-        }
-        state.insert(v.path.as_str(), v.left_at(&v.path).map(|s| s.unwrap_or("")));
-    }
+    let (state, last) = logged_now(io, keys)?;
     let (name, id) = match author {
         // Whoever the host serves did not make these: another program did.
         Author::Outside => (OUTSIDE_ACTOR.to_owned(), None::<String>),
         Author::Caller => super::track::actor(io),
     };
-    let mut next = versions.last().map_or(1, |v| v.v + 1);
-    let mut total = versions.last().map_or(0, |v| v.total);
+    let mut next = last.as_ref().map_or(1, |v| v.v + 1);
+    let mut total = last.as_ref().map_or(0, |v| v.total);
     let t = io.now_seconds();
     let mut added = Vec::new();
     let mut taken = 0;
@@ -79,7 +72,8 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
         if !Change::covers(io, key) {
             continue;
         }
-        let logged = state.get(key.as_str()).copied().flatten();
+        let logged = state.get(key.as_str()).cloned().flatten();
+        let logged = logged.as_deref();
         let now = pending::whole_file(io, key);
         let (op, sha, size, prev) = match (&now, logged) {
             (Some(bytes), logged) => {
@@ -130,4 +124,39 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
         added: added.len(),
         taken,
     })
+}
+
+/// The most keys looked up one at a time in the index by path; more are
+/// found with one read of the whole log.
+const LOOKED_UP: usize = 32;
+
+/// Each key's content as the log last recorded it.
+type Logged = HashMap<String, Option<String>>;
+
+/// For each of `keys`, the content the log last recorded there (`""` for
+/// a version whose content it did not keep; none for no file), and the
+/// log's newest version. A few keys (what a watcher reports) are looked
+/// up by path; many (a copy, a walk) read the log once.
+fn logged_now(io: &Io, keys: &[String]) -> Result<(Logged, Option<Version>), FsError> {
+    let left = |v: &Version, key: &str| {
+        (v.path == key)
+            .then(|| v.left_at(key).map(|s| s.unwrap_or("").to_owned()))
+            .flatten()
+    };
+    let mut state = HashMap::new();
+    if keys.len() <= LOOKED_UP {
+        for key in keys {
+            let newest = super::paths::touching(io, key, 1)?;
+            state.insert(key.clone(), newest.last().and_then(|v| left(v, key)));
+        }
+        return Ok((state, log::last(io)?));
+    }
+    let versions = log::read_all(io)?;
+    for v in &versions {
+        if let Some(from) = v.from.as_deref() {
+            state.insert(from.to_owned(), None);
+        }
+        state.insert(v.path.clone(), left(v, &v.path));
+    }
+    Ok((state, versions.last().cloned()))
 }

@@ -14,7 +14,9 @@
 //! the lines it names. Every line read is checked against the record
 //! that named it, and the index's last line against the log: an index
 //! the log no longer matches (a rewrite it missed, a crash between the
-//! two) answers nothing, and the caller reads the whole log as before.
+//! two) is not believed, and the lookup reads the log whole, once: it
+//! writes the index anew from what it read (as it does when there is
+//! none, or the index is far behind), so the next lookups are cheap.
 
 use sha2::{Digest, Sha256};
 
@@ -111,8 +113,9 @@ pub fn write(io: &Io, versions: &[Version], placed: &[Placed]) -> Result<(), FsE
 }
 
 /// Removes the index (before a redaction rewrites the log: the hashes of
-/// the names it erases go with it), so lookups read the whole log until
-/// the next upkeep writes it again.
+/// the names it erases go with it). A lookup that read the log before
+/// the rewrite may write an index of it back; the next lookup finds it
+/// does not match the log and writes it anew.
 pub fn remove(io: &Io) -> Result<(), FsError> {
     match io.fs.remove_file(HISTORY_PATHS) {
         Ok(()) | Err(FsError::NotFound) => Ok(()),
