@@ -146,6 +146,8 @@ def every_view():
             b.get(page.root + "/search?q=beta+users")
             hits = b.all("ol.hits li a")
             assert hits and "beta.md" in hits[0].text, b.text()
+            # Who last changed each passage, as the history records it.
+            assert re.search(r"beta\.md lines \d+-\d+ · score [\d.]+ · changed by agent at 20\d\d-", b.text()), b.text()
             b.shot("search")
             b.click(hits[0])
             assert re.search(r"/ui/files/notes/beta\.md\?raw=1#L\d+$", b.driver.current_url), b.driver.current_url

@@ -1,5 +1,6 @@
 //! `/ui/search?q=…`: what `memory_search` finds, each passage with its
-//! score and a link to the note at its lines.
+//! score, who last changed its lines (the history's, not the note's own
+//! words) and a link to the note at its lines.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,6 +24,8 @@ pub struct Hit {
     pub lines: String,
     pub text: String,
     pub score: String,
+    /// `changed by A, B at TIME` (empty when the history says nothing).
+    pub changed: String,
 }
 
 #[derive(Template)]
@@ -80,6 +83,7 @@ pub async fn page(
                         lines: r.lines,
                         text: r.text,
                         score: format!("{:.2}", r.score),
+                        changed: changed(&r.changed_by, r.changed_at.as_deref()),
                     }
                 })
                 .collect();
@@ -88,4 +92,33 @@ pub async fn page(
         Err(answer) => return answer,
     }
     pages::html(page)
+}
+
+/// Who last changed a passage's lines, as a hit's line says it.
+fn changed(by: &[String], at: Option<&str>) -> String {
+    if by.is_empty() {
+        return String::new();
+    }
+    let by: Vec<String> = by
+        .iter()
+        .map(|a| memcap_core::text::one_line(a, 80))
+        .collect();
+    match at {
+        Some(at) => format!("changed by {} at {at}", by.join(", ")),
+        None => format!("changed by {}", by.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_hit_names_who_changed_its_lines_newest_first_on_one_line() {
+        let by = ["bob".to_owned(), "alice\nforged".to_owned()];
+        assert_eq!(
+            super::changed(&by, Some("2026-12-06T10:00:00Z")),
+            "changed by bob, alice forged at 2026-12-06T10:00:00Z"
+        );
+        assert_eq!(super::changed(&by[..1], None), "changed by bob");
+        assert_eq!(super::changed(&[], None), "");
+    }
 }
