@@ -149,6 +149,72 @@ fn a_files_versions_read_through_the_index_are_those_the_whole_log_holds() {
 }
 
 #[test]
+fn one_lookup_answers_many_paths_and_reads_the_log_end_once() {
+    let s = Store::new();
+    busy(&s, 90);
+    // Versions past what the index covers.
+    for i in 0..30 {
+        s.ok(json!({"command": "str_replace", "path": "/memories/a.md",
+            "old_str": "a one", "new_str": format!("a one {i}")}));
+    }
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let keys = ["a.md", "b.md", "c.md", "deep/d.md", "gone.md", "never.md"];
+    let before = s.fs.bytes_read();
+    let apart: Vec<_> = keys
+        .iter()
+        .map(|k| paths::touching(&io, k, usize::MAX).unwrap())
+        .collect();
+    let read_apart = s.fs.bytes_read() - before;
+    let before = s.fs.bytes_read();
+    let mut lookup = paths::Lookup::open(&io).unwrap();
+    let together: Vec<_> = keys
+        .iter()
+        .map(|k| lookup.touching(&io, k, usize::MAX).unwrap())
+        .collect();
+    let read_together = s.fs.bytes_read() - before;
+    assert_eq!(together, apart);
+    assert!(apart.iter().filter(|found| !found.is_empty()).count() == 5);
+    // The log's end past what the index covers is read once, not six
+    // times.
+    let covered = u64::from_le_bytes(s.fs.files()[HISTORY_PATHS][8..16].try_into().unwrap());
+    let end = s.fs.files()[".memcap/history/log.jsonl"].len() as u64 - covered;
+    assert!(end > 4 << 10, "{end} bytes past the index");
+    assert!(
+        read_together + 5 * end <= read_apart,
+        "{read_together} bytes read by one lookup, {read_apart} by six"
+    );
+    // The log rewritten under an open lookup (a redaction by another
+    // call): what it names no longer matches, and it reads the log whole.
+    let mut lookup = paths::Lookup::open(&io).unwrap();
+    history::redact(&io, "/memories/gone.md", None).unwrap();
+    let all = query::read(&io).unwrap();
+    let own: Vec<_> = all
+        .iter()
+        .filter(|v| v.touches("a.md", false))
+        .cloned()
+        .collect();
+    assert_eq!(lookup.touching(&io, "a.md", usize::MAX).unwrap(), own);
+}
+
+#[test]
+fn a_change_of_many_files_that_passes_the_upkeeps_mark_writes_the_index() {
+    let s = Store::new();
+    for i in 0..250 {
+        s.ok(
+            json!({"command": "create", "path": format!("/memories/many/{i}.md"),
+            "file_text": "x\n"}),
+        );
+    }
+    assert!(!s.fs.files().contains_key(HISTORY_PATHS));
+    // One change of 250 versions, from 251 to 500, passes 256 without
+    // ending on it: the upkeep runs all the same.
+    s.ok(json!({"command": "delete", "path": "/memories/many"}));
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    assert_eq!(query::read(&io).unwrap().len(), 500);
+    assert!(s.fs.files().contains_key(HISTORY_PATHS));
+}
+
+#[test]
 fn changes_a_host_reports_are_recorded_against_what_the_index_finds() {
     let s = Store::new();
     busy(&s, 90);

@@ -4,7 +4,7 @@
 
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
-use crate::history::changed::{Authors, shown_changed};
+use crate::history::changed::{Blamer, shown_changed};
 use crate::io::Io;
 use crate::notes::{index_file, maintain};
 use crate::output::{GetAnswer, Output};
@@ -79,7 +79,9 @@ pub fn memory_get(io: &Io, shown: &str, first: u32, last: Option<u32>) -> Result
     // MEMORY.md's index is rendered, not written by anyone: no authors.
     let changed = match index_file::is_index(&path) {
         true => None,
-        false => Authors::of(io, shown, &text).and_then(|a| a.lines(first, end as u32)),
+        false => Blamer::default()
+            .authors(io, shown, &text)
+            .and_then(|a| a.lines(first, end as u32)),
     };
     let (changed_by, changed_at) = shown_changed(changed);
     Ok(Output::Get(GetAnswer {

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::files;
 use crate::graph::links::Graph;
 use crate::graph::superseded::Superseded;
-use crate::history::changed::{Authors, Changed, shown_changed};
+use crate::history::changed::{Authors, Blamer, Changed, shown_changed};
 use crate::indexes;
 use crate::io::Io;
 use crate::notes::catalog::Catalog;
@@ -146,6 +146,7 @@ pub fn memory_search(
         // Superseded or expired, when asked for: after every current one.
         let mut later = Vec::new();
         let (mut stale, mut left_out, mut not_theirs) = (0, 0, 0);
+        let mut blamer = Blamer::default();
         for hit in &hits {
             if results.len() + later.len() == max_results as usize {
                 break;
@@ -175,7 +176,7 @@ pub fn memory_search(
                 left_out += 1;
                 continue;
             }
-            let changed = note.changed(io, &path, (hit.first, hit.last));
+            let changed = note.changed(io, &mut blamer, &path, (hit.first, hit.last));
             // Who changed it not known (the history is off or unreadable)
             // is no pass: these filters only keep what they can show.
             if by_actor
@@ -249,10 +250,16 @@ struct Note {
 
 impl Note {
     /// Who last changed lines `first..=last` of the note at `path`.
-    fn changed(&mut self, io: &Io, path: &str, (first, last): (u32, u32)) -> Option<Changed> {
+    fn changed(
+        &mut self,
+        io: &Io,
+        blamer: &mut Blamer,
+        path: &str,
+        (first, last): (u32, u32),
+    ) -> Option<Changed> {
         let text = &self.text;
         self.authors
-            .get_or_insert_with(|| Authors::of(io, &format!("/memories/{path}"), text))
+            .get_or_insert_with(|| blamer.authors(io, &format!("/memories/{path}"), text))
             .as_ref()?
             .lines(first, last)
     }

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::blobs;
+use super::paths::Lookup;
 use super::query::content_by;
 use super::version::{Op, Version};
 use crate::error::Result;
@@ -74,8 +75,21 @@ pub fn blame(io: &Io, path: &MemPath, shown: &str) -> Result<Blame> {
 
 /// [`blame`] of `text`, the file at `path` as the caller read it.
 pub fn blame_text(io: &Io, path: &MemPath, shown: &str, text: &str) -> Result<Blame> {
+    let mut lookup = Lookup::open(io).map_err(read_error)?;
+    blame_looked(io, &mut lookup, path, shown, text)
+}
+
+/// [`blame_text`] through `lookup`, the call's lookups by path (so that
+/// blaming several files opens the index once).
+pub fn blame_looked(
+    io: &Io,
+    lookup: &mut Lookup,
+    path: &MemPath,
+    shown: &str,
+    text: &str,
+) -> Result<Blame> {
     let key = path.key();
-    let chain = chain(io, &key)?;
+    let chain = chain(io, lookup, &key)?;
     let now = io.sha256_hex(text.as_bytes());
     let mut walk = Walk::new(text.lines().count());
     let mut owner = match chain.first() {
@@ -86,7 +100,7 @@ pub fn blame_text(io: &Io, path: &MemPath, shown: &str, text: &str) -> Result<Bl
     let mut newer = text.to_owned();
     let mut compared = start;
     let mut stopped = false;
-    let mut kept = blobs::Reader::new(io);
+    let mut kept = blobs::Reader::default();
     for older in chain.iter().skip(start) {
         if walk.open.is_empty() {
             break;
@@ -124,13 +138,12 @@ pub fn blame_text(io: &Io, path: &MemPath, shown: &str, text: &str) -> Result<Bl
 /// as does a rename away from the name it had then), at most
 /// [`MAX_VERSIONS`]. Each name's versions are looked up by path (the
 /// older name's after a rename, below it), not the whole log read.
-fn chain(io: &Io, key: &str) -> Result<Vec<Version>> {
+fn chain(io: &Io, lookup: &mut Lookup, key: &str) -> Result<Vec<Version>> {
     let mut at = key.to_owned();
     let mut below = u64::MAX;
     let mut chain: Vec<Version> = Vec::new();
     'names: loop {
-        let found = super::paths::touching(io, &at, MAX_VERSIONS)
-            .map_err(|e| files::tool_error(e, crate::vpath::ROOT, "read the history of"))?;
+        let found = lookup.touching(io, &at, MAX_VERSIONS).map_err(read_error)?;
         let older = below;
         for v in found.into_iter().rev().filter(|v| v.v < older) {
             if chain.len() == MAX_VERSIONS {
@@ -154,6 +167,11 @@ fn chain(io: &Io, key: &str) -> Result<Vec<Version>> {
         break;
     }
     Ok(chain)
+}
+
+/// A failure to read the history, as the agent is told it.
+fn read_error(e: crate::error::FsError) -> crate::error::ToolError {
+    files::tool_error(e, crate::vpath::ROOT, "read the history of")
 }
 
 /// For each line of `new`, the line of `old` it is, if any; and whether

@@ -38,17 +38,12 @@ pub fn get(io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
 
 /// Many contents read in a row: packed ones through one read of the pack
 /// index, the rest as [`get`] finds them.
+#[derive(Default)]
 pub struct Reader {
     packs: packs::Reader,
 }
 
 impl Reader {
-    pub fn new(io: &Io) -> Self {
-        Self {
-            packs: packs::Reader::new(io),
-        }
-    }
-
     /// As [`get`].
     pub fn get(&mut self, io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
         match self.packs.get(io, sha)? {

@@ -118,7 +118,7 @@ pub fn record(io: &Io, keys: &[String], author: Author) -> Result<Recorded, FsEr
     if !added.is_empty() {
         let mut tail = log::tail_for_write(io)?;
         log::append_at(io, &mut tail, &added)?;
-        retention::upkeep(io, &tail, &retention);
+        retention::upkeep(io, &tail, added.len(), &retention);
     }
     Ok(Recorded {
         added: added.len(),
@@ -145,8 +145,9 @@ fn logged_now(io: &Io, keys: &[String]) -> Result<(Logged, Option<Version>), FsE
     };
     let mut state = HashMap::new();
     if keys.len() <= LOOKED_UP {
+        let mut lookup = super::paths::Lookup::open(io)?;
         for key in keys {
-            let newest = super::paths::touching(io, key, 1)?;
+            let newest = lookup.touching(io, key, 1)?;
             state.insert(key.clone(), newest.last().and_then(|v| left(v, key)));
         }
         return Ok((state, log::last(io)?));

@@ -155,26 +155,24 @@ pub fn get(io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
 /// each segment opened once. A content packed or moved after the index
 /// was read is not found here; [`super::blobs::Reader`] looks again the
 /// usual way.
+#[derive(Default)]
 pub struct Reader {
-    index: BTreeMap<[u8; 32], Place>,
+    /// Read at the first lookup (a blame that needs no older content,
+    /// most of a search's, reads none).
+    index: Option<BTreeMap<[u8; 32], Place>>,
     open: Vec<(u32, Box<dyn crate::storage::File>)>,
 }
 
 impl Reader {
-    /// A reader of the packs as they are now (none, when the index cannot
-    /// be read: each content is then looked up the usual way, which says
-    /// why it cannot be).
-    pub fn new(io: &Io) -> Self {
-        Self {
-            index: read_index(io).unwrap_or_default(),
-            open: Vec::new(),
-        }
-    }
-
-    /// The content with hash `sha`, when the index read names it and its
-    /// bytes are whole.
+    /// The content with hash `sha`, when the index (read at the first
+    /// lookup, as the packs are then) names it and its bytes are whole;
+    /// none when the index cannot be read: each content is then looked up
+    /// the usual way, which says why it cannot be.
     pub fn get(&mut self, io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
-        let Some(place) = hash_bytes(sha).and_then(|h| self.index.get(&h).copied()) else {
+        let index = self
+            .index
+            .get_or_insert_with(|| read_index(io).unwrap_or_default());
+        let Some(place) = hash_bytes(sha).and_then(|h| index.get(&h).copied()) else {
             return Ok(None);
         };
         let at = match self.open.iter().position(|(n, _)| *n == place.segment) {

@@ -26,6 +26,7 @@ use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
 use crate::layout::{HISTORY_LOG, HISTORY_PATHS};
+use crate::storage::File;
 
 const MAGIC: &[u8; 8] = b"MCPATH01";
 /// Magic, where the log it covers ends, the last line's start and
@@ -125,117 +126,182 @@ pub fn remove(io: &Io) -> Result<(), FsError> {
 
 /// The versions on record that touch `key` itself (as their path, or as
 /// the name a rename moved a file from), oldest first, the newest
-/// `newest` of them. When the index cannot say (there is none, the log
-/// no longer matches it, or more than [`MAX_BEHIND`] of the log is past
-/// it) and the log is longer than that, the log is read whole once and
-/// the index written from it, so the next lookups are cheap again (a
-/// store that cannot be written, read-only, reads the whole log each
-/// time, as before the index).
+/// `newest` of them: [`Lookup::touching`] of a lookup opened for it.
 pub fn touching(io: &Io, key: &str, newest: usize) -> Result<Vec<Version>, FsError> {
-    if let Some(found) = lookup(io, key, newest)? {
-        return Ok(found);
-    }
-    let (versions, placed) = log::read_all_placed(io)?;
-    // An accelerator written from a read: a failure loses nothing (the
-    // next upkeep writes it), so it is not the read's.
-    let _ = write(io, &versions, &placed);
-    let mut found: Vec<Version> = versions
-        .into_iter()
-        .filter(|v| v.touches(key, false))
-        .collect();
-    found.drain(..found.len().saturating_sub(newest));
-    Ok(found)
+    Lookup::open(io)?.touching(io, key, newest)
 }
 
-/// [`touching`] through the index and the log's end; `None` when that
-/// would not do (see there).
-fn lookup(io: &Io, key: &str, newest: usize) -> Result<Option<Vec<Version>>, FsError> {
-    let file = match io.fs.open(HISTORY_LOG, false) {
-        Ok(file) => file,
-        Err(FsError::NotFound) => return Ok(Some(Vec::new())),
-        Err(e) => return Err(e),
-    };
-    let size = file.stat()?.size;
-    let index = match io.fs.open(HISTORY_PATHS, false) {
-        Ok(file) => Some(file),
-        Err(FsError::NotFound) => None,
-        Err(e) => return Err(e),
-    };
-    // What the index covers and names of `key`; nothing when it is not
-    // there or not the log's (then the log's end is all of it).
-    let mut covered = 0;
-    let mut named: Vec<Named> = Vec::new();
-    if let Some(index) = index
-        && let Some((upto, records)) = indexed(&*index, &*file, size, key_hash(key))?
-    {
-        covered = upto;
-        named = records;
-    }
-    let uncovered = size - covered;
-    if uncovered > MAX_BEHIND {
-        return Ok(None);
-    }
-    let since = match uncovered {
-        0 => Vec::new(),
-        _ => {
-            let bytes = files::read_to_end(&*file, covered, Some(uncovered), Some(uncovered))?;
-            naming(&bytes, key)
-        }
-    };
-    // Only the newest: the oldest named go first, then the oldest since.
-    let skip = (named.len() + since.len()).saturating_sub(newest);
-    let skip_named = skip.min(named.len());
-    let skip_since = skip - skip_named;
-    let named = &named[skip_named..];
-    let mut found = Vec::with_capacity(named.len() + since.len());
-    // Lines close together are read as one run.
-    let mut i = 0;
-    while i < named.len() {
-        let start = named[i].1.at;
-        let mut j = i + 1;
-        let mut end = start + u64::from(named[i].1.len);
-        while j < named.len()
-            && named[j].1.at >= end
-            && named[j].1.at - end <= GAP
-            && named[j].1.at + u64::from(named[j].1.len) - start <= MAX_RUN
-        {
-            end = named[j].1.at + u64::from(named[j].1.len);
-            j += 1;
-        }
-        let run = files::read_to_end(&*file, start, Some(end - start), Some(end - start))?;
-        for (v, place) in &named[i..j] {
-            let from = (place.at - start) as usize;
-            let line = run.get(from..from + place.len as usize);
-            match line.and_then(log::parse_line) {
-                // Another path with the same hash is passed over.
-                Some(version) if version.v == *v => {
-                    if version.touches(key, false) {
-                        found.push(version);
-                    }
-                }
-                // The log changed under the index: read it whole.
-                _ => return Ok(None),
+/// Lookups by path for one call: the log and the index opened, the
+/// index's head checked and the log's end past it read once, however
+/// many paths are looked up (each result of a search, each key a host
+/// reports).
+pub struct Lookup {
+    source: Source,
+}
+
+enum Source {
+    /// No log: nothing on record.
+    Empty,
+    /// Through the index (when there is one the log matches: it and its
+    /// header and table) and the log's lines past what it covers.
+    Indexed {
+        log: Box<dyn File>,
+        index: Option<(Box<dyn File>, Vec<u8>)>,
+        since: Vec<u8>,
+    },
+    /// The index could not say (the log no longer matches it, or more
+    /// than [`MAX_BEHIND`] of the log is past it): the log, read whole
+    /// once.
+    Whole(Vec<Version>),
+}
+
+impl Lookup {
+    /// Opens the log and its index. When the index cannot say, the log
+    /// is read whole once and the index written from it, so the next
+    /// calls are cheap again (a store that cannot be written, read-only,
+    /// reads the whole log each call, as before the index).
+    pub fn open(io: &Io) -> Result<Self, FsError> {
+        let log = match io.fs.open(HISTORY_LOG, false) {
+            Ok(file) => file,
+            Err(FsError::NotFound) => {
+                return Ok(Self {
+                    source: Source::Empty,
+                });
             }
+            Err(e) => return Err(e),
+        };
+        let size = log.stat()?.size;
+        let index = match io.fs.open(HISTORY_PATHS, false) {
+            Ok(file) => Some(file),
+            Err(FsError::NotFound) => None,
+            Err(e) => return Err(e),
+        };
+        // What the index covers; nothing when it is not there or not the
+        // log's (then the log's end is all of it).
+        let mut covered = 0;
+        let mut checked = None;
+        if let Some(index) = index
+            && let Some((upto, head)) = head_of(&*index, &*log, size)?
+        {
+            covered = upto;
+            checked = Some((index, head));
         }
-        i = j;
+        let uncovered = size - covered;
+        if uncovered > MAX_BEHIND {
+            return Self::whole(io);
+        }
+        let since = match uncovered {
+            0 => Vec::new(),
+            _ => files::read_to_end(&*log, covered, Some(uncovered), Some(uncovered))?,
+        };
+        Ok(Self {
+            source: Source::Indexed {
+                log,
+                index: checked,
+                since,
+            },
+        })
     }
-    found.extend(since.into_iter().skip(skip_since));
-    Ok(Some(found))
+
+    /// The log read whole, and the index written from it.
+    fn whole(io: &Io) -> Result<Self, FsError> {
+        let (versions, placed) = log::read_all_placed(io)?;
+        // An accelerator written from a read: a failure loses nothing (the
+        // next upkeep writes it), so it is not the read's.
+        let _ = write(io, &versions, &placed);
+        Ok(Self {
+            source: Source::Whole(versions),
+        })
+    }
+
+    /// The versions on record that touch `key` itself, oldest first, the
+    /// newest `newest` of them. A line the index names that is no longer
+    /// the one it named (the log changed under it) makes this lookup,
+    /// and the ones after it, read the log whole.
+    pub fn touching(&mut self, io: &Io, key: &str, newest: usize) -> Result<Vec<Version>, FsError> {
+        if let Some(found) = self.indexed(key, newest)? {
+            return Ok(found);
+        }
+        if !matches!(self.source, Source::Whole(_)) {
+            *self = Self::whole(io)?;
+        }
+        let Source::Whole(versions) = &self.source else {
+            return Ok(Vec::new());
+        };
+        let mut found: Vec<Version> = versions
+            .iter()
+            .filter(|v| v.touches(key, false))
+            .cloned()
+            .collect();
+        found.drain(..found.len().saturating_sub(newest));
+        Ok(found)
+    }
+
+    /// [`Self::touching`] through the index and the log's end; `None`
+    /// when that would not do.
+    fn indexed(&self, key: &str, newest: usize) -> Result<Option<Vec<Version>>, FsError> {
+        let (log, index, since) = match &self.source {
+            Source::Empty => return Ok(Some(Vec::new())),
+            Source::Whole(_) => return Ok(None),
+            Source::Indexed { log, index, since } => (log, index, since),
+        };
+        let named = match index {
+            None => Vec::new(),
+            Some((index, head)) => match records(&**index, head, key_hash(key))? {
+                Some(named) => named,
+                None => return Ok(None),
+            },
+        };
+        let since = naming(since, key);
+        // Only the newest: the oldest named go first, then the oldest since.
+        let skip = (named.len() + since.len()).saturating_sub(newest);
+        let skip_named = skip.min(named.len());
+        let skip_since = skip - skip_named;
+        let named = &named[skip_named..];
+        let mut found = Vec::with_capacity(named.len() + since.len());
+        // Lines close together are read as one run.
+        let mut i = 0;
+        while i < named.len() {
+            let start = named[i].1.at;
+            let mut j = i + 1;
+            let mut end = start + u64::from(named[i].1.len);
+            while j < named.len()
+                && named[j].1.at >= end
+                && named[j].1.at - end <= GAP
+                && named[j].1.at + u64::from(named[j].1.len) - start <= MAX_RUN
+            {
+                end = named[j].1.at + u64::from(named[j].1.len);
+                j += 1;
+            }
+            let run = files::read_to_end(&**log, start, Some(end - start), Some(end - start))?;
+            for (v, place) in &named[i..j] {
+                let from = (place.at - start) as usize;
+                let line = run.get(from..from + place.len as usize);
+                match line.and_then(log::parse_line) {
+                    // Another path with the same hash is passed over.
+                    Some(version) if version.v == *v => {
+                        if version.touches(key, false) {
+                            found.push(version);
+                        }
+                    }
+                    // The log changed under the index: read it whole.
+                    _ => return Ok(None),
+                }
+            }
+            i = j;
+        }
+        found.extend(since.into_iter().skip(skip_since));
+        Ok(Some(found))
+    }
 }
 
 /// A version's number and where its line is, as a record names it.
 type Named = (u64, Placed);
 
-/// Where the index's records for `hash` say its versions are, and how
-/// much of the log (`size` bytes) it covers; `None` when the index is
-/// damaged or the log no longer ends its covered part with the line it
-/// names last.
-fn indexed(
-    index: &dyn crate::storage::File,
-    log: &dyn crate::storage::File,
-    size: u64,
-    hash: u64,
-) -> Result<Option<(u64, Vec<Named>)>, FsError> {
+/// The index's header and table, and how much of the log (`size` bytes)
+/// it covers; `None` when the index is damaged or the log no longer ends
+/// its covered part with the line it names last.
+fn head_of(index: &dyn File, log: &dyn File, size: u64) -> Result<Option<(u64, Vec<u8>)>, FsError> {
     let head = files::read_to_end(index, 0, Some((HEADER + FANOUT) as u64), None)?;
     if head.len() < HEADER + FANOUT || &head[..8] != MAGIC {
         return Ok(None);
@@ -253,8 +319,14 @@ fn indexed(
             return Ok(None);
         }
     }
+    Ok(Some((covered, head)))
+}
+
+/// Where the index's records for `hash` say its versions are; `None`
+/// when the index is cut short.
+fn records(index: &dyn File, head: &[u8], hash: u64) -> Result<Option<Vec<Named>>, FsError> {
     let first = (hash >> 56) as usize;
-    let upto = |b: usize| u64::from(u32_at(&head, HEADER + 4 * b));
+    let upto = |b: usize| u64::from(u32_at(head, HEADER + 4 * b));
     let (from, to) = (if first == 0 { 0 } else { upto(first - 1) }, upto(first));
     let mut named = Vec::new();
     if to > from {
@@ -274,7 +346,7 @@ fn indexed(
             }
         }
     }
-    Ok(Some((covered, named)))
+    Ok(Some(named))
 }
 
 /// The versions on record among the whole lines of `bytes` that touch

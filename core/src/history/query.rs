@@ -21,10 +21,7 @@ pub struct Filter {
 impl Filter {
     pub fn keeps(&self, v: &Version) -> bool {
         self.since.is_none_or(|since| v.t >= since)
-            && self
-                .by
-                .as_deref()
-                .is_none_or(|by| v.actor == by || v.actor_id.as_deref() == Some(by))
+            && self.by.as_deref().is_none_or(|by| v.made_by(by))
     }
 }
 

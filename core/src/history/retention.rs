@@ -64,14 +64,23 @@ pub struct Pruned {
 /// the history is over its bytes or its log over [`Retention::log_bound`]
 /// (unless the last pruning could not get under them: then only every
 /// [`AGE_EVERY`] versions, so a history its live files alone fill does
-/// not cost every change a read of the whole log), and every
-/// [`AGE_EVERY`] versions to drop what is past its days.
-pub fn after(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<Pruned, FsError> {
+/// not cost every change a read of the whole log), and each time the
+/// versions' count passes a multiple of [`AGE_EVERY`] to drop what is
+/// past its days (and write the index by path). `added`: how many
+/// versions the change logged (a copy of many files logs them at once).
+pub fn after(
+    io: &Io,
+    tail: &log::Tail,
+    added: usize,
+    retention: &Retention,
+) -> Result<Pruned, FsError> {
     let Some(newest) = &tail.last else {
         return Ok(Pruned::default());
     };
     let over = newest.total > retention.bytes || tail.end > retention.log_bound();
-    if (over && !newest.over) || newest.v.is_multiple_of(AGE_EVERY) {
+    let first = newest.v.saturating_sub(added.max(1) as u64 - 1).max(1);
+    let crossed = (first - 1) / AGE_EVERY != newest.v / AGE_EVERY;
+    if (over && !newest.over) || crossed {
         prune(io, retention)
     } else {
         Ok(Pruned::default())
@@ -80,8 +89,8 @@ pub fn after(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<Pruned,
 
 /// [`after`], its failure kept for `memory_stats` ([`super::problem`])
 /// rather than dropped: the change it follows is made and recorded.
-pub fn upkeep(io: &Io, tail: &log::Tail, retention: &Retention) {
-    if let Err(error) = after(io, tail, retention) {
+pub fn upkeep(io: &Io, tail: &log::Tail, added: usize, retention: &Retention) {
+    if let Err(error) = after(io, tail, added, retention) {
         super::problem::record(io, "prune the history of", error);
     }
 }

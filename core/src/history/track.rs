@@ -153,7 +153,7 @@ fn track_in<T>(
     // What is not put on record now stays in flight, for the next change
     // to settle; upkeep waits for that change too.
     let logged = match &result {
-        Ok(_) => log::commit(io, &tail, &flight).map(|()| true),
+        Ok(_) => log::commit(io, &tail, &flight).map(|()| planned.len()),
         // Part of it may have been made (a tree half removed): that part is
         // logged again, on record, and the versions in flight left dead.
         Err(_) => {
@@ -171,11 +171,11 @@ fn track_in<T>(
                     let _ = blobs::remove(io, &sha);
                 }
             }
-            log::abandon(io, &mut tail, flight, &done).map(|()| !done.is_empty())
+            log::abandon(io, &mut tail, flight, &done).map(|()| done.len())
         }
     };
-    if logged.unwrap_or(false) {
-        retention::upkeep(io, &tail, &retention);
+    if let Ok(added @ 1..) = logged {
+        retention::upkeep(io, &tail, added, &retention);
         // After a failed change the next one reads the log again.
         if result.is_ok() {
             tail.remember(&planned);

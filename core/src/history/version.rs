@@ -107,6 +107,11 @@ impl Version {
         hit(&self.path) || self.from.as_deref().is_some_and(hit)
     }
 
+    /// Whether `actor` (a name, or an actor's id) made this version.
+    pub fn made_by(&self, actor: &str) -> bool {
+        names_actor(&self.actor, self.actor_id.as_deref(), actor)
+    }
+
     /// What this version left at `path`: the content's hash (`Some(None)`
     /// when redacted), or `None` when it left no file there.
     pub fn left_at(&self, path: &str) -> Option<Option<&str>> {
@@ -116,6 +121,12 @@ impl Version {
             None
         }
     }
+}
+
+/// Whether `actor`, as a caller gives it (a name, or an actor's id),
+/// names the actor called `name` with id `id`.
+pub fn names_actor(name: &str, id: Option<&str>, actor: &str) -> bool {
+    name == actor || id == Some(actor)
 }
 
 /// The path that stands for a redacted file name in every version that
