@@ -582,6 +582,11 @@ pub struct ReviewAnswer {
     /// Who asked: their changes are not listed.
     pub actor: String,
     pub duplicates: Listed<Duplicates>,
+    /// How far the search for notes alike in meaning got (absent when the
+    /// host has no model to compare with): a call that runs out of time
+    /// says so rather than list fewer duplicates in silence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compared_by_meaning: Option<Compared>,
     pub expired: Listed<Expired>,
     pub superseded_linked: Listed<SupersededLinked>,
     pub changed_by_others: Listed<VersionInfo>,
@@ -594,6 +599,19 @@ pub struct ReviewAnswer {
 pub struct Listed<T> {
     pub items: Vec<T>,
     pub total: usize,
+}
+
+/// How far `memory_review`'s comparison by meaning got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Compared {
+    /// Notes compared with each other.
+    pub notes: usize,
+    /// Notes there were to compare (those not already listed as the same
+    /// title or description, and not superseded).
+    pub of: usize,
+    /// Whether the comparison ran to its end; `false` when the call ran
+    /// out of time (some likely duplicates may then be missing).
+    pub whole: bool,
 }
 
 /// Notes that look like one note written twice.

@@ -343,6 +343,7 @@ pub(crate) enum Command {
         timeframe: Option<String>,
         /// The answer as JSON data: timeframe, since, actor, duplicates,
         /// expired, supersededLinked, changedByOthers (each {items, total}),
+        /// comparedByMeaning ({notes, of, whole}; absent with no model),
         /// notes.
         #[arg(long)]
         json: bool,

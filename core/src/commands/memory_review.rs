@@ -17,8 +17,10 @@ use crate::notes::frontmatter::Meta;
 use crate::notes::maintain::{self, Needs};
 use crate::notes::validity::{SUPERSEDES, past};
 use crate::output::{
-    Duplicates, Expired, Listed, Output, ReviewAnswer, Shared, SupersededLinked, VersionInfo,
+    Compared, Duplicates, Expired, Listed, Output, ReviewAnswer, Shared, SupersededLinked,
+    VersionInfo,
 };
+use crate::search::embedder::Embedder;
 use crate::search::near;
 use crate::text::{one_line, rfc3339};
 use crate::vocab::Timeframe;
@@ -51,11 +53,13 @@ pub fn memory_review(io: &Io, timeframe: (&str, Timeframe)) -> Result<Output> {
             .expect("Needs::Graph decoded it");
         let superseded = superseded(&graph);
         let expired = expired(io, catalog);
+        let (duplicates, compared_by_meaning) = duplicates(io, catalog, &graph, &superseded);
         Ok(Output::Review(ReviewAnswer {
             timeframe: timeframe.0.to_owned(),
             since: rfc3339(since),
             actor: actor.clone(),
-            duplicates: listed(duplicates(io, catalog, &graph, &superseded)),
+            duplicates: listed(duplicates),
+            compared_by_meaning,
             expired: listed(expired),
             superseded_linked: listed(still_linked(&graph, &superseded)),
             changed_by_others: listed(changed.clone()),
@@ -135,13 +139,14 @@ fn key(text: &str) -> String {
 /// Notes that hold, grouped by the same title, then (among the rest) by
 /// the same description of at least [`MIN_DESCRIPTION_WORDS`] words, then
 /// (among the rest) by titles and descriptions close in meaning. A
-/// superseded note is left out: that pair was decided.
+/// superseded note is left out: that pair was decided. With them, how far
+/// the comparison by meaning got.
 fn duplicates(
     io: &Io,
     catalog: &Catalog,
     graph: &Graph,
     superseded: &BTreeMap<NoteId, BTreeSet<NoteId>>,
-) -> Vec<Duplicates> {
+) -> (Vec<Duplicates>, Option<Compared>) {
     let decided: BTreeSet<&str> = superseded
         .keys()
         .map(|&id| graph.node(id).path.as_str())
@@ -182,7 +187,14 @@ fn duplicates(
         .filter(|e| !grouped.contains(e.path.as_str()))
         .collect();
     let metas: Vec<&Meta> = rest.iter().map(|e| &e.meta).collect();
-    for group in alike(io, &metas) {
+    let (groups, compared) = match io.env.embedder() {
+        Some(embedder) => {
+            let (groups, compared) = alike(embedder, &metas, || io.out_of_time());
+            (groups, Some(compared))
+        }
+        None => (Vec::new(), None),
+    };
+    for group in groups {
         let first = rest[group[0]];
         let mut paths: Vec<String> = group
             .iter()
@@ -196,21 +208,22 @@ fn duplicates(
         });
     }
     out.sort_by(|a, b| a.paths.cmp(&b.paths));
-    out
+    (out, compared)
 }
 
 /// Groups (indexes into `notes`, each group in order) of notes whose
-/// title and description read alike: their vectors (the host's embedder;
-/// none without one) at a cosine of at least [`SAME_MEANING`], joined
-/// through shared members, leaving out notes close to more than
-/// [`MAX_NEIGHBOURS`] others. Embedded while the call has time.
-fn alike(io: &Io, notes: &[&Meta]) -> Vec<Vec<usize>> {
-    let Some(embedder) = io.env.embedder() else {
-        return Vec::new();
-    };
+/// title and description read alike: their vectors at a cosine of at
+/// least [`SAME_MEANING`], joined through shared members, leaving out
+/// notes close to more than [`MAX_NEIGHBOURS`] others; and how far it
+/// got. Embedded and compared until `stop` says the call is out of time.
+fn alike(
+    embedder: &dyn Embedder,
+    notes: &[&Meta],
+    stop: impl Fn() -> bool,
+) -> (Vec<Vec<usize>>, Compared) {
     let mut vectors = Vec::with_capacity(notes.len());
     for meta in notes {
-        if io.out_of_time() {
+        if stop() {
             break;
         }
         vectors.push(embedder.embed(&format!("{}\n{}", meta.name, meta.description)));
@@ -223,7 +236,12 @@ fn alike(io: &Io, notes: &[&Meta]) -> Vec<Vec<usize>> {
         }
         i
     }
-    let pairs = near::pairs(&vectors, SAME_MEANING, || io.out_of_time());
+    let (pairs, searched) = near::pairs(&vectors, SAME_MEANING, &stop);
+    let compared = Compared {
+        notes: vectors.len(),
+        of: notes.len(),
+        whole: searched && vectors.len() == notes.len(),
+    };
     let mut neighbours = vec![0usize; vectors.len()];
     for &(i, j) in &pairs {
         neighbours[i] += 1;
@@ -241,7 +259,10 @@ fn alike(io: &Io, notes: &[&Meta]) -> Vec<Vec<usize>> {
         let r = find(&mut root, i);
         groups.entry(r).or_default().push(i);
     }
-    groups.into_values().filter(|g| g.len() > 1).collect()
+    (
+        groups.into_values().filter(|g| g.len() > 1).collect(),
+        compared,
+    )
 }
 
 /// The text of a note's metadata that duplicates share.
@@ -278,4 +299,82 @@ fn changed_by_others(io: &Io, since: u64, actor: (&str, Option<&str>)) -> Result
         .filter(|v| seen.insert(v.path.clone()))
         .map(VersionInfo::of)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::notes::frontmatter;
+
+    /// Notes whose titles share a first word read as one.
+    struct FirstWord;
+
+    impl Embedder for FirstWord {
+        fn model(&self) -> &str {
+            "first-word"
+        }
+
+        fn embed(&self, text: &str) -> Vec<f32> {
+            let first = text.split_whitespace().next().unwrap_or("");
+            let slot = first.bytes().map(usize::from).sum::<usize>() % 16;
+            (0..16).map(|i| f32::from(u8::from(i == slot))).collect()
+        }
+    }
+
+    fn metas() -> Vec<Meta> {
+        [
+            "Standup at 9",
+            "Standup daily",
+            "Retro fridays",
+            "Coffee oat",
+        ]
+        .iter()
+        .map(|title| {
+            let text = format!("---\nname: {title}\ndescription: d\n---\nx\n");
+            frontmatter::read(&text, "n.md")
+        })
+        .collect()
+    }
+
+    #[test]
+    fn a_comparison_by_meaning_says_how_far_it_got() {
+        let metas = metas();
+        let notes: Vec<&Meta> = metas.iter().collect();
+        let (groups, compared) = alike(&FirstWord, &notes, || false);
+        assert_eq!(groups, [vec![0, 1]]);
+        assert_eq!(
+            compared,
+            Compared {
+                notes: 4,
+                of: 4,
+                whole: true
+            }
+        );
+        // Out of time after two notes were embedded: the others were not
+        // compared, and the answer says so.
+        let asked = Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 2
+        };
+        let (_, compared) = alike(&FirstWord, &notes, stop);
+        assert_eq!(
+            compared,
+            Compared {
+                notes: 2,
+                of: 4,
+                whole: false
+            }
+        );
+        // Every note embedded, but out of time among the pairs.
+        let asked = Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 5
+        };
+        let (_, compared) = alike(&FirstWord, &notes, stop);
+        assert_eq!((compared.notes, compared.whole), (4, false));
+    }
 }

@@ -18,6 +18,14 @@ pub fn review(a: &ReviewAnswer) -> String {
         "merge: keep one, add `- supersedes [[Other]]` to it (or delete the other)",
         |d| format!("{} (same {}: \"{}\")", d.paths.join(", "), d.same, d.text),
     );
+    if let Some(c) = a.compared_by_meaning.filter(|c| !c.whole) {
+        let _ = writeln!(
+            out,
+            "Compared by meaning: {} of {} notes, in part: the call ran out of time, so some \
+             notes alike in meaning may be missing from this list.",
+            c.notes, c.of
+        );
+    }
     section(
         &mut out,
         "Past their valid_until",
@@ -86,5 +94,57 @@ fn section<T>(
             "- … and {} more (decide on these first)",
             list.total - list.items.len()
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Compared;
+
+    fn none<T>() -> Listed<T> {
+        Listed {
+            items: Vec::new(),
+            total: 0,
+        }
+    }
+
+    fn answer(compared: Option<Compared>) -> ReviewAnswer {
+        ReviewAnswer {
+            timeframe: "7d".into(),
+            since: "2026-12-01T00:00:00Z".into(),
+            actor: "alice".into(),
+            duplicates: none(),
+            compared_by_meaning: compared,
+            expired: none(),
+            superseded_linked: none(),
+            changed_by_others: none(),
+            notes: 40,
+        }
+    }
+
+    #[test]
+    fn a_comparison_by_meaning_cut_short_is_said() {
+        let cut = Compared {
+            notes: 12,
+            of: 40,
+            whole: false,
+        };
+        let text = review(&answer(Some(cut)));
+        assert!(
+            text.contains("Compared by meaning: 12 of 40 notes, in part: the call ran out of time"),
+            "{text}"
+        );
+        for whole in [
+            None,
+            Some(Compared {
+                notes: 40,
+                of: 40,
+                whole: true,
+            }),
+        ] {
+            let text = review(&answer(whole));
+            assert!(!text.contains("Compared by meaning"), "{text}");
+        }
     }
 }

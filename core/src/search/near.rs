@@ -19,10 +19,15 @@ const WINDOW: usize = 64;
 /// The pairs `(i, j)`, `i < j`, of `vectors` whose cosine is at least
 /// `min`, each once, sorted. The vectors are unit length; an empty or zero
 /// one (a text the model knows no word of) is never paired. `stop` is
-/// asked between tables: the pairs found before it said so are returned.
-pub fn pairs(vectors: &[Vec<f32>], min: f32, stop: impl Fn() -> bool) -> Vec<(usize, usize)> {
+/// asked between tables: the pairs found before it said so are returned,
+/// and `false` with them (`true`: every table was searched).
+pub fn pairs(
+    vectors: &[Vec<f32>],
+    min: f32,
+    stop: impl Fn() -> bool,
+) -> (Vec<(usize, usize)>, bool) {
     let Some(dims) = vectors.iter().map(Vec::len).find(|&n| n > 0) else {
-        return Vec::new();
+        return (Vec::new(), true);
     };
     let live: Vec<usize> = (0..vectors.len())
         .filter(|&i| vectors[i].len() == dims && vectors[i].iter().any(|v| *v != 0.0))
@@ -31,7 +36,7 @@ pub fn pairs(vectors: &[Vec<f32>], min: f32, stop: impl Fn() -> bool) -> Vec<(us
     let mut found = BTreeSet::new();
     for _ in 0..TABLES {
         if stop() {
-            break;
+            return (found.into_iter().collect(), false);
         }
         let table: Vec<Vec<f32>> = (0..BITS).map(|_| planes.next()).collect();
         let mut buckets: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -51,7 +56,7 @@ pub fn pairs(vectors: &[Vec<f32>], min: f32, stop: impl Fn() -> bool) -> Vec<(us
             }
         }
     }
-    found.into_iter().collect()
+    (found.into_iter().collect(), true)
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -124,7 +129,8 @@ mod tests {
     #[test]
     fn near_twins_are_found_and_unrelated_vectors_are_not() {
         let (vectors, twins) = corpus(2_000, 50);
-        let found = pairs(&vectors, 0.9, || false);
+        let (found, whole) = pairs(&vectors, 0.9, || false);
+        assert!(whole);
         // Random 64-value vectors are far apart: only the twins are near.
         assert_eq!(found, twins);
     }
@@ -134,8 +140,8 @@ mod tests {
         let zero = vec![0.0; 64];
         let a = unit((0..64).map(|i| i as f32).collect());
         let vectors = vec![zero.clone(), zero, Vec::new(), a.clone(), a];
-        assert_eq!(pairs(&vectors, 0.9, || false), [(3, 4)]);
-        assert!(pairs(&vectors, 0.9, || true).is_empty());
-        assert!(pairs(&[], 0.9, || false).is_empty());
+        assert_eq!(pairs(&vectors, 0.9, || false), (vec![(3, 4)], true));
+        assert_eq!(pairs(&vectors, 0.9, || true), (vec![], false));
+        assert_eq!(pairs(&[], 0.9, || false), (vec![], true));
     }
 }

@@ -41,6 +41,17 @@ impl ReviewPage {
         format!("{}?show={version}", href("history", path))
     }
 
+    /// What to say when the comparison by meaning ran out of time: the
+    /// list may lack notes alike in meaning.
+    fn cut_short(&self) -> Option<String> {
+        let c = self.answer.compared_by_meaning.filter(|c| !c.whole)?;
+        Some(format!(
+            "Compared by meaning: {} of {} notes, in part (the review ran out of time), so \
+             some notes alike in meaning may be missing from this list.",
+            c.notes, c.of
+        ))
+    }
+
     /// The other paths of a group, one a line, for a merge keeping `keep`.
     fn others(&self, paths: &[String], keep: &str) -> String {
         paths
@@ -323,7 +334,60 @@ fn bad_path(viewer: &Viewer) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::{with_supersedes, with_valid_until};
+    use askama::Template;
+    use memcap_core::output::{Compared, Listed, ReviewAnswer};
+
+    use super::{ReviewPage, with_supersedes, with_valid_until};
+    use crate::ui::pages::Frame;
+
+    fn none<T>() -> Listed<T> {
+        Listed {
+            items: Vec::new(),
+            total: 0,
+        }
+    }
+
+    fn page(compared: Option<Compared>) -> String {
+        let page = ReviewPage {
+            frame: Frame {
+                who: "alice".into(),
+                grants: String::new(),
+                csrf: "c".into(),
+                can_write: true,
+                title: "Review".into(),
+                section: "review",
+            },
+            answer: ReviewAnswer {
+                timeframe: "7d".into(),
+                since: "2026-12-01T00:00:00Z".into(),
+                actor: "alice".into(),
+                duplicates: none(),
+                compared_by_meaning: compared,
+                expired: none(),
+                superseded_linked: none(),
+                changed_by_others: none(),
+                notes: 40,
+            },
+        };
+        page.render().unwrap()
+    }
+
+    #[test]
+    fn a_review_that_ran_out_of_time_comparing_by_meaning_says_so() {
+        let cut = Compared {
+            notes: 12,
+            of: 40,
+            whole: false,
+        };
+        assert!(page(Some(cut)).contains("Compared by meaning: 12 of 40 notes, in part"));
+        let whole = Compared {
+            notes: 40,
+            of: 40,
+            whole: true,
+        };
+        assert!(!page(Some(whole)).contains("Compared by meaning"));
+        assert!(!page(None).contains("Compared by meaning"));
+    }
 
     #[test]
     fn a_merge_of_three_supersedes_each_other_by_path() {
