@@ -6,13 +6,15 @@
 #[macro_use]
 mod common;
 
-use memcap::{Actor, Memory, MemoryBuilder};
+use memcap::{Actor, Change, Memory, MemoryBuilder};
 
 /// Alice's store with `team` shared writable, and the team's store as its
 /// own host opens it.
 struct Shared {
     _dirs: Vec<tempfile::TempDir>,
     alice: Memory,
+    /// Alice's store again, with `team` shared read-only.
+    alice_read_only: MemoryBuilder,
     team: MemoryBuilder,
 }
 
@@ -29,6 +31,9 @@ fn shared() -> Shared {
             .unwrap()
             .create("/memories/readme.md", "the team's\n")
             .unwrap();
+        let alice_read_only = Memory::database(&store)
+            .namespace(&alice)
+            .shared("team", &team, true);
         let alice = Memory::database(&store)
             .namespace(&alice)
             .shared("team", &team, false)
@@ -37,6 +42,7 @@ fn shared() -> Shared {
         return Shared {
             _dirs: Vec::new(),
             alice,
+            alice_read_only,
             team: Memory::database(&store).namespace(&team),
         };
     }
@@ -46,10 +52,15 @@ fn shared() -> Shared {
         .shared("team", team.path(), false)
         .open()
         .unwrap();
+    let alice_read_only =
+        Memory::builder(base.path())
+            .namespace("alice")
+            .shared("team", team.path(), true);
     let builder = Memory::builder(team.path());
     Shared {
         _dirs: vec![base, team],
         alice,
+        alice_read_only,
         team: builder,
     }
 }
@@ -115,5 +126,44 @@ fn a_shared_paths_history_is_read_from_the_store_that_keeps_it() {
     s.alice.create("/memories/mine.md", "x\n").unwrap();
     let mine = s.alice.history_list("/memories/mine.md", None, None).unwrap();
     assert_eq!(mine.len(), 1);
+}
+}
+
+both_backends! {
+fn a_shared_path_is_restored_from_the_version_its_own_store_numbers() {
+    let s = shared();
+    s.alice.set_actor(Actor::named("alice"));
+    // Alice's own history numbers its versions apart from the team's.
+    for i in 0..3 {
+        s.alice.create(&format!("/memories/own-{i}.md"), "mine\n").unwrap();
+    }
+    let path = "/memories/shared/team/plan.md";
+    s.alice.create(path, "ship friday\n").unwrap();
+    s.alice.set_actor(Actor::named("bob"));
+    s.alice.str_replace(path, "friday", "monday").unwrap();
+    let versions = s.alice.history_list(path, None, None).unwrap();
+    let first = versions.last().unwrap().number;
+    // Alice's own history has a version of that number, of another file.
+    assert!(s.alice.history_list("/memories", None, None).unwrap().iter().any(|v| v.number == first));
+    s.alice.set_actor(Actor::named("carol"));
+    let undone = s.alice.history_restore(path, first, None).unwrap();
+    assert_eq!(undone.restored, [path], "{undone:?}");
+    assert!(s.alice.view(path, None).unwrap().contains("ship friday"));
+    // The restore is a version of the team's store, by carol.
+    let team = s.team.open().unwrap();
+    let newest = &team.history_list("/memories/plan.md", None, None).unwrap()[0];
+    assert_eq!((newest.actor.as_str(), newest.change), ("carol", Change::Restored));
+    // The whole shared folder as of then: what was made since is left.
+    s.alice.create("/memories/shared/team/later.md", "later\n").unwrap();
+    s.alice.str_replace(path, "friday", "sunday").unwrap();
+    let undone = s.alice.history_restore("/memories/shared/team", first, None).unwrap();
+    assert_eq!(undone.restored, [path], "{undone:?}");
+    assert!(s.alice.view(path, None).unwrap().contains("ship friday"));
+    assert!(s.alice.view("/memories/shared/team/later.md", None).is_ok());
+    // Through a read-only grant the restore is refused, and nothing moves.
+    s.alice.str_replace(path, "friday", "sunday").unwrap();
+    let read_only = s.alice_read_only.open().unwrap();
+    assert!(read_only.history_restore(path, first, None).is_err());
+    assert!(s.alice.view(path, None).unwrap().contains("ship sunday"));
 }
 }

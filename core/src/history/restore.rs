@@ -42,10 +42,33 @@ impl Undone {
 
 /// Gives `path` the content of version `number`: a file that version
 /// touched, or every file under a directory as it was then (files made
-/// since are left in place).
+/// since are left in place). A path in a shared directory is restored
+/// from that store's history (where its versions, and their numbers,
+/// are), written as the caller's change through the grant, so a
+/// read-only grant refuses it and the version it makes is the shared
+/// store's, with the caller as its actor.
 pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undone> {
-    let key = path.key();
-    let versions = read(io)?;
+    let dir = super::shared::store_of(io, &path.key());
+    super::shared::reading(io, path, |history, inner| {
+        let caller = |key: &str| match &dir {
+            Some(dir) => format!("{dir}/{key}"),
+            None => key.to_owned(),
+        };
+        restore_from(history, io, &caller, &inner.key(), shown, number)
+    })
+}
+
+/// [`restore`] of `key`, with the versions of `history` (whose paths
+/// `caller` names as the caller does), written through `files`.
+fn restore_from(
+    history: &Io,
+    files: &Io,
+    caller: &dyn Fn(&str) -> String,
+    key: &str,
+    shown: &str,
+    number: u64,
+) -> Result<Undone> {
+    let versions = read(history)?;
     let Some(chosen) = versions.iter().find(|v| v.v == number) else {
         return Err(ToolError::NoSuchVersion {
             path: shown.into(),
@@ -53,8 +76,8 @@ pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undo
         });
     };
     let mut undone = Undone::default();
-    if chosen.touches(&key, false) {
-        let Some(Some(_)) = state_at(&versions, &key, number) else {
+    if chosen.touches(key, false) {
+        let Some(Some(_)) = state_at(&versions, key, number) else {
             return Err(ToolError::VersionIsDeletion {
                 path: shown.into(),
                 version: number,
@@ -63,18 +86,17 @@ pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undo
         let at = versions
             .iter()
             .rev()
-            .find(|v| v.v <= number && v.touches(&key, false));
+            .find(|v| v.v <= number && v.touches(key, false));
         let source = at.expect("a state was found");
-        let bytes = source_content(io, source, shown)?;
-        put(io, &key, &bytes, &mut undone)?;
-    } else if within(&chosen.path, &key) || chosen.from.as_deref().is_some_and(|f| within(f, &key))
-    {
+        let bytes = source_content(history, source, shown)?;
+        put(files, &caller(key), &bytes, &mut undone)?;
+    } else if within(&chosen.path, key) || chosen.from.as_deref().is_some_and(|f| within(f, key)) {
         let paths: BTreeSet<&str> = versions
             .iter()
             .filter(|v| v.v <= number)
             .flat_map(|v| [Some(v.path.as_str()), v.from.as_deref()])
             .flatten()
-            .filter(|p| within(p, &key) && !is_redacted_name(p))
+            .filter(|p| within(p, key) && !is_redacted_name(p))
             .collect();
         for p in paths {
             if let Some(Some(_)) = state_at(&versions, p, number) {
@@ -83,9 +105,10 @@ pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undo
                     .rev()
                     .find(|v| v.v <= number && v.touches(p, false))
                     .expect("a state was found");
-                match source_content(io, source, &shown_of(p)) {
-                    Ok(bytes) => put(io, p, &bytes, &mut undone)?,
-                    Err(e) => undone.left.push((shown_of(p), e.to_string())),
+                let outside = caller(p);
+                match source_content(history, source, &shown_of(&outside)) {
+                    Ok(bytes) => put(files, &outside, &bytes, &mut undone)?,
+                    Err(e) => undone.left.push((shown_of(&outside), e.to_string())),
                 }
             }
         }
