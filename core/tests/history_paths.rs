@@ -215,6 +215,27 @@ fn a_change_of_many_files_that_passes_the_upkeeps_mark_writes_the_index() {
 }
 
 #[test]
+fn a_files_restore_reads_its_versions_not_the_whole_log() {
+    let s = Store::new();
+    busy(&s, 90);
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    s.ok(json!({"command": "str_replace", "path": "/memories/filler/5.md",
+        "old_str": "filler", "new_str": "changed"}));
+    let first = history::list(&io, "/memories/filler/5.md", None, None).unwrap();
+    let first = first.last().unwrap().v;
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
+    let before = s.fs.bytes_read();
+    let undone = history::restore(&io, "/memories/filler/5.md", first).unwrap();
+    let read = s.fs.bytes_read() - before;
+    assert_eq!(undone.restored, ["/memories/filler/5.md"]);
+    assert_eq!(s.file("filler/5.md").as_deref(), Some("filler\n"));
+    assert!(read < log / 2, "{read} bytes read of a {log}-byte log");
+    // A number that is not the file's is refused as before.
+    let other = history::list(&io, "/memories/a.md", None, None).unwrap()[0].v;
+    assert!(history::restore(&io, "/memories/filler/5.md", other).is_err());
+}
+
+#[test]
 fn changes_a_host_reports_are_recorded_against_what_the_index_finds() {
     let s = Store::new();
     busy(&s, 90);

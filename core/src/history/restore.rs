@@ -59,16 +59,24 @@ pub fn restore(io: &Io, path: &MemPath, shown: &str, number: u64) -> Result<Undo
 }
 
 /// [`restore`] of `key`, with the versions of `history` (whose paths
-/// `caller` names as the caller does), written through `files`.
+/// `caller` names as the caller does), written through `into`.
 fn restore_from(
     history: &Io,
-    files: &Io,
+    into: &Io,
     caller: &dyn Fn(&str) -> String,
     key: &str,
     shown: &str,
     number: u64,
 ) -> Result<Undone> {
-    let versions = read(history)?;
+    // A file's own versions, from the index by path, when the version is
+    // one of them: the read costs what it returns. A directory's, or a
+    // number that is not the file's, need the whole log.
+    let own = super::paths::touching(history, key, usize::MAX)
+        .map_err(|e| files::tool_error(e, crate::vpath::ROOT, "read the history of"))?;
+    let versions = match own.iter().any(|v| v.v == number) {
+        true => own,
+        false => read(history)?,
+    };
     let Some(chosen) = versions.iter().find(|v| v.v == number) else {
         return Err(ToolError::NoSuchVersion {
             path: shown.into(),
@@ -89,7 +97,7 @@ fn restore_from(
             .find(|v| v.v <= number && v.touches(key, false));
         let source = at.expect("a state was found");
         let bytes = source_content(history, source, shown)?;
-        put(files, &caller(key), &bytes, &mut undone)?;
+        put(into, &caller(key), &bytes, &mut undone)?;
     } else if within(&chosen.path, key) || chosen.from.as_deref().is_some_and(|f| within(f, key)) {
         let paths: BTreeSet<&str> = versions
             .iter()
@@ -107,7 +115,7 @@ fn restore_from(
                     .expect("a state was found");
                 let outside = caller(p);
                 match source_content(history, source, &shown_of(&outside)) {
-                    Ok(bytes) => put(files, &outside, &bytes, &mut undone)?,
+                    Ok(bytes) => put(into, &outside, &bytes, &mut undone)?,
                     Err(e) => undone.left.push((shown_of(&outside), e.to_string())),
                 }
             }
