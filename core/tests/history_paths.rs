@@ -219,8 +219,10 @@ fn a_files_restore_reads_its_versions_not_the_whole_log() {
     let s = Store::new();
     busy(&s, 90);
     let io = Io::new(&s.fs, &s.env, &s.indexes);
-    s.ok(json!({"command": "str_replace", "path": "/memories/filler/5.md",
-        "old_str": "filler", "new_str": "changed"}));
+    s.ok(
+        json!({"command": "str_replace", "path": "/memories/filler/5.md",
+        "old_str": "filler", "new_str": "changed"}),
+    );
     let first = history::list(&io, "/memories/filler/5.md", None, None).unwrap();
     let first = first.last().unwrap().v;
     let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
