@@ -2,7 +2,8 @@
 //! version's text and a blame read through it give exactly what reading
 //! the whole log gives, through edits, renames back and forth, a name
 //! deleted and made again, versions past what the index covers, a
-//! redaction, and an index the log no longer matches.
+//! redaction, and an index the log no longer matches; a file's restore
+//! and a revert read what they undo.
 
 mod common;
 
@@ -235,6 +236,54 @@ fn a_files_restore_reads_its_versions_not_the_whole_log() {
     // A number that is not the file's is refused as before.
     let other = history::list(&io, "/memories/a.md", None, None).unwrap()[0].v;
     assert!(history::restore(&io, "/memories/filler/5.md", other).is_err());
+}
+
+#[test]
+fn a_revert_reads_what_it_undoes_not_the_whole_log() {
+    let s = Store::new();
+    busy(&s, 90);
+    s.next_second();
+    let since = memcap_core::text::rfc3339(s.env.now.get());
+    as_actor(&s, "mallory");
+    s.ok(json!({"command": "create", "path": "/memories/junk.md", "file_text": "junk\n"}));
+    s.ok(json!({"command": "delete", "path": "/memories/filler/7.md"}));
+    s.ok(
+        json!({"command": "str_replace", "path": "/memories/filler/8.md",
+        "old_str": "filler", "new_str": "bad"}),
+    );
+    s.ok(
+        json!({"command": "str_replace", "path": "/memories/filler/9.md",
+        "old_str": "filler", "new_str": "bad"}),
+    );
+    as_actor(&s, "bob");
+    s.ok(
+        json!({"command": "str_replace", "path": "/memories/filler/9.md",
+        "old_str": "bad", "new_str": "fixed"}),
+    );
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
+    // The log alone: the writes that undo (a version each) read the
+    // catalog as any write does.
+    let counted = s.fs.count_reads_of(".memcap/history/log.jsonl");
+    let undone = history::revert(&io, &since, Some("mallory")).unwrap();
+    let read = counted.get();
+    assert_eq!(undone.removed, ["/memories/junk.md"]);
+    assert_eq!(
+        undone.restored,
+        ["/memories/filler/7.md", "/memories/filler/8.md"]
+    );
+    assert_eq!(undone.left.len(), 1, "{:?}", undone.left);
+    assert_eq!(undone.left[0].0, "/memories/filler/9.md");
+    assert!(
+        undone.left[0].1.contains("changed later by bob"),
+        "{:?}",
+        undone.left
+    );
+    assert_eq!(s.file("filler/7.md").as_deref(), Some("filler\n"));
+    assert_eq!(s.file("filler/8.md").as_deref(), Some("filler\n"));
+    assert_eq!(s.file("junk.md"), None);
+    assert_eq!(s.file("filler/9.md").as_deref(), Some("fixed\n"));
+    assert!(read < log / 2, "{read} bytes read of a {log}-byte log");
 }
 
 #[test]

@@ -215,16 +215,40 @@ pub fn newest_while(
     keep: impl Fn(&Version) -> bool,
     go_on: impl Fn(&Version) -> bool,
 ) -> Result<Vec<Version>, FsError> {
+    scan_back(io, 16 * TAIL, limit, keep, go_on).map(|(found, _)| found)
+}
+
+/// Every version made at or after `since`, oldest first: the log read
+/// back from its end to the first version older (versions are logged in
+/// the order they are made, each with the host's time). `None` when
+/// [`MAX_LOG_BYTES`] from the end were read before that.
+pub fn since(io: &Io, since: u64) -> Result<Option<Vec<Version>>, FsError> {
+    // From one tail's worth: the versions since a time are most often a
+    // few lines, and the window grows fourfold while more are.
+    let (mut found, whole) = scan_back(io, TAIL, usize::MAX, |_| true, |v| v.t >= since)?;
+    found.reverse();
+    Ok(whole.then_some(found))
+}
+
+/// [`newest_while`] from a first window of `window` bytes, and whether
+/// it read all it was asked to: it came to a version `go_on` refuses or
+/// to the log's start (not to `limit` or to [`MAX_LOG_BYTES`]).
+fn scan_back(
+    io: &Io,
+    mut window: u64,
+    limit: usize,
+    keep: impl Fn(&Version) -> bool,
+    go_on: impl Fn(&Version) -> bool,
+) -> Result<(Vec<Version>, bool), FsError> {
     let file = match io.fs.open(HISTORY_LOG, false) {
         Ok(file) => file,
-        Err(FsError::NotFound) => return Ok(Vec::new()),
+        Err(FsError::NotFound) => return Ok((Vec::new(), true)),
         Err(e) => return Err(e),
     };
     let size = file.stat()?.size;
     let mut found = Vec::new();
     // Where the part already read starts: lines before it are read next.
     let mut end = size;
-    let mut window = 16 * TAIL;
     let mut stopped = false;
     while !stopped && end > 0 && found.len() < limit && size - end < MAX_LOG_BYTES {
         let from = end.saturating_sub(window);
@@ -261,7 +285,7 @@ pub fn newest_while(
         end = from + start as u64;
         window *= 4;
     }
-    Ok(found)
+    Ok((found, stopped || end == 0))
 }
 
 /// The newest version in the log, if any.

@@ -134,7 +134,15 @@ fn restore_from(
 /// is left as it is and reported, as is one changed by another program
 /// since memcap last recorded it.
 pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
-    let versions = read(io)?;
+    let unread = |e| files::tool_error(e, crate::vpath::ROOT, "read the history of");
+    // The versions since the time, from the log's end, and each path's
+    // own through the index by path: the reads cost what is undone, not
+    // the whole history.
+    let recent = match super::log::since(io, since).map_err(unread)? {
+        Some(recent) => recent,
+        None => read(io)?.into_iter().filter(|v| v.t >= since).collect(),
+    };
+    let mut lookup = super::paths::Lookup::open(io).map_err(unread)?;
     // What memcap found another program had done is a fact about the
     // files, not a change of memcap's to undo (unless asked for by name).
     let mine = Filter {
@@ -148,7 +156,7 @@ pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
     };
     // Each path the changes to undo touched, with the first of them.
     let mut first: BTreeMap<&str, u64> = BTreeMap::new();
-    for v in versions.iter().filter(|v| undoes(v)) {
+    for v in recent.iter().filter(|v| undoes(v)) {
         for p in [Some(v.path.as_str()), v.from.as_deref()]
             .into_iter()
             .flatten()
@@ -165,7 +173,7 @@ pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
                 .push((shown, "its name was redacted".to_owned()));
             continue;
         }
-        let touching: Vec<&Version> = versions.iter().filter(|v| v.touches(path, false)).collect();
+        let touching = lookup.touching(io, path, usize::MAX).map_err(unread)?;
         if let Some(other) = touching
             .iter()
             .find(|v| v.v > first_v && anyone.keeps(v) && !undoes(v))
@@ -181,7 +189,15 @@ pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
             ));
             continue;
         }
-        let latest = touching.last().expect("touched by the change undone");
+        // Another process rewrote the log between the two reads (a
+        // redaction, retention): nothing is undone on what may be stale.
+        let Some(latest) = touching.last() else {
+            undone.left.push((
+                shown,
+                "its history changed while this ran: run the revert again".to_owned(),
+            ));
+            continue;
+        };
         let expected = latest.left_at(path).map(|sha| sha.map(str::to_owned));
         let now = content_hash(io, path);
         let as_logged = match &expected {
@@ -195,7 +211,7 @@ pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
                 .push((shown, "changed by another program since".to_owned()));
             continue;
         }
-        match state_at(&versions, path, first_v - 1) {
+        match state_at(&touching, path, first_v - 1) {
             None => remove(io, path, &mut undone)?,
             Some(None) => undone
                 .left

@@ -34,6 +34,9 @@ pub struct MemoryStorage {
     /// Bytes read from open files so far: what a test of reading less
     /// counts.
     bytes_read: Rc<Cell<u64>>,
+    /// One file's path and the bytes read from it since it was named
+    /// ([`Self::count_reads_of`]).
+    watched: RefCell<Option<(String, Rc<Cell<u64>>)>>,
     /// Directories listed so far: what a test of listing less counts.
     listings: Cell<u64>,
     /// Names fold as on a case-insensitive file system ([`key`]).
@@ -84,6 +87,7 @@ impl MemoryStorage {
             clock: Cell::new(start),
             next_id: Cell::new(1),
             bytes_read: Rc::default(),
+            watched: RefCell::new(None),
             listings: Cell::new(0),
             fold: false,
             unlistable: RefCell::new(None),
@@ -105,6 +109,16 @@ impl MemoryStorage {
     /// Bytes read from open files since the store was made.
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read.get()
+    }
+
+    /// From now on, counts the bytes read from the file at `path` (in
+    /// place of the file counted before), in what this returns: what a
+    /// test of reading one file less counts, whatever else is read.
+    pub fn count_reads_of(&self, path: &str) -> Rc<Cell<u64>> {
+        let count = Rc::new(Cell::new(0));
+        let key = key(path, self.fold).unwrap_or_default();
+        *self.watched.borrow_mut() = Some((key, Rc::clone(&count)));
+        count
     }
 
     /// Directories listed since the store was made.
@@ -262,6 +276,10 @@ impl Storage for MemoryStorage {
                 bytes: bytes.clone(),
                 stamp: stamp(node),
                 read: Rc::clone(&self.bytes_read),
+                watched: match &*self.watched.borrow() {
+                    Some((watched, count)) if *watched == key => Some(Rc::clone(count)),
+                    _ => None,
+                },
             })),
             Node::Dir { .. } => Err(FsError::IsDirectory),
         }
@@ -471,6 +489,7 @@ struct OpenFile {
     bytes: Vec<u8>,
     stamp: Stamp,
     read: Rc<Cell<u64>>,
+    watched: Option<Rc<Cell<u64>>>,
 }
 
 impl File for OpenFile {
@@ -493,6 +512,9 @@ impl File for OpenFile {
             start.saturating_add(l).min(self.bytes.len())
         });
         self.read.set(self.read.get() + (end - start) as u64);
+        if let Some(watched) = &self.watched {
+            watched.set(watched.get() + (end - start) as u64);
+        }
         Ok((self.bytes[start..end].to_vec(), end == self.bytes.len()))
     }
 }
