@@ -601,6 +601,17 @@ pub struct Listed<T> {
     pub total: usize,
 }
 
+/// None of an empty list (whatever `T` is: a derived `Default` would ask
+/// it of `T`).
+impl<T> Default for Listed<T> {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            total: 0,
+        }
+    }
+}
+
 /// How far `memory_review`'s comparison by meaning got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Compared {

@@ -12,6 +12,7 @@ use memcap_core::Io;
 use memcap_core::history::host as history;
 use memcap_core::history::paths;
 use memcap_core::history::query;
+use memcap_core::history::version::Version;
 use memcap_core::layout::HISTORY_PATHS;
 use memcap_core::storage::Storage;
 use memcap_core::vocab::settings::ACTOR;
@@ -57,6 +58,15 @@ fn seen_without_index(s: &Store) -> Vec<String> {
         s.fs.write_new(HISTORY_PATHS, &bytes, false).unwrap();
     }
     seen
+}
+
+/// The versions of `all` (the whole log) that touch `key` itself: what a
+/// lookup through the index must give.
+fn own(all: &[Version], key: &str) -> Vec<Version> {
+    all.iter()
+        .filter(|v| v.touches(key, false))
+        .cloned()
+        .collect()
 }
 
 fn as_actor(s: &Store, name: &str) {
@@ -125,11 +135,7 @@ fn a_files_versions_read_through_the_index_are_those_the_whole_log_holds() {
     // The upkeep wrote it, and it answers with what the log holds.
     assert!(s.fs.files().contains_key(HISTORY_PATHS));
     for key in ["a.md", "b.md", "c.md", "deep/d.md", "gone.md", "never.md"] {
-        let own: Vec<_> = all
-            .iter()
-            .filter(|v| v.touches(key, false))
-            .cloned()
-            .collect();
+        let own = own(&all, key);
         let found = paths::touching(&io, key, usize::MAX).unwrap();
         assert_eq!(found, own, "{key}");
         // The newest only, when asked for fewer.
@@ -189,11 +195,7 @@ fn one_lookup_answers_many_paths_and_reads_the_log_end_once() {
     let mut lookup = paths::Lookup::open(&io).unwrap();
     history::redact(&io, "/memories/gone.md", None).unwrap();
     let all = query::read(&io).unwrap();
-    let own: Vec<_> = all
-        .iter()
-        .filter(|v| v.touches("a.md", false))
-        .cloned()
-        .collect();
+    let own = own(&all, "a.md");
     assert_eq!(lookup.touching(&io, "a.md", usize::MAX).unwrap(), own);
 }
 
@@ -321,11 +323,7 @@ fn a_lookup_far_past_the_index_writes_it_anew() {
     let log = s.fs.files()[".memcap/history/log.jsonl"].len();
     assert!(log > 128 << 10, "a {log}-byte log");
     let all = query::read(&io).unwrap();
-    let own: Vec<_> = all
-        .iter()
-        .filter(|v| v.touches("a.md", false))
-        .cloned()
-        .collect();
+    let own = own(&all, "a.md");
     // No index (a store from before it, or one a copy left without):
     // the log is read whole once and the index written from it.
     s.fs.remove_file(HISTORY_PATHS).unwrap();

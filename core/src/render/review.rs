@@ -102,23 +102,16 @@ mod tests {
     use super::*;
     use crate::output::Compared;
 
-    fn none<T>() -> Listed<T> {
-        Listed {
-            items: Vec::new(),
-            total: 0,
-        }
-    }
-
     fn answer(compared: Option<Compared>) -> ReviewAnswer {
         ReviewAnswer {
             timeframe: "7d".into(),
             since: "2026-12-01T00:00:00Z".into(),
             actor: "alice".into(),
-            duplicates: none(),
+            duplicates: Listed::default(),
             compared_by_meaning: compared,
-            expired: none(),
-            superseded_linked: none(),
-            changed_by_others: none(),
+            expired: Listed::default(),
+            superseded_linked: Listed::default(),
+            changed_by_others: Listed::default(),
             notes: 40,
         }
     }

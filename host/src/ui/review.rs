@@ -340,13 +340,6 @@ mod tests {
     use super::{ReviewPage, with_supersedes, with_valid_until};
     use crate::ui::pages::Frame;
 
-    fn none<T>() -> Listed<T> {
-        Listed {
-            items: Vec::new(),
-            total: 0,
-        }
-    }
-
     fn page(compared: Option<Compared>) -> String {
         let page = ReviewPage {
             frame: Frame {
@@ -361,11 +354,11 @@ mod tests {
                 timeframe: "7d".into(),
                 since: "2026-12-01T00:00:00Z".into(),
                 actor: "alice".into(),
-                duplicates: none(),
+                duplicates: Listed::default(),
                 compared_by_meaning: compared,
-                expired: none(),
-                superseded_linked: none(),
-                changed_by_others: none(),
+                expired: Listed::default(),
+                superseded_linked: Listed::default(),
+                changed_by_others: Listed::default(),
                 notes: 40,
             },
         };
