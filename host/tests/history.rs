@@ -332,6 +332,8 @@ fn the_newest_versions_page_back_from_the_end_as_the_whole_list_does() {
             }
             before = page.last().map(|v| v.number);
             paged.extend(page.iter().map(|v| v.number));
+            // A page given again would loop for ever: it fails instead.
+            assert!(paged.len() <= whole.len(), "{path}: pages past the whole list");
         }
         assert_eq!(paged, whole, "{path}");
     }

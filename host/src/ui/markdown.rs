@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 
+use memcap_core::notes::frontmatter;
 use pulldown_cmark::{Options, Parser, html};
 
 /// The most frontmatter fields shown.
@@ -17,25 +18,17 @@ pub struct Split<'a> {
     pub body: &'a str,
 }
 
-/// Splits a leading `---` block off `text`, reading each `key: value`
-/// line of it as a field (a line that is not one joins the field above).
+/// Splits `text` where the core finds its frontmatter block (so the page
+/// and every command agree on what is frontmatter: a byte-order mark,
+/// CRLF ends, a block that never closes), reading each `key: value` line
+/// of the block as a field (a line that is not one joins the field above).
 pub fn split(text: &str) -> Split<'_> {
-    let none = Split {
-        fields: Vec::new(),
-        body: text,
-    };
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return none;
-    };
-    let Some((block, body)) = rest
-        .split_once("\n---\n")
-        .or_else(|| rest.split_once("\n---\r\n"))
-        .or_else(|| rest.strip_suffix("\n---").map(|b| (b, "")))
-    else {
-        return none;
+    let (body, _) = frontmatter::body(text);
+    let Some(block) = frontmatter::yaml(text) else {
+        return Split {
+            fields: Vec::new(),
+            body,
+        };
     };
     let mut fields: Vec<(String, String)> = Vec::new();
     for line in block.lines() {
@@ -96,6 +89,23 @@ mod tests {
         );
         assert_eq!(s.body, "# Hi\n");
         assert!(split("# no frontmatter\n").fields.is_empty());
+    }
+
+    #[test]
+    fn the_block_is_where_the_core_finds_it() {
+        // CRLF ends and a byte-order mark, as an editor on Windows saves.
+        let s = split("\u{feff}---\r\nname: Beta\r\n---\r\nbody\r\n");
+        assert_eq!(s.fields, vec![("name".into(), "Beta".into())]);
+        assert_eq!(s.body, "body\r\n");
+        // A block that never closes is no frontmatter: all of it is shown.
+        let open = "---\nname: Gamma\nno end\n";
+        let s = split(open);
+        assert!(s.fields.is_empty());
+        assert_eq!(s.body, open);
+        // What the core reads as the note's name is what the page shows.
+        let text = "---\nname: Delta\ntype: user\n---\nx\n";
+        let name = frontmatter::read(text, "d.md").name;
+        assert_eq!(split(text).fields[0], ("name".into(), name));
     }
 
     #[test]
