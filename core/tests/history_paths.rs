@@ -3,7 +3,7 @@
 //! the whole log gives, through edits, renames back and forth, a name
 //! deleted and made again, versions past what the index covers, a
 //! redaction, and an index the log no longer matches; a file's restore
-//! and a revert read what they undo.
+//! and a revert read what they undo, of a file with a long history too.
 
 mod common;
 
@@ -286,6 +286,52 @@ fn a_revert_reads_what_it_undoes_not_the_whole_log() {
     assert_eq!(s.file("junk.md"), None);
     assert_eq!(s.file("filler/9.md").as_deref(), Some("fixed\n"));
     assert!(read < log / 2, "{read} bytes read of a {log}-byte log");
+}
+
+#[test]
+fn an_undo_of_a_file_with_a_long_history_reads_its_last_versions() {
+    let s = Store::new();
+    as_actor(&s, "alice");
+    s.ok(json!({"command": "create", "path": "/memories/long.md", "file_text": "v0\n"}));
+    for i in 0..1000 {
+        s.ok(
+            json!({"command": "str_replace", "path": "/memories/long.md",
+            "old_str": format!("v{i}\n"), "new_str": format!("v{}\n", i + 1)}),
+        );
+    }
+    s.next_second();
+    let since = memcap_core::text::rfc3339(s.env.now.get());
+    as_actor(&s, "mallory");
+    s.ok(
+        json!({"command": "str_replace", "path": "/memories/long.md",
+        "old_str": "v1000", "new_str": "bad"}),
+    );
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    let log = s.fs.files()[".memcap/history/log.jsonl"].len() as u64;
+    // All 1,002 versions are the file's: reading them is reading the log.
+    let counted = s.fs.count_reads_of(".memcap/history/log.jsonl");
+    let undone = history::revert(&io, &since, Some("mallory")).unwrap();
+    let read = counted.get();
+    assert_eq!(undone.restored, ["/memories/long.md"]);
+    assert_eq!(s.file("long.md").as_deref(), Some("v1000\n"));
+    assert!(read < log / 3, "{read} bytes read of a {log}-byte log");
+    // A restore of a recent version reads from it on, not the file's start.
+    let versions = history::list(&io, "/memories/long.md", None, None).unwrap();
+    let v998 = versions
+        .iter()
+        .find(|v| history::show(&io, "/memories/long.md", v.v).unwrap() == b"v998\n")
+        .unwrap()
+        .v;
+    let counted = s.fs.count_reads_of(".memcap/history/log.jsonl");
+    let undone = history::restore(&io, "/memories/long.md", v998).unwrap();
+    let read = counted.get();
+    assert_eq!(undone.restored, ["/memories/long.md"]);
+    assert_eq!(s.file("long.md").as_deref(), Some("v998\n"));
+    assert!(read < log / 3, "{read} bytes read of a {log}-byte log");
+    // And the first version still restores, through the same lookup.
+    let first = versions.last().unwrap().v;
+    history::restore(&io, "/memories/long.md", first).unwrap();
+    assert_eq!(s.file("long.md").as_deref(), Some("v0\n"));
 }
 
 #[test]

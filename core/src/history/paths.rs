@@ -131,6 +131,32 @@ pub fn touching(io: &Io, key: &str, newest: usize) -> Result<Vec<Version>, FsErr
     Lookup::open(io)?.touching(io, key, newest)
 }
 
+/// [`Lookup::touching_from`] of a lookup opened for it.
+pub fn touching_from(io: &Io, key: &str, from: u64) -> Result<Vec<Version>, FsError> {
+    Lookup::open(io)?.touching_from(io, key, from)
+}
+
+/// Which of a path's versions a lookup gives.
+#[derive(Clone, Copy, Debug)]
+enum Keep {
+    /// The newest this many.
+    Newest(usize),
+    /// Those from this number on, after the newest one before it (what
+    /// the file was when that number was made).
+    From(u64),
+}
+
+impl Keep {
+    /// Drops from `found` (one path's versions, oldest first) what is not kept.
+    fn apply(self, found: &mut Vec<Version>) {
+        let drop = match self {
+            Keep::Newest(newest) => found.len().saturating_sub(newest),
+            Keep::From(from) => found.iter().rposition(|v| v.v < from).unwrap_or(0),
+        };
+        found.drain(..drop);
+    }
+}
+
 /// Lookups by path for one call: the log and the index opened, the
 /// index's head checked and the log's end past it read once, however
 /// many paths are looked up (each result of a search, each key a host
@@ -219,7 +245,24 @@ impl Lookup {
     /// the one it named (the log changed under it) makes this lookup,
     /// and the ones after it, read the log whole.
     pub fn touching(&mut self, io: &Io, key: &str, newest: usize) -> Result<Vec<Version>, FsError> {
-        if let Some(found) = self.indexed(key, newest)? {
+        self.kept(io, key, Keep::Newest(newest))
+    }
+
+    /// As [`Self::touching`], the versions numbered `from` on, after the
+    /// newest one before `from` (what was at `key` when `from` was made):
+    /// what an undo back to `from` reads of a file with a long history,
+    /// not all of it.
+    pub fn touching_from(
+        &mut self,
+        io: &Io,
+        key: &str,
+        from: u64,
+    ) -> Result<Vec<Version>, FsError> {
+        self.kept(io, key, Keep::From(from))
+    }
+
+    fn kept(&mut self, io: &Io, key: &str, keep: Keep) -> Result<Vec<Version>, FsError> {
+        if let Some(found) = self.indexed(key, keep)? {
             return Ok(found);
         }
         if !matches!(self.source, Source::Whole(_)) {
@@ -233,13 +276,13 @@ impl Lookup {
             .filter(|v| v.touches(key, false))
             .cloned()
             .collect();
-        found.drain(..found.len().saturating_sub(newest));
+        keep.apply(&mut found);
         Ok(found)
     }
 
-    /// [`Self::touching`] through the index and the log's end; `None`
-    /// when that would not do.
-    fn indexed(&self, key: &str, newest: usize) -> Result<Option<Vec<Version>>, FsError> {
+    /// [`Self::kept`] through the index and the log's end; `None` when
+    /// that would not do.
+    fn indexed(&self, key: &str, keep: Keep) -> Result<Option<Vec<Version>>, FsError> {
         let (log, index, since) = match &self.source {
             Source::Empty => return Ok(Some(Vec::new())),
             Source::Whole(_) => return Ok(None),
@@ -252,47 +295,77 @@ impl Lookup {
                 None => return Ok(None),
             },
         };
-        let since = naming(since, key);
-        // Only the newest: the oldest named go first, then the oldest since.
-        let skip = (named.len() + since.len()).saturating_sub(newest);
+        let mut since = naming(since, key);
+        // The lines since the index are newer than any it names: when they
+        // hold the newest before `from`, no line the index names is read.
+        let before_since = match keep {
+            Keep::From(from) => since.iter().rposition(|v| v.v < from),
+            Keep::Newest(_) => None,
+        };
+        let skip = match (keep, before_since) {
+            (Keep::Newest(newest), _) => (named.len() + since.len()).saturating_sub(newest),
+            (Keep::From(_), Some(before)) => named.len() + before,
+            (Keep::From(from), None) => named.iter().rposition(|(v, _)| *v < from).unwrap_or(0),
+        };
         let skip_named = skip.min(named.len());
-        let skip_since = skip - skip_named;
-        let named = &named[skip_named..];
-        let mut found = Vec::with_capacity(named.len() + since.len());
-        // Lines close together are read as one run.
-        let mut i = 0;
-        while i < named.len() {
-            let start = named[i].1.at;
-            let mut j = i + 1;
-            let mut end = start + u64::from(named[i].1.len);
-            while j < named.len()
-                && named[j].1.at >= end
-                && named[j].1.at - end <= GAP
-                && named[j].1.at + u64::from(named[j].1.len) - start <= MAX_RUN
-            {
-                end = named[j].1.at + u64::from(named[j].1.len);
-                j += 1;
+        since.drain(..skip - skip_named);
+        let Some(mut found) = read_named(&**log, &named[skip_named..], key)? else {
+            return Ok(None);
+        };
+        // The newest before `from` the index named may be another path's
+        // of the same hash (passed over): then all it names are read.
+        if let Keep::From(from) = keep
+            && before_since.is_none()
+            && skip_named > 0
+            && found.first().is_none_or(|v| v.v >= from)
+        {
+            match read_named(&**log, &named, key)? {
+                Some(all) => found = all,
+                None => return Ok(None),
             }
-            let run = files::read_to_end(&**log, start, Some(end - start), Some(end - start))?;
-            for (v, place) in &named[i..j] {
-                let from = (place.at - start) as usize;
-                let line = run.get(from..from + place.len as usize);
-                match line.and_then(log::parse_line) {
-                    // Another path with the same hash is passed over.
-                    Some(version) if version.v == *v => {
-                        if version.touches(key, false) {
-                            found.push(version);
-                        }
-                    }
-                    // The log changed under the index: read it whole.
-                    _ => return Ok(None),
-                }
-            }
-            i = j;
         }
-        found.extend(since.into_iter().skip(skip_since));
+        found.extend(since);
+        keep.apply(&mut found);
         Ok(Some(found))
     }
+}
+
+/// The lines `named` names, read (lines close together as one run), those
+/// that touch `key` parsed; `None` when a line is no longer the one named
+/// (the log changed under the index).
+fn read_named(log: &dyn File, named: &[Named], key: &str) -> Result<Option<Vec<Version>>, FsError> {
+    let mut found = Vec::with_capacity(named.len());
+    let mut i = 0;
+    while i < named.len() {
+        let start = named[i].1.at;
+        let mut j = i + 1;
+        let mut end = start + u64::from(named[i].1.len);
+        while j < named.len()
+            && named[j].1.at >= end
+            && named[j].1.at - end <= GAP
+            && named[j].1.at + u64::from(named[j].1.len) - start <= MAX_RUN
+        {
+            end = named[j].1.at + u64::from(named[j].1.len);
+            j += 1;
+        }
+        let run = files::read_to_end(log, start, Some(end - start), Some(end - start))?;
+        for (v, place) in &named[i..j] {
+            let from = (place.at - start) as usize;
+            let line = run.get(from..from + place.len as usize);
+            match line.and_then(log::parse_line) {
+                // Another path with the same hash is passed over.
+                Some(version) if version.v == *v => {
+                    if version.touches(key, false) {
+                        found.push(version);
+                    }
+                }
+                // The log changed under the index: read it whole.
+                _ => return Ok(None),
+            }
+        }
+        i = j;
+    }
+    Ok(Some(found))
 }
 
 /// A version's number and where its line is, as a record names it.

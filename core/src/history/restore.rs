@@ -68,10 +68,11 @@ fn restore_from(
     shown: &str,
     number: u64,
 ) -> Result<Undone> {
-    // A file's own versions, from the index by path, when the version is
-    // one of them: the read costs what it returns. A directory's, or a
-    // number that is not the file's, need the whole log.
-    let own = super::paths::touching(history, key, usize::MAX)
+    // A file's own versions from the one asked for on, from the index by
+    // path, when the version is one of them: the read costs what it
+    // returns. A directory's, or a number that is not the file's, need
+    // the whole log.
+    let own = super::paths::touching_from(history, key, number)
         .map_err(|e| files::tool_error(e, crate::vpath::ROOT, "read the history of"))?;
     let versions = match own.iter().any(|v| v.v == number) {
         true => own,
@@ -173,7 +174,8 @@ pub fn revert(io: &Io, since: u64, by: Option<&str>) -> Result<Undone> {
                 .push((shown, "its name was redacted".to_owned()));
             continue;
         }
-        let touching = lookup.touching(io, path, usize::MAX).map_err(unread)?;
+        // From the first change undone on, after what was there before it.
+        let touching = lookup.touching_from(io, path, first_v).map_err(unread)?;
         if let Some(other) = touching
             .iter()
             .find(|v| v.v > first_v && anyone.keeps(v) && !undoes(v))
