@@ -455,3 +455,52 @@ fn naming(bytes: &[u8], key: &str) -> Vec<Version> {
         .filter(|v| v.touches(key, false))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbered(numbers: &[u64]) -> Vec<Version> {
+        numbers
+            .iter()
+            .map(|&v| Version {
+                v,
+                t: v,
+                path: "a.md".to_owned(),
+                op: Op::Modified,
+                from: None,
+                sha256: None,
+                size: 0,
+                actor: "a".to_owned(),
+                actor_id: None,
+                prev: None,
+                redacted: None,
+                total: 0,
+                stamp: None,
+                n: 0,
+                over: false,
+            })
+            .collect()
+    }
+
+    fn kept(keep: Keep, numbers: &[u64]) -> Vec<u64> {
+        let mut found = numbered(numbers);
+        keep.apply(&mut found);
+        found.iter().map(|v| v.v).collect()
+    }
+
+    #[test]
+    fn a_lookup_keeps_the_newest_or_those_from_a_number_after_the_one_before() {
+        let all = [2, 5, 9, 12];
+        assert_eq!(kept(Keep::Newest(2), &all), [9, 12]);
+        assert_eq!(kept(Keep::Newest(9), &all), all);
+        assert_eq!(kept(Keep::Newest(0), &all), [] as [u64; 0]);
+        // From 9: 9 and on, after 5 (what the file was before 9).
+        assert_eq!(kept(Keep::From(9), &all), [5, 9, 12]);
+        // From a number the file has none of: the one before it and on.
+        assert_eq!(kept(Keep::From(7), &all), [5, 9, 12]);
+        assert_eq!(kept(Keep::From(1), &all), all);
+        assert_eq!(kept(Keep::From(2), &all), all);
+        assert_eq!(kept(Keep::From(40), &all), [12]);
+    }
+}

@@ -315,3 +315,82 @@ fn remove(io: &Io, key: &str, undone: &mut Undone) -> Result<()> {
     undone.removed.push(shown);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(v: u64, op: Op, path: &str, from: Option<&str>, sha: Option<&str>) -> Version {
+        Version {
+            v,
+            t: v,
+            path: path.to_owned(),
+            op,
+            from: from.map(str::to_owned),
+            sha256: sha.map(str::to_owned),
+            size: 1,
+            actor: "a".to_owned(),
+            actor_id: None,
+            prev: None,
+            redacted: None,
+            total: 0,
+            stamp: None,
+            n: 0,
+            over: false,
+        }
+    }
+
+    /// a.md made, changed, moved to b.md, made again, its content redacted;
+    /// b.md deleted.
+    fn story() -> Vec<Version> {
+        vec![
+            version(1, Op::Created, "a.md", None, Some("one")),
+            version(2, Op::Modified, "a.md", None, Some("two")),
+            version(3, Op::Renamed, "b.md", Some("a.md"), Some("two")),
+            version(4, Op::Created, "a.md", None, Some("four")),
+            version(5, Op::Deleted, "b.md", None, None),
+            version(6, Op::Modified, "a.md", None, None),
+        ]
+    }
+
+    #[test]
+    fn the_state_at_a_version_is_what_the_newest_version_up_to_it_left() {
+        let all = story();
+        let at = |path: &str, n: u64| state_at(&all, path, n);
+        assert_eq!(at("a.md", 0), None, "before its first version: no file");
+        assert_eq!(at("a.md", 1), Some(Some("one")));
+        assert_eq!(at("a.md", 2), Some(Some("two")));
+        // Moved away: no file at the old name, the content at the new one.
+        assert_eq!(at("a.md", 3), None);
+        assert_eq!(at("b.md", 3), Some(Some("two")));
+        assert_eq!(at("b.md", 2), None);
+        assert_eq!(at("a.md", 4), Some(Some("four")));
+        assert_eq!(at("b.md", 5), None, "deleted");
+        assert_eq!(at("b.md", 99), None);
+        // A redacted content: a file was there, its bytes are gone.
+        assert_eq!(at("a.md", 6), Some(None));
+        assert_eq!(at("a.md", 99), Some(None));
+    }
+
+    #[test]
+    fn the_state_needs_only_the_newest_version_before_and_those_after() {
+        // What `touching_from` gives a revert of a.md back to version 4:
+        // version 4 on, after the newest before it. The answers up from
+        // the one before are those of the whole story.
+        let all = story();
+        let from_4: Vec<Version> = all
+            .iter()
+            .filter(|v| v.touches("a.md", false))
+            .skip_while(|v| v.v < 3)
+            .cloned()
+            .collect();
+        assert_eq!(from_4.first().map(|v| v.v), Some(3));
+        for n in 3..=7 {
+            assert_eq!(
+                state_at(&from_4, "a.md", n),
+                state_at(&all, "a.md", n),
+                "at {n}"
+            );
+        }
+    }
+}
