@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use memcap_core::notes::frontmatter;
+use memcap_core::notes::{fields, frontmatter};
 use pulldown_cmark::{Options, Parser, html};
 
 /// The most frontmatter fields shown.
@@ -20,8 +20,10 @@ pub struct Split<'a> {
 
 /// Splits `text` where the core finds its frontmatter block (so the page
 /// and every command agree on what is frontmatter: a byte-order mark,
-/// CRLF ends, a block that never closes), reading each `key: value` line
-/// of the block as a field (a line that is not one joins the field above).
+/// CRLF ends, a block that never closes), its fields read as every
+/// command reads them (`memcap_core::notes::fields`: YAML, within its
+/// bounds); a block that does not read shows as one `problem` field
+/// saying why (the raw view shows its lines).
 pub fn split(text: &str) -> Split<'_> {
     let (body, _) = frontmatter::body(text);
     let Some(block) = frontmatter::yaml(text) else {
@@ -30,25 +32,24 @@ pub fn split(text: &str) -> Split<'_> {
             body,
         };
     };
-    let mut fields: Vec<(String, String)> = Vec::new();
-    for line in block.lines() {
-        match line.split_once(':') {
-            Some((key, value)) if !key.starts_with([' ', '-']) && !key.trim().is_empty() => {
-                if fields.len() < MAX_FIELDS {
-                    fields.push((key.trim().to_owned(), value.trim().to_owned()));
-                }
-            }
-            _ => {
-                if let Some((_, value)) = fields.last_mut() {
-                    if !value.is_empty() {
-                        value.push(' ');
-                    }
-                    value.push_str(line.trim());
-                }
-            }
-        }
-    }
+    let fields = match fields::parse(block) {
+        Ok(read) => read
+            .into_iter()
+            .take(MAX_FIELDS)
+            .map(|(key, value)| (key, shown(value)))
+            .collect(),
+        Err(problem) => vec![("problem".to_owned(), problem)],
+    };
     Split { fields, body }
+}
+
+/// A field's value as the page shows it.
+fn shown(value: fields::Value) -> String {
+    match value {
+        fields::Value::Text(text) => text.unwrap_or_default(),
+        fields::Value::List(items) => items.join(", "),
+        fields::Value::Other => "(nested values: see the raw file)".to_owned(),
+    }
 }
 
 /// `markdown` as sanitized HTML.
@@ -106,6 +107,32 @@ mod tests {
         let text = "---\nname: Delta\ntype: user\n---\nx\n";
         let name = frontmatter::read(text, "d.md").name;
         assert_eq!(split(text).fields[0], ("name".into(), name));
+    }
+
+    #[test]
+    fn fields_read_as_every_command_reads_them() {
+        // Quotes, a colon inside a quoted value, a list, a nested map, null.
+        let text =
+            "---\nname: 'Epsilon: the plan'\ntags: [a, b]\nextra:\n  k: v\nupdated:\n---\nx\n";
+        let s = split(text);
+        assert_eq!(
+            s.fields,
+            vec![
+                ("name".into(), "Epsilon: the plan".into()),
+                ("tags".into(), "a, b".into()),
+                ("extra".into(), "(nested values: see the raw file)".into()),
+                ("updated".into(), String::new()),
+            ]
+        );
+        assert_eq!(s.fields[0].1, frontmatter::read(text, "e.md").name);
+        // A block that does not read is shown as the problem every command
+        // reports, not as fields guessed from its lines.
+        let broken = "---\nname: Zeta\nname: again\n---\nx\n";
+        let s = split(broken);
+        assert_eq!(s.fields.len(), 1);
+        assert_eq!(s.fields[0].0, "problem");
+        assert!(s.fields[0].1.contains("appears twice"), "{:?}", s.fields);
+        assert_eq!(s.body, "x\n");
     }
 
     #[test]
