@@ -339,3 +339,6 @@ fn gone_from<K: std::borrow::Borrow<str> + Ord, V>(
         .map(str::to_owned)
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
