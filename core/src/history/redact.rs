@@ -176,3 +176,109 @@ fn forget_derived(io: &Io) -> std::result::Result<(), FsError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::Indexes;
+    use crate::history::{blobs, query};
+    use crate::storage::Storage;
+    use crate::storage::memory::{FixedEnvironment, MemoryStorage};
+    use crate::vpath::MemPath;
+
+    struct Store {
+        fs: MemoryStorage,
+        env: FixedEnvironment,
+        indexes: RefCell<Indexes>,
+    }
+
+    impl Store {
+        fn new() -> Self {
+            Self {
+                fs: MemoryStorage::new(),
+                env: FixedEnvironment::at(1_795_392_000),
+                indexes: RefCell::default(),
+            }
+        }
+
+        fn io(&self) -> Io<'_> {
+            Io::new(&self.fs, &self.env, &self.indexes)
+        }
+
+        fn ok(&self, input: serde_json::Value) {
+            let result = crate::call(&self.io(), &input.to_string());
+            assert!(!result.is_error, "{input}: {}", result.content);
+        }
+
+        /// `path` made to hold `text`: removed first when it is there, so
+        /// each write is a version of its own.
+        fn write(&self, path: &str, text: &str) {
+            if self.fs.stat(&path["/memories/".len()..], false).is_ok() {
+                self.ok(serde_json::json!({"command": "delete", "path": path}));
+            }
+            self.ok(serde_json::json!({"command": "create", "path": path, "file_text": text}));
+        }
+
+        fn redact(&self, path: &str, number: Option<u64>) -> Result<Redacted> {
+            redact(&self.io(), &MemPath::parse(path)?, path, number)
+        }
+
+        fn versions(&self) -> Vec<Version> {
+            query::read(&self.io()).unwrap()
+        }
+    }
+
+    #[test]
+    fn one_content_is_erased_from_every_version_that_kept_it() {
+        let s = Store::new();
+        s.write("/memories/a.md", "the secret\n");
+        s.write("/memories/b.md", "the secret\n");
+        s.write("/memories/a.md", "clean\n");
+        s.write("/memories/b.md", "clean\n");
+        let secret = s.versions()[0].sha256.clone().unwrap();
+        let first = s.versions()[0].v;
+        let redacted = s.redact("/memories/a.md", Some(first)).unwrap();
+        // b.md's version held the same bytes: one content, gone for both.
+        let with_it: Vec<u64> = s
+            .versions()
+            .iter()
+            .filter(|v| v.redacted.is_some())
+            .map(|v| v.v)
+            .collect();
+        assert_eq!(redacted.versions, with_it);
+        assert_eq!(redacted.versions.len(), 2, "{redacted:?}");
+        assert_eq!(redacted.contents, 1);
+        assert_eq!(blobs::get(&s.io(), &secret).unwrap(), None);
+        assert!(
+            s.versions()
+                .iter()
+                .all(|v| v.sha256.as_deref() != Some(&*secret)
+                    && v.prev.as_deref() != Some(&*secret))
+        );
+        // What memcap derived from the files went with it, to be rebuilt.
+        assert!(s.fs.stat(JOURNAL, false).is_err());
+        assert_eq!(s.fs.files()["a.md"], b"clean\n");
+    }
+
+    #[test]
+    fn a_files_current_content_is_not_history_and_is_left() {
+        let s = Store::new();
+        s.write("/memories/a.md", "still here\n");
+        let only = s.versions()[0].v;
+        // One version asked for by number: refused, nothing changed.
+        let before = s.fs.files();
+        assert!(matches!(
+            s.redact("/memories/a.md", Some(only)),
+            Err(ToolError::RedactCurrent { .. })
+        ));
+        assert_eq!(s.fs.files(), before);
+        // Every version of the path: that one is named as left.
+        let redacted = s.redact("/memories/a.md", None).unwrap();
+        assert_eq!(redacted.current, [only]);
+        assert!(redacted.versions.is_empty());
+        assert_eq!(redacted.names, 0, "the file has its name now");
+        assert_eq!(s.fs.files()["a.md"], b"still here\n");
+    }
+}
