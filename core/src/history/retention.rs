@@ -239,6 +239,67 @@ fn line_bytes(v: &Version) -> u64 {
 mod tests {
     use super::*;
 
+    fn version(v: u64, op: Op, path: &str, from: Option<&str>, sha: Option<&str>) -> Version {
+        Version {
+            v,
+            t: v,
+            path: path.to_owned(),
+            op,
+            from: from.map(str::to_owned),
+            sha256: sha.map(str::to_owned),
+            size: 10,
+            actor: "a".to_owned(),
+            actor_id: None,
+            prev: None,
+            redacted: None,
+            total: 0,
+            stamp: None,
+            n: 0,
+            over: false,
+        }
+    }
+
+    #[test]
+    fn the_newest_version_of_each_file_still_there_is_kept() {
+        let versions = [
+            version(1, Op::Created, "a.md", None, Some("1")),
+            version(2, Op::Modified, "a.md", None, Some("2")),
+            version(3, Op::Created, "b.md", None, Some("3")),
+            version(4, Op::Renamed, "c.md", Some("b.md"), Some("3")),
+            version(5, Op::Created, "d.md", None, Some("5")),
+            version(6, Op::Deleted, "d.md", None, None),
+        ];
+        let mut live: Vec<u64> = newest_of_live(&versions)
+            .into_iter()
+            .map(|i| versions[i].v)
+            .collect();
+        live.sort_unstable();
+        // a.md's newest, and c.md's (b.md moved there); d.md is gone.
+        assert_eq!(live, [2, 4]);
+    }
+
+    #[test]
+    fn totals_count_each_content_once_and_every_line() {
+        let versions = vec![
+            version(1, Op::Created, "a.md", None, Some("x")),
+            version(2, Op::Created, "b.md", None, Some("x")),
+            version(3, Op::Created, "c.md", None, Some("y")),
+        ];
+        let sizes = HashMap::from([("x", 100), ("y", 7)]);
+        let totaled = with_totals(versions.clone(), &sizes, 5);
+        // Each line as it was measured: numbered, its total not yet set.
+        let lines: Vec<u64> = (versions.iter().zip(1..))
+            .map(|(v, n)| line_bytes(&Version { n, ..v.clone() }))
+            .collect();
+        let start = 5 + super::super::paths::FIXED;
+        let record = packs::RECORD;
+        assert_eq!(totaled[0].total, start + 100 + record + lines[0]);
+        // The same content again: only its line.
+        assert_eq!(totaled[1].total, totaled[0].total + lines[1]);
+        assert_eq!(totaled[2].total, totaled[1].total + 7 + record + lines[2]);
+        assert_eq!(totaled.iter().map(|v| v.n).collect::<Vec<_>>(), [1, 2, 3]);
+    }
+
     #[test]
     fn the_log_stays_below_what_one_read_of_it_takes_whatever_the_hosts_bound() {
         let bound = |mib: u64| Retention {
