@@ -692,21 +692,9 @@ mod tests {
 
     fn version(path: &str, op: Op, from: Option<&str>, id: u64, sha: Option<&str>) -> Version {
         Version {
-            v: id,
             t: 0,
-            path: path.to_owned(),
-            op,
-            from: from.map(str::to_owned),
-            sha256: sha.map(str::to_owned),
-            size: 1,
-            actor: "a".to_owned(),
-            actor_id: None,
-            prev: None,
-            redacted: None,
-            total: 0,
             stamp: sha.map(|_| stamp(id)),
-            n: 0,
-            over: false,
+            ..Version::sample(id, op, path, from, sha)
         }
     }
 

@@ -463,23 +463,7 @@ mod tests {
     fn numbered(numbers: &[u64]) -> Vec<Version> {
         numbers
             .iter()
-            .map(|&v| Version {
-                v,
-                t: v,
-                path: "a.md".to_owned(),
-                op: Op::Modified,
-                from: None,
-                sha256: None,
-                size: 0,
-                actor: "a".to_owned(),
-                actor_id: None,
-                prev: None,
-                redacted: None,
-                total: 0,
-                stamp: None,
-                n: 0,
-                over: false,
-            })
+            .map(|&v| Version::sample(v, Op::Modified, "a.md", None, None))
             .collect()
     }
 

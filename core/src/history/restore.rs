@@ -320,36 +320,16 @@ fn remove(io: &Io, key: &str, undone: &mut Undone) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn version(v: u64, op: Op, path: &str, from: Option<&str>, sha: Option<&str>) -> Version {
-        Version {
-            v,
-            t: v,
-            path: path.to_owned(),
-            op,
-            from: from.map(str::to_owned),
-            sha256: sha.map(str::to_owned),
-            size: 1,
-            actor: "a".to_owned(),
-            actor_id: None,
-            prev: None,
-            redacted: None,
-            total: 0,
-            stamp: None,
-            n: 0,
-            over: false,
-        }
-    }
-
     /// a.md made, changed, moved to b.md, made again, its content redacted;
     /// b.md deleted.
     fn story() -> Vec<Version> {
         vec![
-            version(1, Op::Created, "a.md", None, Some("one")),
-            version(2, Op::Modified, "a.md", None, Some("two")),
-            version(3, Op::Renamed, "b.md", Some("a.md"), Some("two")),
-            version(4, Op::Created, "a.md", None, Some("four")),
-            version(5, Op::Deleted, "b.md", None, None),
-            version(6, Op::Modified, "a.md", None, None),
+            Version::sample(1, Op::Created, "a.md", None, Some("one")),
+            Version::sample(2, Op::Modified, "a.md", None, Some("two")),
+            Version::sample(3, Op::Renamed, "b.md", Some("a.md"), Some("two")),
+            Version::sample(4, Op::Created, "a.md", None, Some("four")),
+            Version::sample(5, Op::Deleted, "b.md", None, None),
+            Version::sample(6, Op::Modified, "a.md", None, None),
         ]
     }
 

@@ -239,35 +239,15 @@ fn line_bytes(v: &Version) -> u64 {
 mod tests {
     use super::*;
 
-    fn version(v: u64, op: Op, path: &str, from: Option<&str>, sha: Option<&str>) -> Version {
-        Version {
-            v,
-            t: v,
-            path: path.to_owned(),
-            op,
-            from: from.map(str::to_owned),
-            sha256: sha.map(str::to_owned),
-            size: 10,
-            actor: "a".to_owned(),
-            actor_id: None,
-            prev: None,
-            redacted: None,
-            total: 0,
-            stamp: None,
-            n: 0,
-            over: false,
-        }
-    }
-
     #[test]
     fn the_newest_version_of_each_file_still_there_is_kept() {
         let versions = [
-            version(1, Op::Created, "a.md", None, Some("1")),
-            version(2, Op::Modified, "a.md", None, Some("2")),
-            version(3, Op::Created, "b.md", None, Some("3")),
-            version(4, Op::Renamed, "c.md", Some("b.md"), Some("3")),
-            version(5, Op::Created, "d.md", None, Some("5")),
-            version(6, Op::Deleted, "d.md", None, None),
+            Version::sample(1, Op::Created, "a.md", None, Some("1")),
+            Version::sample(2, Op::Modified, "a.md", None, Some("2")),
+            Version::sample(3, Op::Created, "b.md", None, Some("3")),
+            Version::sample(4, Op::Renamed, "c.md", Some("b.md"), Some("3")),
+            Version::sample(5, Op::Created, "d.md", None, Some("5")),
+            Version::sample(6, Op::Deleted, "d.md", None, None),
         ];
         let mut live: Vec<u64> = newest_of_live(&versions)
             .into_iter()
@@ -281,9 +261,9 @@ mod tests {
     #[test]
     fn totals_count_each_content_once_and_every_line() {
         let versions = vec![
-            version(1, Op::Created, "a.md", None, Some("x")),
-            version(2, Op::Created, "b.md", None, Some("x")),
-            version(3, Op::Created, "c.md", None, Some("y")),
+            Version::sample(1, Op::Created, "a.md", None, Some("x")),
+            Version::sample(2, Op::Created, "b.md", None, Some("x")),
+            Version::sample(3, Op::Created, "c.md", None, Some("y")),
         ];
         let sizes = HashMap::from([("x", 100), ("y", 7)]);
         let totaled = with_totals(versions.clone(), &sizes, 5);

@@ -99,6 +99,36 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+#[cfg(test)]
+impl Version {
+    /// A version for unit tests: number `v` (its time too), one byte, by `a`.
+    pub(crate) fn sample(
+        v: u64,
+        op: Op,
+        path: &str,
+        from: Option<&str>,
+        sha: Option<&str>,
+    ) -> Self {
+        Version {
+            v,
+            t: v,
+            path: path.to_owned(),
+            op,
+            from: from.map(str::to_owned),
+            sha256: sha.map(str::to_owned),
+            size: 1,
+            actor: "a".to_owned(),
+            actor_id: None,
+            prev: None,
+            redacted: None,
+            total: 0,
+            stamp: None,
+            n: 0,
+            over: false,
+        }
+    }
+}
+
 impl Version {
     /// Whether this version touches `path`, or (`under`) anything below
     /// the directory `path` ("" is the root).
