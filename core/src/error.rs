@@ -6,8 +6,10 @@
 /// What kind of failure a call hit: the WIT `tool-error` cases, plus
 /// `Denied` and `InvalidInput` (which reach hosts as `io` and `invalid-path`),
 /// plus what only a host can see (a call it stopped). The host library
-/// exports this as `memcap::ToolErrorKind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// exports this as `memcap::ToolErrorKind`. Answers name it as the WIT
+/// case does (`not-found`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ErrorKind {
     InvalidPath,
     Escape,

@@ -17,6 +17,7 @@ pub mod command;
 pub mod commands;
 pub mod error;
 pub mod execute;
+pub mod failure;
 pub mod files;
 pub mod graph;
 pub mod history;

@@ -10,7 +10,7 @@ use crate::error::ToolError;
 use crate::vocab::{NoteType, Source};
 
 /// One command's result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "output", rename_all = "snake_case")]
 pub enum Output {
     /// `view` of a directory: entries two levels deep, sorted depth first.
@@ -160,23 +160,18 @@ pub enum Output {
 }
 
 /// What happened to the index after a change: the change stands either way.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IndexUpkeep {
-    /// Why MEMORY.md could not be brought up to date, if it could not.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "message")]
-    pub index_problem: Option<ToolError>,
-}
-
-fn message<S: serde::Serializer>(e: &Option<ToolError>, s: S) -> Result<S::Ok, S::Error> {
-    match e {
-        Some(e) => s.serialize_str(&e.to_string()),
-        None => s.serialize_none(),
-    }
+    /// Why MEMORY.md could not be brought up to date, if it could not: the
+    /// error's message, as agents read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_problem: Option<String>,
 }
 
 /// Some of a text's lines (split at LF), kept as the text and a range so
-/// that showing a file copies nothing. Serialised as the list of lines.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// that showing a file copies nothing. Serialised as the list of lines;
+/// two selections are equal when their lines are.
+#[derive(Clone, Debug)]
 pub struct Selection {
     text: String,
     /// Lines `start..end`, counted from 0.
@@ -202,14 +197,31 @@ impl Selection {
     }
 }
 
+impl PartialEq for Selection {
+    fn eq(&self, other: &Self) -> bool {
+        self.lines().eq(other.lines())
+    }
+}
+
+impl Eq for Selection {}
+
 impl Serialize for Selection {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.lines())
     }
 }
 
+/// Read back from its list of lines: the lines joined with LF, all selected.
+impl<'de> Deserialize<'de> for Selection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let lines = Vec::<String>::deserialize(d)?;
+        let end = lines.len();
+        Ok(Self::new(lines.join("\n"), 0, end))
+    }
+}
+
 /// One entry of a listing.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListedEntry {
     /// `/memories/...`, as the listing shows it.
     pub path: String,
@@ -218,7 +230,7 @@ pub struct ListedEntry {
 }
 
 /// One note's metadata, as `memory_view` with `all` lists it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NoteInfo {
     pub path: String,
     pub name: String,
@@ -237,46 +249,51 @@ pub struct NoteInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub valid_until: Option<String>,
     /// The notes that say they supersede it (`/memories/...`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub superseded_by: Vec<String>,
     /// Whether it is past its `valid_until`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expired: bool,
 }
 
 /// One note in full, as `memory_read` returns it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NoteText {
     pub path: String,
     pub note_type: NoteType,
     pub name: String,
     /// The text, cut after its last whole line within the page's bytes.
-    #[serde(serialize_with = "text_or_message")]
-    pub text: Result<String, ToolError>,
+    pub text: Shown,
     /// When cut: the note's size in bytes and the first line not shown.
     pub cut: Option<Cut>,
     /// The notes that say they supersede it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub superseded_by: Vec<String>,
     /// Whether it is past its `valid_until`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expired: bool,
 }
 
-fn text_or_message<S: serde::Serializer>(
-    t: &Result<String, ToolError>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut map = s.serialize_map(Some(1))?;
-    match t {
-        Ok(text) => map.serialize_entry("content", text)?,
-        Err(e) => map.serialize_entry("not_shown", &e.to_string())?,
-    }
-    map.end()
+/// A note's text, or why it is not shown (`{"content": …}` or
+/// `{"not_shown": …}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shown {
+    Content(String),
+    /// The error's message, as agents read it.
+    NotShown(String),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+impl From<Result<String, ToolError>> for Shown {
+    fn from(text: Result<String, ToolError>) -> Self {
+        match text {
+            Ok(text) => Shown::Content(text),
+            Err(e) => Shown::NotShown(e.to_string()),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cut {
     pub size: usize,
     pub next_line: usize,
@@ -284,7 +301,7 @@ pub struct Cut {
 
 /// One page of a long answer. Pages count from 1; a page past the last one
 /// is empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Page {
     pub number: usize,
     pub pages: usize,
@@ -310,7 +327,7 @@ impl Page {
 
 /// `memory_search`'s answer, in the shape agents know from other memory
 /// tools (camelCase keys).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchAnswer {
     pub query: String,
@@ -319,7 +336,7 @@ pub struct SearchAnswer {
     /// `maxResults` cut them.
     pub total_found: usize,
     /// `bm25`, or `hybrid` when vectors took part.
-    pub method: &'static str,
+    pub method: Cow<'static, str>,
     /// Why the search was less than it could be (vectors off, a source
     /// missing), when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -328,7 +345,7 @@ pub struct SearchAnswer {
     /// Passages found in notes superseded by another or past their
     /// `valid_until`, left out among those read back for the answer
     /// (`includeSuperseded` gives them).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub left_out: usize,
 }
 
@@ -337,7 +354,7 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// One passage `memory_search` found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchResult {
     pub path: String,
     /// `first-last`, as `memory_get` takes them.
@@ -346,20 +363,24 @@ pub struct SearchResult {
     pub score: f32,
     pub source: Source,
     /// The observations and relations written on the passage's lines.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observations: Vec<ObservationItem>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relations: Vec<WrittenRelation>,
     /// The notes that say they supersede this one (asked for with
     /// `includeSuperseded`).
-    #[serde(rename = "supersededBy", skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        rename = "supersededBy",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub superseded_by: Vec<String>,
     /// Whether the note is past its `valid_until`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expired: bool,
     /// Who last changed the passage's lines, the newest change's actor
     /// first (none when the history is off).
-    #[serde(rename = "changedBy", skip_serializing_if = "Vec::is_empty")]
+    #[serde(rename = "changedBy", default, skip_serializing_if = "Vec::is_empty")]
     pub changed_by: Vec<String>,
     /// When the newest of those changes was made (RFC 3339).
     #[serde(rename = "changedAt", skip_serializing_if = "Option::is_none")]
@@ -368,7 +389,7 @@ pub struct SearchResult {
 
 /// A relation as written on a line (a search does not resolve it:
 /// `build_context` does).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WrittenRelation {
     pub relation_type: String,
@@ -379,7 +400,7 @@ pub struct WrittenRelation {
 }
 
 /// The size of what was searched.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchStats {
     pub total_files: usize,
@@ -387,7 +408,7 @@ pub struct SearchStats {
 }
 
 /// `memory_get`'s answer: lines of one file, as it holds them now.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetAnswer {
     pub path: String,
@@ -400,7 +421,7 @@ pub struct GetAnswer {
     pub more: Option<String>,
     /// Who last changed the lines given, the newest change's actor first
     /// (none when the history is off).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed_by: Vec<String>,
     /// When the newest of those changes was made (RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -408,7 +429,7 @@ pub struct GetAnswer {
 }
 
 /// `memory_stats`' answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatsAnswer {
     pub total_files: usize,
@@ -419,7 +440,7 @@ pub struct StatsAnswer {
     /// Bytes of memcap's index files on disk.
     pub index_bytes: u64,
     /// `bm25`, or `hybrid` when vectors take part.
-    pub method: &'static str,
+    pub method: Cow<'static, str>,
     pub vectors: bool,
     /// The embedding model, when vectors are on.
     pub model: Option<String>,
@@ -450,7 +471,7 @@ pub struct StatsAnswer {
 }
 
 /// A note as the graph's answers name it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GraphNote {
     /// `/memories/projects/alpha.md`.
@@ -464,7 +485,7 @@ pub struct GraphNote {
 }
 
 /// An observation as written: `- [category] content #tags (context)`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ObservationItem {
     pub category: String,
@@ -477,7 +498,7 @@ pub struct ObservationItem {
 }
 
 /// A relation as written, and the note it reaches.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RelationItem {
     pub relation_type: String,
@@ -491,7 +512,7 @@ pub struct RelationItem {
 }
 
 /// A note a URL named, with its observations and relations.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextNote {
     pub note: GraphNote,
@@ -502,17 +523,17 @@ pub struct ContextNote {
     pub more_relations: usize,
     /// The notes it says it supersedes, and those that say they supersede
     /// it (paths): the chain both ways.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub supersedes: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub superseded_by: Vec<String>,
     /// Whether it is past its `valid_until`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expired: bool,
 }
 
 /// A note reached from a primary one, and the relation that reached it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RelatedNote {
     pub note: GraphNote,
@@ -528,7 +549,7 @@ pub struct RelatedNote {
 }
 
 /// `build_context`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextAnswer {
     pub url: String,
@@ -544,11 +565,11 @@ pub struct ContextAnswer {
 }
 
 /// One change `recent_activity` reports.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityItem {
     /// `entity` (a note), `observation` or `relation`.
-    pub item_type: &'static str,
+    pub item_type: Cow<'static, str>,
     pub note: GraphNote,
     /// For an entity: what the note holds now.
     pub observations: usize,
@@ -558,7 +579,7 @@ pub struct ActivityItem {
 }
 
 /// `recent_activity`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityAnswer {
     pub timeframe: String,

@@ -183,7 +183,7 @@ macro_rules! search_functions {
                         })
                         .collect(),
                     total_found: count(a.total_found),
-                    method: a.method.to_owned(),
+                    method: a.method.into_owned(),
                     degraded: a.degraded,
                     total_files: count(a.stats.total_files),
                     total_chunks: a.stats.total_chunks,
@@ -227,7 +227,7 @@ macro_rules! search_functions {
                     indexed_at: a.indexed_at,
                     sources: a.sources.into_iter().map(wit_source).collect(),
                     index_bytes: a.index_bytes,
-                    method: a.method.to_owned(),
+                    method: a.method.into_owned(),
                     vectors: a.vectors,
                     model: a.model,
                     changed_since_indexed: count(a.changed_since_indexed),
@@ -358,7 +358,7 @@ macro_rules! graph_functions {
                         .items
                         .into_iter()
                         .map(|i| WitActivityItem {
-                            item_type: i.item_type.to_owned(),
+                            item_type: i.item_type.into_owned(),
                             note: wit_graph_note(i.note),
                             observations: count(i.observations),
                             relations: count(i.relations),

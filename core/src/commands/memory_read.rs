@@ -144,7 +144,7 @@ fn note_text(io: &Io, superseded: &Superseded, entry: &Entry) -> Result<NoteText
         path: shown,
         note_type: entry.meta.kind,
         name: entry.meta.name.clone(),
-        text,
+        text: text.into(),
         cut,
         superseded_by: standing.by,
         expired: standing.expired,

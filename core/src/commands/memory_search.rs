@@ -3,6 +3,7 @@
 //! cosine when the environment has an embedder), each read back from its
 //! file before it is given, so no result names lines that no longer hold it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::commands::build_context::{note_type, written_items};
@@ -218,7 +219,7 @@ pub fn memory_search(
             query: crate::text::cut_echo(query.to_owned()),
             results,
             total_found,
-            method: if embedder.is_some() { "hybrid" } else { "bm25" },
+            method: Cow::Borrowed(if embedder.is_some() { "hybrid" } else { "bm25" }),
             degraded: match source {
                 // An empty source says so: a search of it can never answer.
                 Source::Chat if !index.paths().any(in_source) => Some(NO_CHAT),

@@ -3,6 +3,7 @@
 //! place since it took them; what the graph holds; what memcap may not
 //! read, and the notes the indexes took only in part.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::error::Result;
@@ -104,7 +105,7 @@ pub fn memory_stats(io: &Io) -> Result<Output> {
         indexed_at,
         sources,
         index_bytes,
-        method: if model.is_some() { "hybrid" } else { "bm25" },
+        method: Cow::Borrowed(if model.is_some() { "hybrid" } else { "bm25" }),
         vectors: model.is_some(),
         model,
         changed_since_indexed,

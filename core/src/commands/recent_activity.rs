@@ -69,8 +69,8 @@ pub fn recent_activity(
                 continue;
             }
             let node = graph.node(id);
-            let entity = |item_type| ActivityItem {
-                item_type,
+            let entity = |item_type: &'static str| ActivityItem {
+                item_type: item_type.into(),
                 note: graph_note(catalog, node),
                 observations: node.facts().len(),
                 relations: node.links().len(),

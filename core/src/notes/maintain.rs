@@ -51,7 +51,7 @@ fn after(io: &Io, paths: &[&MemPath], reread: bool) -> IndexUpkeep {
     .map_err(catalog_error)
     .and_then(|written| written);
     IndexUpkeep {
-        index_problem: outcome.err(),
+        index_problem: outcome.err().map(|e| e.to_string()),
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::notes::index_file::index_path;
 use crate::output::{
     ActivityAnswer, ContextAnswer, GraphNote, IndexUpkeep, NoteInfo, NoteText, ObservationItem,
-    Output, Page, RelationItem, VersionInfo,
+    Output, Page, RelationItem, Shown, VersionInfo,
 };
 use crate::text::{format_size, numbered};
 
@@ -250,7 +250,7 @@ fn topic_notes(
             out.push_str("(expired: past its valid_until)\n");
         }
         match (&note.text, note.cut) {
-            (Ok(text), Some(cut)) => {
+            (Shown::Content(text), Some(cut)) => {
                 out.push_str(text);
                 let _ = writeln!(
                     out,
@@ -262,13 +262,13 @@ fn topic_notes(
                     cut.next_line
                 );
             }
-            (Ok(text), None) => {
+            (Shown::Content(text), None) => {
                 out.push_str(text);
                 if !text.ends_with('\n') {
                     out.push('\n');
                 }
             }
-            (Err(e), _) => {
+            (Shown::NotShown(e), _) => {
                 let _ = writeln!(out, "(not shown: {e})");
             }
         }

@@ -1,9 +1,9 @@
 //! Where `memory_search` looks: the sources a passage can come from.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where `memory_search` looks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// Every source.

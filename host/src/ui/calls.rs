@@ -3,30 +3,36 @@
 //! each answer. Errors come back as the component words them for agents:
 //! no host path, SQL or OS text.
 
-use serde_json::{Value, json};
+use memcap_core::error::ErrorKind;
+use memcap_core::failure::Failure;
+use memcap_core::output::Output;
+use memcap_core::render::json;
+use serde_json::Value;
 
 use crate::memory::{Actor, Memory};
 
-/// An error the component answered with.
-pub struct Failed {
-    pub kind: String,
-    pub message: String,
+/// One command's typed answer, or its error. An answer that does not read
+/// as the core's types is a failure said as such, never filled in with
+/// defaults.
+pub fn call(memory: &Memory, actor: &Actor, input: &Value) -> Result<Output, Failure> {
+    let answer = memory.call_with_data_as(&input.to_string(), Some(actor));
+    match json::read(&answer.data) {
+        Ok(Ok(output)) if !answer.is_error => Ok(output),
+        Ok(Err(failure)) if answer.is_error => Err(failure),
+        read => {
+            // Where, not what: the answer may quote a note.
+            let at = read.err().map(|e| (e.line(), e.column()));
+            eprintln!("memcap: the page could not read an answer (at {at:?})");
+            Err(unreadable())
+        }
+    }
 }
 
-/// One command's data, or its error.
-pub fn call(memory: &Memory, actor: &Actor, input: &Value) -> Result<Value, Failed> {
-    let answer = memory.call_with_data_as(&input.to_string(), Some(actor));
-    let data: Value = serde_json::from_str(&answer.data).unwrap_or(Value::Null);
-    if answer.is_error {
-        let error = &data["error"];
-        return Err(Failed {
-            kind: error["kind"].as_str().unwrap_or("error").to_owned(),
-            message: error["message"]
-                .as_str()
-                .map_or_else(|| answer.content.clone(), str::to_owned),
-        });
-    }
-    Ok(data)
+fn unreadable() -> Failure {
+    Failure::new(
+        ErrorKind::GuestFailure,
+        "memcap answered in a form this page does not read: update memcap, or use the CLI.",
+    )
 }
 
 /// What a path is.
@@ -50,37 +56,35 @@ pub struct Entry {
 
 /// `view` of `path` (`/memories/…`): a file's whole text and hash, or a
 /// directory's entries one level down.
-pub fn view(memory: &Memory, actor: &Actor, path: &str) -> Result<Found, Failed> {
-    let data = call(memory, actor, &json!({"command": "view", "path": path}))?;
-    if data["output"] == "listing" {
-        let prefix = format!("{}/", path.trim_end_matches('/'));
-        let entries = data["entries"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| {
-                let path = e["path"].as_str()?.to_owned();
-                let rest = path.strip_prefix(&prefix)?;
-                (!rest.is_empty() && !rest.contains('/')).then(|| Entry {
-                    size: e["size"].as_u64().unwrap_or(0),
-                    is_dir: e["is_dir"].as_bool().unwrap_or(false),
-                    path,
+pub fn view(memory: &Memory, actor: &Actor, path: &str) -> Result<Found, Failure> {
+    let input = serde_json::json!({"command": "view", "path": path});
+    match call(memory, actor, &input)? {
+        Output::Listing {
+            entries, truncated, ..
+        } => {
+            let prefix = format!("{}/", path.trim_end_matches('/'));
+            let entries = entries
+                .into_iter()
+                .filter(|e| {
+                    e.path
+                        .strip_prefix(&prefix)
+                        .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
                 })
+                .map(|e| Entry {
+                    path: e.path,
+                    size: e.size,
+                    is_dir: e.is_dir,
+                })
+                .collect();
+            Ok(Found::Dir {
+                entries,
+                truncated: truncated.is_some(),
             })
-            .collect();
-        return Ok(Found::Dir {
-            entries,
-            truncated: !data["truncated"].is_null(),
-        });
+        }
+        Output::FileLines { lines, sha256, .. } => Ok(Found::File {
+            text: lines.lines().collect::<Vec<_>>().join("\n"),
+            sha256,
+        }),
+        _ => Err(unreadable()),
     }
-    let lines: Vec<&str> = data["lines"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    Ok(Found::File {
-        text: lines.join("\n"),
-        sha256: data["sha256"].as_str().unwrap_or_default().to_owned(),
-    })
 }

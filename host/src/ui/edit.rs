@@ -10,6 +10,7 @@ use askama::Template;
 use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
+use memcap_core::error::ErrorKind;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -53,7 +54,7 @@ pub async fn form(State(ui): State<Arc<Ui>>, viewer: Viewer, Path(path): Path<St
             );
         }
         // A file not there yet is written new.
-        Ok(Err(e)) if e.kind == "not-found" || e.message.contains("does not exist") => {
+        Ok(Err(e)) if e.kind == ErrorKind::NotFound || e.message.contains("does not exist") => {
             (String::new(), String::new())
         }
         Ok(Err(e)) => {
@@ -111,7 +112,7 @@ pub async fn save(
     let saved = pages::with_memory(&ui, &viewer, move |memory, actor| {
         match calls::call(memory, actor, &input) {
             Ok(_) => Ok(()),
-            Err(e) if e.kind == "conflict" => {
+            Err(e) if e.kind == ErrorKind::Conflict => {
                 // What the file holds now, and how it differs from the
                 // person's text (bounded, off the async threads).
                 let now = calls::view(memory, actor, &shown).ok().map(|found| {
@@ -149,7 +150,7 @@ pub async fn save(
             viewer.log(
                 "edit",
                 Some(&full),
-                if e.kind == "conflict" {
+                if e.kind == ErrorKind::Conflict {
                     "conflict"
                 } else {
                     "refused"
@@ -161,7 +162,7 @@ pub async fn save(
                     page.sha256 = sha256;
                 }
                 // Deleted since: saving again writes it anew.
-                _ if e.kind == "conflict" => page.sha256.clear(),
+                _ if e.kind == ErrorKind::Conflict => page.sha256.clear(),
                 _ => {}
             }
             page.error = Some(e.message);

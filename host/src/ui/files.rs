@@ -158,7 +158,7 @@ async fn show(
     let (found, context) = match found {
         Ok(Ok(found)) => found,
         Ok(Err(e)) => {
-            let e: calls::Failed = e;
+            let e: memcap_core::failure::Failure = e;
             return pages::message(
                 &viewer,
                 StatusCode::NOT_FOUND,

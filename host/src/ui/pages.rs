@@ -216,7 +216,7 @@ impl Said for crate::error::ToolError {
     }
 }
 
-impl Said for super::calls::Failed {
+impl Said for memcap_core::failure::Failure {
     fn said(&self) -> &str {
         &self.message
     }

@@ -17,10 +17,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::Ui;
-use super::calls::{self, Failed, Found};
+use super::calls::{self, Found};
 use super::pages::{self, Frame, Viewer, href};
 use crate::memory::{Actor, Memory};
-use memcap_core::output::ReviewAnswer;
+use memcap_core::failure::Failure;
+use memcap_core::output::{Output, ReviewAnswer};
 
 #[derive(Template)]
 #[template(path = "ui/review.html")]
@@ -79,22 +80,19 @@ pub async fn page(
             calls::call(memory, actor, &input)
         }
     });
-    let data = match asked.await {
-        Ok(data) => data,
-        Err(page) => return page,
-    };
-    match serde_json::from_value::<ReviewAnswer>(data) {
-        Ok(answer) => pages::html(ReviewPage {
+    match asked.await {
+        Ok(Output::Review(answer)) => pages::html(ReviewPage {
             frame: viewer.frame("Review", "review"),
             answer,
         }),
-        Err(e) => {
-            eprintln!("memcap: the review page could not read memory_review's answer: {e}");
+        Ok(_) => {
+            eprintln!("memcap: memory_review answered with something other than a review");
             pages::plain(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "the review could not be read",
             )
         }
+        Err(page) => page,
     }
 }
 
@@ -262,7 +260,7 @@ fn edit(
     path: &str,
     change: impl FnOnce(&str) -> String,
 ) -> Result<(), String> {
-    let failed = |e: Failed| e.message;
+    let failed = |e: Failure| e.message;
     let Found::File { text, sha256 } = calls::view(memory, actor, path).map_err(failed)? else {
         return Err(format!("{path} is a directory."));
     };
