@@ -31,7 +31,7 @@ import httpx2
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import team_harness  # noqa: E402
 from bench_team import Client, cpu_seconds  # noqa: E402
-from team_fleet import start_haproxy  # noqa: E402
+from team_fleet import every_process_served, start_haproxy  # noqa: E402
 from team_harness import Base, Server  # noqa: E402
 
 NAMESPACES = 8
@@ -188,7 +188,7 @@ def fleet(base: Base, seconds: float) -> None:
         servers = [Server(base, *flags) for _ in range(n)]
         proxy, url, cfg = start_haproxy(haproxy, servers)
         try:
-            time.sleep(1.5)  # the health checks pass
+            every_process_served(url, tokens[0], servers)
             for op in ("view", "create"):
                 before = sum(cpu_seconds(s.proc.pid) for s in servers) + cpu_seconds(proxy.pid)
                 mine = sum(os.times()[:2])

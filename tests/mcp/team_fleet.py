@@ -59,6 +59,28 @@ def start_haproxy(haproxy: str, servers: list[Server]) -> tuple[subprocess.Popen
     return proxy, f"http://127.0.0.1:{front}/mcp", cfg
 
 
+def every_process_served(url: str, token: str, servers: list[Server], within: float = 20) -> None:
+    """Waits until haproxy at `url` passes requests on and stateless calls
+    have reached each of `servers`: haproxy takes a process out until its
+    health checks pass (rise 2 at 500 ms), so on a busy machine one can
+    start out of rotation."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            if Raw(url, [("authorization", f"Bearer {token}")]).open().status_code == 200:
+                break
+        except Exception:  # noqa: BLE001 - not listening yet
+            pass
+        assert time.monotonic() < deadline, "haproxy never passed a request on"
+        time.sleep(0.2)
+    raw = Raw(url, [("authorization", f"Bearer {token}")])
+    while not all(memory_calls(s) for s in servers):
+        assert time.monotonic() < deadline, \
+            f"round robin never reached a process: {[memory_calls(s) for s in servers]}"
+        stateless_memory(raw, {"command": "view", "path": "/memories"})
+        time.sleep(0.05)
+
+
 def stateless_memory(raw: Raw, args: dict):
     """One stateless `memory` call: the response and the messages answering it."""
     body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
@@ -106,25 +128,10 @@ def fleet_behind_haproxy():
         lock = threading.Lock()
         errors: list[str] = []
         try:
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    if Raw(url, [("authorization", f"Bearer {token}")]).open().status_code == 200:
-                        break
-                except Exception:  # noqa: BLE001 - not listening yet
-                    pass
-                assert time.monotonic() < deadline, "haproxy never passed a request on"
-                time.sleep(0.2)
-            # haproxy takes a process out until its health checks pass (rise 2
-            # at 500 ms): on a busy machine one can start out of rotation, and
-            # a run killed before it is back would test no kill at all. Start
-            # once stateless calls have reached every process.
+            # A run killed before a process is back in rotation would test
+            # no kill at all.
+            every_process_served(url, token, servers)
             raw = Raw(url, [("authorization", f"Bearer {token}")])
-            while not all(memory_calls(s) for s in servers):
-                assert time.monotonic() < deadline, \
-                    f"round robin never reached a process: {[memory_calls(s) for s in servers]}"
-                stateless_memory(raw, {"command": "view", "path": "/memories"})
-                time.sleep(0.05)
             before = [memory_calls(s) for s in servers]
 
             def client(i: int) -> None:
