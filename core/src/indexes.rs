@@ -60,3 +60,29 @@ pub fn graph(catalog: &Catalog) -> &GraphIndex {
         .and_then(|d| d.as_any().downcast_ref::<GraphIndex>())
         .expect("the graph index is registered")
 }
+
+/// A store the core's unit tests run on: its files, a fixed clock
+/// (2026-11-23) and the indexes an instance keeps warm, all in memory.
+/// A test module adds the helpers it needs in an `impl` of its own.
+#[cfg(test)]
+pub(crate) struct TestStore {
+    pub fs: crate::storage::memory::MemoryStorage,
+    pub env: crate::storage::memory::FixedEnvironment,
+    pub indexes: RefCell<Indexes>,
+}
+
+#[cfg(test)]
+impl TestStore {
+    pub fn new() -> Self {
+        Self {
+            fs: crate::storage::memory::MemoryStorage::new(),
+            env: crate::storage::memory::FixedEnvironment::at(1_795_392_000),
+            indexes: RefCell::default(),
+        }
+    }
+
+    /// One call's ports on this store.
+    pub fn io(&self) -> Io<'_> {
+        Io::new(&self.fs, &self.env, &self.indexes)
+    }
+}

@@ -179,34 +179,13 @@ fn forget_derived(io: &Io) -> std::result::Result<(), FsError> {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
-
     use super::*;
-    use crate::Indexes;
     use crate::history::{blobs, query};
+    use crate::indexes::TestStore as Store;
     use crate::storage::Storage;
-    use crate::storage::memory::{FixedEnvironment, MemoryStorage};
     use crate::vpath::MemPath;
 
-    struct Store {
-        fs: MemoryStorage,
-        env: FixedEnvironment,
-        indexes: RefCell<Indexes>,
-    }
-
     impl Store {
-        fn new() -> Self {
-            Self {
-                fs: MemoryStorage::new(),
-                env: FixedEnvironment::at(1_795_392_000),
-                indexes: RefCell::default(),
-            }
-        }
-
-        fn io(&self) -> Io<'_> {
-            Io::new(&self.fs, &self.env, &self.indexes)
-        }
-
         fn ok(&self, input: serde_json::Value) {
             let result = crate::call(&self.io(), &input.to_string());
             assert!(!result.is_error, "{input}: {}", result.content);

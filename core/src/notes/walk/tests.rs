@@ -2,29 +2,14 @@
 //! a change's directories are stamped, and what a directory's listing
 //! drops when names go.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::notes::catalog::{self, Indexes};
+use crate::indexes::TestStore as Store;
+use crate::notes::catalog;
 use crate::storage::Storage;
-use crate::storage::memory::{FixedEnvironment, MemoryStorage};
-
-struct Store {
-    fs: MemoryStorage,
-    env: FixedEnvironment,
-    indexes: RefCell<Indexes>,
-}
 
 impl Store {
-    fn new() -> Self {
-        Self {
-            fs: MemoryStorage::new(),
-            env: FixedEnvironment::at(1_795_392_000),
-            indexes: RefCell::default(),
-        }
-    }
-
     /// Writes `path` as another program would, making its directories.
     fn put(&self, path: &str) {
         let mut dir = String::new();
@@ -42,7 +27,7 @@ impl Store {
     }
 
     fn with<T>(&self, f: impl FnMut(&Io, &mut Catalog) -> Result<T, FsError>) -> T {
-        catalog::with(&Io::new(&self.fs, &self.env, &self.indexes), f).unwrap()
+        catalog::with(&self.io(), f).unwrap()
     }
 
     fn notes(&self) -> Vec<String> {
