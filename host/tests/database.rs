@@ -407,12 +407,11 @@ fn an_extra_namespace_is_searched_as_custom_and_never_changed() {
 #[test]
 #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn an_mcp_server_on_the_database_serves_and_exits_cleanly() {
-    use std::io::{BufRead, BufReader};
     let ns = namespace("mcp");
     let mut server =
         common::spawn_memcap(["--store", &store(), "--namespace", &ns, "mcp", "--no-watch"]);
     let mut stdin = server.stdin.take().unwrap();
-    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    let lines = common::Lines::of(server.stdout.take().unwrap());
     let mut send = |v: serde_json::Value| writeln!(stdin, "{v}").unwrap();
     send(
         serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -425,15 +424,7 @@ fn an_mcp_server_on_the_database_serves_and_exits_cleanly() {
         "name": "memory", "arguments": {"command": "create", "path": "/memories/m.md",
         "file_text": "over MCP"}}}),
     );
-    let mut answer = String::new();
-    while !answer.contains("\"id\":2") {
-        answer.clear();
-        assert_ne!(
-            stdout.read_line(&mut answer).unwrap(),
-            0,
-            "the server closed early"
-        );
-    }
+    let answer = lines.until("the create's answer", |line| line.contains("\"id\":2"));
     assert!(answer.contains("File created successfully"), "{answer}");
     drop(stdin);
     let out = server.wait_with_output().unwrap();

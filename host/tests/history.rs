@@ -193,7 +193,7 @@ fn a_redacted_secret_is_gone_from_every_file_and_row() {
 #[test]
 #[ignore = "needs PostgreSQL: tests/postgres/with-cluster cargo test -p memcap-host -- --ignored"]
 fn a_redaction_waits_for_an_older_transaction_or_says_it_could_not() {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     common::on_backend(common::Kind::Database, || {
         let f = Fixture::new();
         let secret = "Okapi-Narwhal-4419-SECRET";
@@ -226,10 +226,7 @@ fn a_redaction_waits_for_an_older_transaction_or_says_it_could_not() {
         to_reader
             .write_all(b"BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT 'reading';\n")
             .unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(reader.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        let line = common::Lines::of(reader.stdout.take().unwrap()).next("psql's snapshot");
         assert_eq!(
             line.trim(),
             "reading",

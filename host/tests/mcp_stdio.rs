@@ -5,7 +5,7 @@
 #[macro_use]
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
@@ -21,17 +21,12 @@ processes fn a_message_over_the_limit_gets_an_error_with_its_id_and_the_server_g
         .spawn()
         .unwrap();
     let mut stdin = server.stdin.take().unwrap();
-    let mut stdout = BufReader::new(server.stdout.take().unwrap());
-    let mut answer = |id: i64| -> Value {
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "the server closed");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == json!(id) {
-                return message;
-            }
-        }
+    let lines = common::Lines::of(server.stdout.take().unwrap());
+    let answer = |id: i64| -> Value {
+        let line = lines.until(&format!("the answer to {id}"), |line| {
+            serde_json::from_str::<Value>(line).unwrap()["id"] == json!(id)
+        });
+        serde_json::from_str(&line).unwrap()
     };
     let mut send = |text: &str| {
         stdin.write_all(text.as_bytes()).unwrap();

@@ -432,6 +432,51 @@ pub fn within(
     }
 }
 
+/// The lines a child writes, read on a thread of their own, so that a test
+/// waits for one with a deadline instead of blocking for ever on a process
+/// that never answers.
+pub struct Lines(std::sync::mpsc::Receiver<String>);
+
+impl Lines {
+    /// How long a test waits for the line it needs before it fails.
+    const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
+    pub fn of(out: impl std::io::Read + Send + 'static) -> Self {
+        use std::io::BufRead;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(out).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Lines(rx)
+    }
+
+    /// The first line for which `found` holds, skipping the others; fails
+    /// the test with `what` when the stream ends first or a minute passes.
+    pub fn until(&self, what: &str, mut found: impl FnMut(&str) -> bool) -> String {
+        use std::sync::mpsc::RecvTimeoutError;
+        let deadline = std::time::Instant::now() + Self::PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.0.recv_timeout(left) {
+                Ok(line) if found(&line) => return line,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => panic!("{what}: nothing within a minute"),
+                Err(RecvTimeoutError::Disconnected) => panic!("{what}: the output ended first"),
+            }
+        }
+    }
+
+    /// The next line, within a minute.
+    pub fn next(&self, what: &str) -> String {
+        self.until(what, |_| true)
+    }
+}
+
 /// Kills `child` with SIGKILL once `delay` has passed (at a time a test
 /// picks at random, to cut a write short), and reaps it; whether it was
 /// still running.
