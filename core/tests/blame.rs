@@ -193,3 +193,57 @@ fn a_note_with_hundreds_of_versions_packed_and_loose_blames_every_line() {
     // Lines 0 and 19 are as old as the note: every version was compared.
     assert_eq!(b.compared, 601);
 }
+
+#[test]
+fn a_note_toggled_back_and_forth_reads_each_content_once_and_a_few_index_records() {
+    let s = Store::new();
+    as_actor(&s, "alice");
+    // 400 other contents, packed at the 256th version: an index of
+    // hundreds of records.
+    for i in 0..400 {
+        s.ok(
+            json!({"command": "create", "path": format!("/memories/other/n{i}.md"),
+            "file_text": format!("note {i}\n")}),
+        );
+    }
+    let body = "x".repeat(2000);
+    let (on, off) = ("state: on", "state: off");
+    s.ok(json!({"command": "create", "path": "/memories/busy.md",
+        "file_text": format!("{on}\n{body}\n")}));
+    // 300 toggles of one line: 301 versions of two contents, packed at
+    // the 512th version and loose since.
+    as_actor(&s, "bob");
+    for i in 0..300 {
+        let (old, new) = if i % 2 == 0 { (on, off) } else { (off, on) };
+        s.ok(
+            json!({"command": "str_replace", "path": "/memories/busy.md",
+            "old_str": old, "new_str": new}),
+        );
+    }
+    let index = ".memcap/history/packs/index";
+    let index_bytes = s.fs.files()[index].len();
+    assert!(index_bytes > 10_000, "{index_bytes}");
+    let counted = s.fs.count_reads_of(index);
+    let before = s.fs.bytes_read();
+    let b = blame(&s, "/memories/busy.md");
+    let read = s.fs.bytes_read() - before;
+    // The body is as old as the note: every version was compared, and
+    // the toggled line is the last edit's.
+    assert_eq!(b.compared, 301);
+    assert_eq!(
+        owners(&b),
+        vec![
+            line(on, "bob", Some(701), true),
+            line(&body, "alice", Some(401), true),
+        ]
+    );
+    // The index's fan-out and one first byte's records, not all of it;
+    // the versions' lines (about 100 KB) and each content once, not once
+    // a version (301 of 2 KB).
+    assert!(
+        counted.get() < 2_000,
+        "{} of {index_bytes} index bytes",
+        counted.get()
+    );
+    assert!(read < 160 << 10, "{read} bytes read");
+}

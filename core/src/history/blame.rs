@@ -33,6 +33,11 @@ pub const MAX_VERSIONS: usize = 10_000;
 /// by content, not exactly.
 const MAX_EXACT_LINES: usize = 4_000;
 
+/// How many contents one blame keeps read, by hash, and how large each
+/// may be (what it holds stays within 1 MiB).
+const RECENT: usize = 4;
+const RECENT_BYTES: usize = 256 << 10;
+
 /// Who wrote one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owner {
@@ -101,6 +106,12 @@ pub fn blame_looked(
     let mut compared = start;
     let mut stopped = false;
     let mut kept = blobs::Reader::default();
+    // The last few contents read, by hash: a file edited back and forth
+    // (a line toggled, a revert) has many versions of a few contents.
+    let mut recent: Vec<(String, String)> = Vec::with_capacity(RECENT);
+    if text.len() <= RECENT_BYTES {
+        recent.push((now.clone(), text.to_owned()));
+    }
     for older in chain.iter().skip(start) {
         if walk.open.is_empty() {
             break;
@@ -112,11 +123,24 @@ pub fn blame_looked(
         compared += 1;
         let same = owner.is_some_and(|o| o.sha256.is_some() && o.sha256 == older.sha256);
         if !same {
-            let Ok(bytes) = content_by(io, older, shown, |sha| kept.get(io, sha)) else {
-                stopped = true;
-                break;
+            let sha = older.sha256.as_deref().filter(|_| older.redacted.is_none());
+            let old = match sha.and_then(|sha| recent.iter().position(|(s, _)| s == sha)) {
+                Some(at) => recent[at].1.clone(),
+                None => {
+                    let Ok(bytes) = content_by(io, older, shown, |sha| kept.get(io, sha)) else {
+                        stopped = true;
+                        break;
+                    };
+                    let old = String::from_utf8_lossy(&bytes).into_owned();
+                    if let Some(sha) = sha.filter(|_| old.len() <= RECENT_BYTES) {
+                        if recent.len() == RECENT {
+                            recent.remove(0);
+                        }
+                        recent.push((sha.to_owned(), old.clone()));
+                    }
+                    old
+                }
             };
-            let old = String::from_utf8_lossy(&bytes).into_owned();
             let (map, exact) = matched(
                 &old.lines().collect::<Vec<_>>(),
                 &newer.lines().collect::<Vec<_>>(),

@@ -101,35 +101,57 @@ fn record(bytes: &[u8]) -> ([u8; 32], Place) {
     (hash, place)
 }
 
+/// The pack index opened for lookups: its file and its fan-out table.
+struct Index {
+    file: Box<dyn crate::storage::File>,
+    head: Vec<u8>,
+}
+
+impl Index {
+    /// The index as it is now; `None` when there is none (nothing packed).
+    fn open(io: &Io) -> Result<Option<Index>, FsError> {
+        let file = match io.fs.open(&index_path(), false) {
+            Ok(file) => file,
+            Err(FsError::NotFound) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let head = files::read_to_end(&*file, 0, Some((HEADER + FANOUT) as u64), None)?;
+        if head.len() < HEADER + FANOUT || &head[..8] != MAGIC {
+            return Err(FsError::Damaged);
+        }
+        Ok(Some(Index { file, head }))
+    }
+
+    /// Where the content whose hash is `hash` is packed, if it is: the
+    /// records that share its first byte read, not the whole index.
+    fn find(&self, hash: &[u8; 32]) -> Result<Option<Place>, FsError> {
+        let first = usize::from(hash[0]);
+        let upto = |b: usize| u32_at(&self.head, HEADER + 4 * b) as u64;
+        let (from, to) = (if first == 0 { 0 } else { upto(first - 1) }, upto(first));
+        if to <= from {
+            return Ok(None);
+        }
+        let at = (HEADER + FANOUT) as u64 + from * RECORD;
+        let len = (to - from) * RECORD;
+        let records = files::read_to_end(&*self.file, at, Some(len), Some(len))?;
+        Ok(records
+            .chunks_exact(RECORD_BYTES)
+            .map(record)
+            .find(|(h, _)| h == hash)
+            .map(|(_, place)| place))
+    }
+}
+
 /// Where the content with hash `sha` is packed, if it is: the index's
 /// fan-out read, then the records that share the hash's first byte.
 fn find(io: &Io, sha: &str) -> Result<Option<Place>, FsError> {
     let Some(hash) = hash_bytes(sha) else {
         return Ok(None);
     };
-    let file = match io.fs.open(&index_path(), false) {
-        Ok(file) => file,
-        Err(FsError::NotFound) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let head = files::read_to_end(&*file, 0, Some((HEADER + FANOUT) as u64), None)?;
-    if head.len() < HEADER + FANOUT || &head[..8] != MAGIC {
-        return Err(FsError::Damaged);
+    match Index::open(io)? {
+        Some(index) => index.find(&hash),
+        None => Ok(None),
     }
-    let first = usize::from(hash[0]);
-    let upto = |b: usize| u32_at(&head, HEADER + 4 * b) as u64;
-    let (from, to) = (if first == 0 { 0 } else { upto(first - 1) }, upto(first));
-    if to <= from {
-        return Ok(None);
-    }
-    let at = (HEADER + FANOUT) as u64 + from * RECORD;
-    let len = (to - from) * RECORD;
-    let records = files::read_to_end(&*file, at, Some(len), Some(len))?;
-    Ok(records
-        .chunks_exact(RECORD_BYTES)
-        .map(record)
-        .find(|(h, _)| *h == hash)
-        .map(|(_, place)| place))
 }
 
 /// Whether the content with hash `sha` is packed (a damaged index is
@@ -151,28 +173,31 @@ pub fn get(io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
     }
 }
 
-/// Many packed contents read in a row (a blame): the index read once,
-/// each segment opened once. A content packed or moved after the index
-/// was read is not found here; [`super::blobs::Reader`] looks again the
-/// usual way.
+/// Many packed contents read in a row (a blame): the index opened once
+/// (each lookup reads the records of one first byte), each segment opened
+/// once. A content packed or moved after the index was opened is not
+/// found here; [`super::blobs::Reader`] looks again the usual way.
 #[derive(Default)]
 pub struct Reader {
-    /// Read at the first lookup (a blame that needs no older content,
-    /// most of a search's, reads none).
-    index: Option<BTreeMap<[u8; 32], Place>>,
+    /// Opened at the first lookup (a blame that needs no older content,
+    /// most of a search's, opens none); `None` inside when it cannot be
+    /// read or there is none.
+    index: Option<Option<Index>>,
     open: Vec<(u32, Box<dyn crate::storage::File>)>,
 }
 
 impl Reader {
-    /// The content with hash `sha`, when the index (read at the first
-    /// lookup, as the packs are then) names it and its bytes are whole;
-    /// none when the index cannot be read: each content is then looked up
-    /// the usual way, which says why it cannot be.
+    /// The content with hash `sha`, when the index names it and its bytes
+    /// are whole; none when the index cannot be read: each content is then
+    /// looked up the usual way, which says why it cannot be.
     pub fn get(&mut self, io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
         let index = self
             .index
-            .get_or_insert_with(|| read_index(io).unwrap_or_default());
-        let Some(place) = hash_bytes(sha).and_then(|h| index.get(&h).copied()) else {
+            .get_or_insert_with(|| Index::open(io).ok().flatten());
+        let (Some(index), Some(hash)) = (index.as_ref(), hash_bytes(sha)) else {
+            return Ok(None);
+        };
+        let Some(place) = index.find(&hash).ok().flatten() else {
             return Ok(None);
         };
         let at = match self.open.iter().position(|(n, _)| *n == place.segment) {
