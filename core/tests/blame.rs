@@ -185,7 +185,17 @@ fn a_note_with_hundreds_of_versions_packed_and_loose_blames_every_line() {
             .keys()
             .any(|p| p.starts_with(".memcap/history/packs/"))
     );
+    let index = ".memcap/history/packs/index";
+    let index_bytes = s.fs.files()[index].len() as u64;
+    let counted = s.fs.count_reads_of(index);
     let b = blame(&s, "/memories/busy.md");
+    // Hundreds of lookups: a few of one first byte's records, then every
+    // record once, not a read a lookup.
+    assert!(
+        counted.get() <= 2 * index_bytes,
+        "{} bytes read of a {index_bytes}-byte index",
+        counted.get()
+    );
     let want: Vec<_> = (0..20)
         .map(|k| line(&lines[k], last[k].0, Some(last[k].1), true))
         .collect();

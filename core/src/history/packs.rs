@@ -101,11 +101,19 @@ fn record(bytes: &[u8]) -> ([u8; 32], Place) {
     (hash, place)
 }
 
-/// The pack index opened for lookups: its file and its fan-out table.
+/// The pack index opened for lookups: its file and its fan-out table,
+/// and its records once enough lookups were made to read them all.
 struct Index {
     file: Box<dyn crate::storage::File>,
     head: Vec<u8>,
+    records: Option<Vec<u8>>,
+    lookups: usize,
 }
+
+/// Lookups one [`Index`] serves by reading the records of one first byte
+/// each; the next reads every record once (a blame of hundreds of
+/// versions makes one read, not one a version).
+const BUCKET_LOOKUPS: usize = 8;
 
 impl Index {
     /// The index as it is now; `None` when there is none (nothing packed).
@@ -119,21 +127,42 @@ impl Index {
         if head.len() < HEADER + FANOUT || &head[..8] != MAGIC {
             return Err(FsError::Damaged);
         }
-        Ok(Some(Index { file, head }))
+        Ok(Some(Index {
+            file,
+            head,
+            records: None,
+            lookups: 0,
+        }))
     }
 
     /// Where the content whose hash is `hash` is packed, if it is: the
-    /// records that share its first byte read, not the whole index.
-    fn find(&self, hash: &[u8; 32]) -> Result<Option<Place>, FsError> {
+    /// records that share its first byte read (all of them, once, after
+    /// [`BUCKET_LOOKUPS`] lookups), not the whole index each time.
+    fn find(&mut self, hash: &[u8; 32]) -> Result<Option<Place>, FsError> {
         let first = usize::from(hash[0]);
         let upto = |b: usize| u32_at(&self.head, HEADER + 4 * b) as u64;
         let (from, to) = (if first == 0 { 0 } else { upto(first - 1) }, upto(first));
         if to <= from {
             return Ok(None);
         }
-        let at = (HEADER + FANOUT) as u64 + from * RECORD;
-        let len = (to - from) * RECORD;
-        let records = files::read_to_end(&*self.file, at, Some(len), Some(len))?;
+        self.lookups += 1;
+        if self.records.is_none() && self.lookups > BUCKET_LOOKUPS {
+            let len = upto(255) * RECORD;
+            let at = (HEADER + FANOUT) as u64;
+            self.records = Some(files::read_to_end(&*self.file, at, Some(len), Some(len))?);
+        }
+        let read;
+        let records = match &self.records {
+            Some(all) => all
+                .get((from * RECORD) as usize..(to * RECORD) as usize)
+                .ok_or(FsError::Damaged)?,
+            None => {
+                let at = (HEADER + FANOUT) as u64 + from * RECORD;
+                let len = (to - from) * RECORD;
+                read = files::read_to_end(&*self.file, at, Some(len), Some(len))?;
+                &read[..]
+            }
+        };
         Ok(records
             .chunks_exact(RECORD_BYTES)
             .map(record)
@@ -149,7 +178,7 @@ fn find(io: &Io, sha: &str) -> Result<Option<Place>, FsError> {
         return Ok(None);
     };
     match Index::open(io)? {
-        Some(index) => index.find(&hash),
+        Some(mut index) => index.find(&hash),
         None => Ok(None),
     }
 }
@@ -194,7 +223,7 @@ impl Reader {
         let index = self
             .index
             .get_or_insert_with(|| Index::open(io).ok().flatten());
-        let (Some(index), Some(hash)) = (index.as_ref(), hash_bytes(sha)) else {
+        let (Some(index), Some(hash)) = (index.as_mut(), hash_bytes(sha)) else {
             return Ok(None);
         };
         let Some(place) = index.find(&hash).ok().flatten() else {
