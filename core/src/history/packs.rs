@@ -203,8 +203,8 @@ pub fn get(io: &Io, sha: &str) -> Result<Option<Vec<u8>>, FsError> {
 }
 
 /// Many packed contents read in a row (a blame): the index opened once
-/// (each lookup reads the records of one first byte), each segment opened
-/// once. A content packed or moved after the index was opened is not
+/// (its first lookups read one first byte's records each, the next every
+/// record at once), each segment opened once. A content packed or moved after the index was opened is not
 /// found here; [`super::blobs::Reader`] looks again the usual way.
 #[derive(Default)]
 pub struct Reader {
