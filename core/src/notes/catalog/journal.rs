@@ -264,9 +264,16 @@ impl Catalog {
             derived: parts,
         };
         let header = serde_json::to_vec(&header).map_err(|_| FsError::Other)?;
+        // Where the walks are goes on after the snapshot, as records.
+        let mut progress = Vec::new();
+        let walked = self.walk.progress();
+        for record in &walked {
+            serde_json::to_writer(&mut progress, record).map_err(|_| FsError::Other)?;
+            progress.push(b'\n');
+        }
         // One buffer of the exact size: at 100,000 notes the snapshot is tens
         // of MB, and copies grown by doubling would not fit the guest's bound.
-        let size = header.len() + head.len() + blocks.len() + 2;
+        let size = header.len() + head.len() + blocks.len() + 2 + progress.len();
         let mut bytes =
             Vec::with_capacity(size + derived.iter().map(|state| state.len()).sum::<usize>());
         bytes.extend_from_slice(&header);
@@ -279,10 +286,11 @@ impl Catalog {
             bytes.extend_from_slice(&state);
         }
         bytes.push(b'\n');
+        bytes.extend_from_slice(&progress);
         files::put_private(io, JOURNAL, &bytes)?;
         self.journal.generation = generation;
         self.journal.applied = bytes.len() as u64;
-        self.journal.records = 0;
+        self.journal.records = walked.len();
         self.journal.journal_seen = journal_as_written(io, self.journal.applied);
         Ok(())
     }

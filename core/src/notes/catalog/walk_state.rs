@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Aged, FileStamp, MAX_UNREADABLE};
+use crate::notes::record::Record;
 
 /// Where the walks are: every directory's stamp, how far the sweep went,
 /// what is trusted, and what could not be read.
@@ -19,17 +20,17 @@ pub(in crate::notes) struct WalkState {
     pub(in crate::notes) verified: u64,
     /// The last note or directory of the second [`Catalog::verified`]
     /// already read once more ([`Record::VerifiedPast`]). (Not in the
-    /// snapshot: a rewrite of the journal reads that second's again.)
+    /// snapshot's head: a rewrite of the journal writes it after the head,
+    /// [`WalkState::progress`].)
     pub(in crate::notes) verified_past: Option<Aged>,
-    /// While a sweep is under way: the directory it goes on from. (Not in
-    /// the snapshot: a rewrite of the journal starts the sweep again.)
+    /// While a sweep is under way: the directory it goes on from. (As
+    /// `verified_past`.)
     pub(in crate::notes) sweep_from: Option<String>,
     /// In that directory, listed already: the last file checked ("" for
-    /// none yet). Not in the snapshot either.
+    /// none yet). (As `verified_past`.)
     pub(in crate::notes) sweep_past: Option<String>,
     /// Wall-clock second of the last slice of once-more reads or sweep
-    /// ([`Record::Sliced`]): one a second at most. (Not in the snapshot: a
-    /// rewrite of the journal allows one more.)
+    /// ([`Record::Sliced`]): one a second at most. (As `verified_past`.)
     pub(in crate::notes) sliced: u64,
     /// Files the walks have checked in listed directories (a count the
     /// sweep measures its slices with).
@@ -54,6 +55,28 @@ impl WalkState {
     /// the walks last found them.
     pub fn unreadable(&self) -> impl Iterator<Item = &str> {
         self.unreadable.iter().map(String::as_str)
+    }
+
+    /// Where the sweep and the once-more reads are, as the records that
+    /// put them there: written after a new snapshot, which holds only the
+    /// marks they go on from. Without them every rewrite of the journal
+    /// started the once-more reads of a second over, so a second of more
+    /// notes than the calls between two rewrites read (a bulk copy's) was
+    /// never done, and every process decoded every block to look again.
+    pub(in crate::notes) fn progress(&self) -> Vec<Record> {
+        let mut records = Vec::with_capacity(3);
+        if let Some(past) = &self.verified_past {
+            records.push(Record::VerifiedPast(self.verified, past.clone()));
+        }
+        match (&self.sweep_from, &self.sweep_past) {
+            (Some(dir), Some(file)) => records.push(Record::SweepPast(dir.clone(), file.clone())),
+            (Some(dir), None) => records.push(Record::SweepFrom(dir.clone())),
+            (None, _) => {}
+        }
+        if self.sliced != 0 {
+            records.push(Record::Sliced(self.sliced));
+        }
+        records
     }
 
     /// Records whether `path` could be read when last looked at.

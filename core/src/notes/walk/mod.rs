@@ -57,6 +57,11 @@ pub const SWEEP_SECONDS: u64 = 30;
 /// call took ~180 ms.
 const SWEEP_SLICE_NANOS: u64 = 1_000_000;
 const SWEEP_SLICE_FILES: usize = 1_000;
+/// What decoding a note of the snapshot's blocks costs, about (a call that
+/// decoded all 10,000 of a store's spent ~25 ms more, 2026-12-07): the
+/// once-more reads of a call that had to decode every block to find what
+/// is due get as long as that took ([`Catalog::verify_aged`]).
+const DECODE_NANOS_PER_NOTE: u64 = 2_000;
 /// The most notes a directory whose stamp is young but unchanged may hold
 /// (as far as the catalog knows) to be listed again for names on every
 /// call; a larger one (after a burst of writes into it) is listed whole

@@ -195,7 +195,9 @@ impl Catalog {
     /// whose stamps are now old enough to trust: each is read (or listed)
     /// once more, oldest first, so a change made in the same clock tick as
     /// the one memcap saw, which kept the stamp, shows. One sweep slice a
-    /// call ([`SWEEP_SLICE_NANOS`], which the sweep gets what is left of);
+    /// call ([`SWEEP_SLICE_NANOS`], which the sweep gets what is left of;
+    /// as long as decoding took when finding what is due decoded every
+    /// block: [`DECODE_NANOS_PER_NOTE`]);
     /// the next call goes on after the last one read, even within one
     /// second ([`Record::VerifiedPast`]).
     fn verify_aged(&mut self, io: &Io, walk: &Walk<'_>, started: u64) -> Result<bool, FsError> {
@@ -208,8 +210,15 @@ impl Catalog {
             self.read_young()?;
         }
         let read_all = self.young_past_horizon(from);
+        let mut budget = SWEEP_SLICE_NANOS;
         if read_all {
+            let unread = self.notes.count.saturating_sub(self.notes.entries.len());
             self.read_all()?;
+            // Every process pays that decoding again until the young notes
+            // are read once more, so this one reads them for as long as it
+            // took: after a bulk copy of 10,000 notes, 1 ms slices took
+            // ~300 calls (one a second, each ~30 ms of decoding).
+            budget = budget.max(unread as u64 * DECODE_NANOS_PER_NOTE);
         }
         let aged = |time: u64| (from..upto).contains(&time);
         let mut due: Vec<(u64, Aged)> = self
@@ -257,7 +266,7 @@ impl Catalog {
             let spent = io.env.monotonic_nanos().saturating_sub(started);
             // At least one a slice, or a slice spent before its first would
             // record nothing, and every next process would start over.
-            if (done.is_some() && spent >= SWEEP_SLICE_NANOS) || self.must_stop(io) {
+            if (done.is_some() && spent >= budget) || self.must_stop(io) {
                 // Everything before `time` is done, and of its second,
                 // everything up to the last one read.
                 match done {
