@@ -36,9 +36,9 @@ impl Standing {
         meta: &Meta,
         now: u64,
     ) -> Result<Standing, FsError> {
-        let by = superseded.by_meta(path, meta)?;
+        let by = superseded.by(path)?;
         Ok(Standing {
-            by: by.into_iter().map(|p| format!("/memories/{p}")).collect(),
+            by: by.iter().map(|p| format!("/memories/{p}")).collect(),
             expired: validity::past(meta.valid_until.as_deref(), now),
         })
     }

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use super::links::Graph;
 use super::node::{MAX_NOTE_ITEMS, Node};
-use super::supersede::{self, Supersession};
+use super::supersede::{self, SupersededSet};
 use crate::error::FsError;
 use crate::io::Io;
 use crate::layout::CHAT;
@@ -161,18 +161,29 @@ impl GraphIndex {
         true
     }
 
-    /// Every `supersedes` relation in the graph: the note that holds it
-    /// and its target as written. Without decoding a saved graph: its
-    /// relations of that type are saved apart, ahead of its notes.
-    pub fn supersessions(&self) -> Result<Vec<Supersession>, FsError> {
+    /// Which notes are superseded, and by which. Without decoding a saved
+    /// graph while no note put or removed since may change what its
+    /// `supersedes` relations resolve to: they are saved apart, ahead of
+    /// its notes, with what they resolved to. Else from the graph, decoded.
+    pub fn superseded(&self) -> Result<SupersededSet, FsError> {
+        if let Some(saved) = self.saved_supersessions()? {
+            return Ok(saved.resolved);
+        }
+        let graph = self.graph()?;
+        Ok(supersede::resolve(&graph, &supersede::of_graph(&graph)))
+    }
+
+    /// The saved relations and what they resolved to, while the graph is
+    /// undecoded and no change taken since may move that.
+    fn saved_supersessions(&self) -> Result<Option<supersede::Saved>, FsError> {
         let slot = self.undecoded.borrow();
         let Some(undecoded) = slot.as_ref() else {
-            return Ok(supersede::of_graph(&self.graph.borrow()));
+            return Ok(None);
         };
         let (at, len) = undecoded.supersessions;
-        // None saved (a list of none is one byte): no read at all, as in
-        // most stores.
-        let mut all = match len > 1 {
+        // None saved (no relation, nothing resolved: two bytes): no read at
+        // all, as in most stores.
+        let saved = match len > 2 {
             true => {
                 let bytes = match &undecoded.saved {
                     Saved::Bytes(bytes) => usize::try_from(at + len)
@@ -184,15 +195,13 @@ impl GraphIndex {
                 };
                 supersede::decode(&bytes).ok_or(FsError::Damaged)?
             }
-            false => Vec::new(),
+            false => supersede::Saved::new(Vec::new(), SupersededSet::new()),
         };
-        for change in &undecoded.changes {
-            match change {
-                Change::Put(node) => supersede::put(&mut all, node),
-                Change::Removed(path) => supersede::remove(&mut all, path),
-            }
-        }
-        Ok(all)
+        let moved = undecoded.changes.iter().any(|change| match change {
+            Change::Put(node) => saved.moved_by_put(node),
+            Change::Removed(path) => saved.moved_by_removal(path),
+        });
+        Ok((!moved).then_some(saved))
     }
 }
 
@@ -239,7 +248,7 @@ impl serde::Serialize for Nodes<'_> {
 /// notes one grown by doubling would hold megabytes more while the journal
 /// is written).
 fn encode(graph: &Graph) -> Vec<u8> {
-    let supersessions = supersede::encode(&supersede::of_graph(graph));
+    let supersessions = supersede::encode(graph);
     let state = (graph.items() as u64, supersessions, Nodes(graph));
     let size = postcard::serialize_with_flavor(&state, postcard::ser_flavors::Size::default())
         .expect("a graph encodes");
@@ -267,7 +276,8 @@ impl DerivedIndex for GraphIndex {
     }
 
     fn version(&self) -> u32 {
-        4
+        // 5: what the `supersedes` relations resolve to is saved with them.
+        5
     }
 
     fn apply(&mut self, _io: &Io, change: NoteChange) -> Result<NoteFacts, FsError> {
@@ -428,28 +438,45 @@ mod tests {
     }
 
     #[test]
-    fn supersedes_relations_are_read_without_decoding_the_graph() {
+    fn what_is_superseded_is_read_without_decoding_the_graph_until_a_change_may_move_it() {
         let bytes = saved(&[
             ("new.md", "- supersedes [[old]]\n- depends_on [[old]]\n"),
             ("old.md", "x"),
             ("other.md", "---\nsupersedes: \"[[gone]]\"\n---\n"),
         ]);
         let mut index = restored(bytes);
-        index.apply_change(Change::Put(node("newer.md", "---\nsupersedes: new\n---\n")));
-        index.apply_change(Change::Removed("new.md".into()));
-        let mut got = index.supersessions().unwrap();
-        got.sort();
-        let want = [
-            ("newer.md".to_owned(), "new".to_owned()),
-            ("other.md".to_owned(), "gone".to_owned()),
-        ];
-        assert_eq!(got, want);
+        let old = |by: &[&str]| {
+            (
+                "old.md".to_owned(),
+                by.iter().map(|s| s.to_string()).collect(),
+            )
+        };
+        assert_eq!(
+            index.superseded().unwrap(),
+            SupersededSet::from([old(&["new.md"])])
+        );
+        // A note that no relation may name: still not decoded.
+        index.apply_change(Change::Put(node("notes/plain.md", "- links [[old]]\n")));
+        assert_eq!(
+            index.superseded().unwrap(),
+            SupersededSet::from([old(&["new.md"])])
+        );
         assert!(index.undecoded.get_mut().is_some(), "read without decoding");
-        // Decoded, the graph says the same.
-        index.graph().unwrap();
-        let mut decoded = index.supersessions().unwrap();
-        decoded.sort();
-        assert_eq!(decoded, want);
+        // A new relation: resolved in the graph, decoded.
+        index.apply_change(Change::Put(node("newer.md", "---\nsupersedes: new\n---\n")));
+        let want = SupersededSet::from([
+            ("new.md".to_owned(), vec!["newer.md".to_owned()]),
+            old(&["new.md"]),
+        ]);
+        assert_eq!(index.superseded().unwrap(), want);
+        assert!(index.undecoded.get_mut().is_none());
+        // Saved and restored, the same without decoding.
+        let mut again = restored(index.persist().into_owned());
+        assert_eq!(again.superseded().unwrap(), want);
+        assert!(again.undecoded.get_mut().is_some());
+        // The note that supersedes goes: so does what it superseded.
+        again.apply_change(Change::Removed("new.md".into()));
+        assert_eq!(again.superseded().unwrap(), SupersededSet::new());
     }
 
     #[test]
