@@ -12,7 +12,7 @@
 //! their count, so a write can tell without decoding whether a note fits.
 
 use std::borrow::Cow;
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::collections::BTreeMap;
 
 use super::links::Graph;
@@ -60,6 +60,10 @@ enum Change {
 pub struct GraphIndex {
     undecoded: RefCell<Option<Undecoded>>,
     graph: RefCell<Graph>,
+    /// Set when telling what is superseded decoded a saved graph (a change
+    /// since may have moved it): saved at the end of the call, the next
+    /// processes read it again without decoding.
+    decoded_for_superseded: Cell<bool>,
 }
 
 /// Its name among the derived indexes (and in the journal).
@@ -168,6 +172,9 @@ impl GraphIndex {
     pub fn superseded(&self) -> Result<SupersededSet, FsError> {
         if let Some(saved) = self.saved_supersessions()? {
             return Ok(saved.resolved);
+        }
+        if self.undecoded.borrow().is_some() {
+            self.decoded_for_superseded.set(true);
         }
         let graph = self.graph()?;
         Ok(supersede::resolve(&graph, &supersede::of_graph(&graph)))
@@ -308,7 +315,12 @@ impl DerivedIndex for GraphIndex {
         }
     }
 
+    fn save_soon(&self) -> bool {
+        self.decoded_for_superseded.get()
+    }
+
     fn persist(&mut self) -> Cow<'_, [u8]> {
+        self.decoded_for_superseded.set(false);
         if self
             .undecoded
             .get_mut()
@@ -470,10 +482,14 @@ mod tests {
         ]);
         assert_eq!(index.superseded().unwrap(), want);
         assert!(index.undecoded.get_mut().is_none());
+        // That decoding asks for the state to be saved, once.
+        assert!(index.save_soon());
         // Saved and restored, the same without decoding.
         let mut again = restored(index.persist().into_owned());
+        assert!(!index.save_soon());
         assert_eq!(again.superseded().unwrap(), want);
         assert!(again.undecoded.get_mut().is_some());
+        assert!(!again.save_soon());
         // The note that supersedes goes: so does what it superseded.
         again.apply_change(Change::Removed("new.md".into()));
         assert_eq!(again.superseded().unwrap(), SupersededSet::new());

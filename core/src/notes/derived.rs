@@ -81,6 +81,13 @@ pub trait DerivedIndex {
         part.read().is_ok_and(|bytes| self.restore(io, bytes))
     }
 
+    /// Whether its state should be saved at the end of this call though
+    /// it took few changes: answering cost what every next process would
+    /// pay again until it is saved. [`DerivedIndex::persist`] clears it.
+    fn save_soon(&self) -> bool {
+        false
+    }
+
     /// Its whole state, for the journal's snapshot. An index may answer
     /// from what it saved from then on (hence `&mut`), as the search index
     /// does, so it can hand out its own bytes.
@@ -358,6 +365,12 @@ impl Derived {
             }
         }
         Ok(corrections)
+    }
+
+    /// Whether an index asks to be saved at the end of this call
+    /// ([`DerivedIndex::save_soon`]).
+    pub fn save_soon(&self) -> bool {
+        self.indexes.iter().any(|index| index.save_soon())
     }
 
     /// Every index ready to be saved: the changes that waited taken (as

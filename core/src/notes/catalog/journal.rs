@@ -186,7 +186,9 @@ impl Catalog {
         // names saves them, so the next process does not take them again.
         let may_take = (self.len() / NOTES_PER_TAKEN_BEFORE_SAVE)
             .clamp(*TAKEN_BEFORE_SAVE.start(), *TAKEN_BEFORE_SAVE.end());
-        if self.feed.derived.taken > may_take {
+        // So does one whose answer cost what every next process would pay
+        // again until then (the graph decoded to tell what is superseded).
+        if self.feed.derived.taken > may_take || self.feed.derived.save_soon() {
             return self.compact(io);
         }
         let replayed = std::mem::take(&mut self.journal.replayed);
