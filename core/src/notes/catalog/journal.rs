@@ -186,9 +186,15 @@ impl Catalog {
         // names saves them, so the next process does not take them again.
         let may_take = (self.len() / NOTES_PER_TAKEN_BEFORE_SAVE)
             .clamp(*TAKEN_BEFORE_SAVE.start(), *TAKEN_BEFORE_SAVE.end());
+        if self.feed.derived.taken > may_take {
+            return self.compact(io);
+        }
         // So does one whose answer cost what every next process would pay
-        // again until then (the graph decoded to tell what is superseded).
-        if self.feed.derived.taken > may_take || self.feed.derived.save_soon() {
+        // again until then (the graph decoded to tell what is superseded),
+        // when the store takes the rewrite: opening the journal to write
+        // (and writing nothing) shows it, where a store memcap may only
+        // read would have every such process build the snapshot in vain.
+        if self.feed.derived.save_soon() && io.fs.write_at(JOURNAL, 0, &[]).is_ok() {
             return self.compact(io);
         }
         let replayed = std::mem::take(&mut self.journal.replayed);
