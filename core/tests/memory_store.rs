@@ -337,13 +337,9 @@ fn notes_changed_in_one_second_are_read_once_more_over_calls_not_again_in_each()
 fn a_call_whose_slice_went_on_reading_the_blocks_still_reads_a_note_once_more() {
     use memcap_core::storage::Storage;
     let s = Store::new();
-    s.ok(json!({"command": "prompt"}));
     // More notes in one second than the journal's head holds whole: making
     // sure none past it is young reads every block first.
-    s.burst(2_100);
-    s.restarted();
-    s.ok(json!({"command": "prompt"}));
-    s.env.now.set(s.env.now.get() + 5);
+    s.aged_burst(2_100);
     // Each read of the monotonic clock is a whole slice: a call's slice is
     // spent before its first note, as the reading of the blocks spent it
     // at 10,000 notes.

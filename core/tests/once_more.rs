@@ -11,13 +11,9 @@ use serde_json::json;
 #[test]
 fn a_call_that_decodes_every_block_to_find_what_is_due_reads_it_for_as_long() {
     let s = Store::new();
-    s.ok(json!({"command": "prompt"}));
     // A bulk copy's notes: more in one second than the journal's head
     // holds, so each process decodes every block to find them.
-    s.burst(4_000);
-    s.restarted();
-    s.ok(json!({"command": "prompt"}));
-    s.env.now.set(s.env.now.get() + 5);
+    s.aged_burst(4_000);
     // Each read of the monotonic clock is 50 µs: a 1 ms slice reads about
     // ten notes once more, 400 calls for these (103 now, each as long as
     // the decoding of the 1,906 notes past the head, 3.8 ms).
@@ -39,21 +35,11 @@ fn a_call_that_decodes_every_block_to_find_what_is_due_reads_it_for_as_long() {
 #[test]
 fn a_rewrite_of_the_journal_keeps_where_the_once_more_reads_are() {
     let s = Store::new();
-    s.ok(json!({"command": "prompt"}));
-    s.burst(2_100);
-    s.restarted();
-    s.ok(json!({"command": "prompt"}));
-    s.env.now.set(s.env.now.get() + 5);
+    s.aged_burst(2_100);
     s.env.step.set(50_000);
     // The first of them in the order they are read once more.
     let first = s.fs.count_reads_of("burst/n0.md");
     let size = s.fs.stat("burst/n0.md", false).unwrap().size;
-    let generation = |s: &Store| {
-        let file = s.fs.open(".memcap/notes.jsonl", false).unwrap();
-        let (bytes, _) = file.read_at(0, 4096).unwrap();
-        let line = bytes.split(|&b| b == b'\n').next().unwrap().to_vec();
-        serde_json::from_slice::<serde_json::Value>(&line).unwrap()["generation"].clone()
-    };
     // Each second a call reads some once more, and then writes in the same
     // second rewrite the journal every few seconds, long before these are
     // all read once more.
@@ -68,7 +54,7 @@ fn a_rewrite_of_the_journal_keeps_where_the_once_more_reads_are() {
                 "file_text": "x\n"}),
             );
         }
-        generations.insert(generation(&s).to_string());
+        generations.insert(s.journal_generation().to_string());
     }
     assert!(
         generations.len() > 10,

@@ -334,13 +334,6 @@ fn memory_view_and_memory_md_mark_notes_that_no_longer_hold_and_expiry_comes_wit
 
 #[test]
 fn a_search_that_decoded_the_graph_to_tell_what_is_superseded_saves_it_for_the_next() {
-    use memcap_core::storage::Storage;
-    let generation = |store: &Store| {
-        let file = store.fs.open(".memcap/notes.jsonl", false).unwrap();
-        let (bytes, _) = file.read_at(0, 4096).unwrap();
-        let line = bytes.split(|&b| b == b'\n').next().unwrap().to_vec();
-        serde_json::from_slice::<Value>(&line).unwrap()["generation"].clone()
-    };
     let store = Store::new();
     create(&store, "/memories/deploy-eu.md", OLD);
     // Enough notes that the journal is saved whole, graph and all.
@@ -356,14 +349,14 @@ fn a_search_that_decoded_the_graph_to_tell_what_is_superseded_saves_it_for_the_n
     // A note that supersedes it, in the records after the saved graph: a
     // new process decodes the graph to tell, and saves what it found.
     create(&store, "/memories/deploy-us.md", NEW);
-    let written = generation(&store);
+    let written = store.journal_generation();
     store.restarted();
     let found_first = found(&search(&store, "deploy target", false));
     assert_eq!(found_first, [holds("/memories/deploy-us.md")]);
-    let saved = generation(&store);
+    let saved = store.journal_generation();
     assert_ne!(saved, written, "not saved after decoding");
     // The next process reads it saved: the same answer, nothing saved again.
     store.restarted();
     assert_eq!(found(&search(&store, "deploy target", false)), found_first);
-    assert_eq!(generation(&store), saved, "saved again");
+    assert_eq!(store.journal_generation(), saved, "saved again");
 }

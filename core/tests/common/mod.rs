@@ -101,6 +101,26 @@ impl Store {
         }
     }
 
+    /// A [`Store::burst`] of `count` notes after a first call, taken in by
+    /// a new instance, and the clock moved on until their stamps are old
+    /// enough to trust: each is due to be read once more.
+    pub fn aged_burst(&self, count: usize) {
+        self.ok(json!({"command": "prompt"}));
+        self.burst(count);
+        self.restarted();
+        self.ok(json!({"command": "prompt"}));
+        self.env.now.set(self.env.now.get() + 5);
+    }
+
+    /// The journal's `generation`: another one after each rewrite.
+    pub fn journal_generation(&self) -> Value {
+        use memcap_core::storage::Storage;
+        let file = self.fs.open(".memcap/notes.jsonl", false).unwrap();
+        let (bytes, _) = file.read_at(0, 4096).unwrap();
+        let line = bytes.split(|&b| b == b'\n').next().unwrap();
+        serde_json::from_slice::<Value>(line).unwrap()["generation"].clone()
+    }
+
     /// Moves the clock on a second: a call after it may spend a slice on
     /// the sweep and the once-more reads (one a second at most).
     pub fn next_second(&self) {
