@@ -8,7 +8,9 @@
 
 use std::cell::RefCell;
 
+use crate::error::FsError;
 use crate::graph::index::{self, GraphIndex};
+use crate::graph::supersede::SupersededSet;
 use crate::io::Io;
 use crate::notes::catalog::{Catalog, Indexes};
 use crate::notes::derived::DerivedIndex;
@@ -59,6 +61,18 @@ pub fn graph(catalog: &Catalog) -> &GraphIndex {
         .derived(index::NAME)
         .and_then(|d| d.as_any().downcast_ref::<GraphIndex>())
         .expect("the graph index is registered")
+}
+
+/// Which notes are superseded, and by which, as the graph stands (none
+/// when no graph is registered, as in some tests' stores).
+pub fn superseded(catalog: &Catalog) -> Result<SupersededSet, FsError> {
+    match catalog
+        .derived(index::NAME)
+        .and_then(|d| d.as_any().downcast_ref::<GraphIndex>())
+    {
+        Some(graph) => graph.superseded(),
+        None => Ok(SupersededSet::new()),
+    }
 }
 
 /// A store the core's unit tests run on: its files, a fixed clock

@@ -54,6 +54,7 @@ impl<const VERSION: u32> DerivedIndex for WordIndex<VERSION> {
                     .insert(entry.path.clone(), (entry.stamp, words));
                 return Ok(NoteFacts {
                     relations: Some(counted),
+                    ..NoteFacts::default()
                 });
             }
             NoteChange::Removed(path) => {

@@ -346,17 +346,131 @@ fn a_search_that_decoded_the_graph_to_tell_what_is_superseded_saves_it_for_the_n
     }
     store.restarted();
     search(&store, "deploy target", false);
-    // A note that supersedes it, in the records after the saved graph: a
-    // new process decodes the graph to tell, and saves what it found.
+    // A note that supersedes it, written through memcap: MEMORY.md marks
+    // the note it supersedes, so the call decodes the graph to tell, and
+    // saves what it found.
+    let before = store.journal_generation();
     create(&store, "/memories/deploy-us.md", NEW);
     let written = store.journal_generation();
+    assert_ne!(written, before, "not saved after decoding");
     store.restarted();
     let found_first = found(&search(&store, "deploy target", false));
     assert_eq!(found_first, [holds("/memories/deploy-us.md")]);
+    assert_eq!(store.journal_generation(), written, "saved again");
+    // One written behind memcap's back: the first search that finds it
+    // decodes the graph and saves it; the next process reads it saved.
+    {
+        use memcap_core::storage::Storage;
+        let newer = "# Deploy target moved again\nThe deploy target is ap-3.\n\n\
+                     - supersedes [[deploy-us]]\n";
+        store
+            .fs
+            .write_new("deploy-ap.md", newer.as_bytes(), false)
+            .unwrap();
+    }
+    store.next_second();
+    store.restarted();
+    let found_first = found(&search(&store, "deploy target", false));
+    assert_eq!(found_first, [holds("/memories/deploy-ap.md")]);
     let saved = store.journal_generation();
     assert_ne!(saved, written, "not saved after decoding");
     // The next process reads it saved: the same answer, nothing saved again.
     store.restarted();
     assert_eq!(found(&search(&store, "deploy target", false)), found_first);
     assert_eq!(store.journal_generation(), saved, "saved again");
+}
+
+/// The line MEMORY.md (or an answer showing it) gives the note at `path`.
+fn index_line(index: &str, path: &str) -> String {
+    index
+        .lines()
+        .find(|l| l.starts_with("- [") && l.contains(&format!("]({path})")))
+        .unwrap_or_else(|| panic!("{path} in {index}"))
+        .to_owned()
+}
+
+#[test]
+fn memory_md_marks_a_superseded_note_from_the_call_that_supersedes_it_in_every_process() {
+    let store = Store::new();
+    let mark = " (superseded by deploy-us.md)";
+    create(&store, "/memories/deploy-eu.md", OLD);
+    create(&store, "/memories/deploy-us.md", NEW);
+    // The call that wrote the relation marks it: its write is not indexed
+    // yet when MEMORY.md is rendered, unless it may move a mark.
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(
+        index_line(&index, "deploy-eu.md").ends_with(mark),
+        "{index}"
+    );
+    assert!(!index_line(&index, "deploy-us.md").contains("superseded"));
+    // A new process, the relation in the records it replays, renders the
+    // index again after a change of its own: still marked.
+    store.restarted();
+    create(&store, "/memories/other.md", "Unrelated.\n");
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(
+        index_line(&index, "deploy-eu.md").ends_with(mark),
+        "{index}"
+    );
+    // `memory_view` and `prompt` show it so.
+    store.restarted();
+    let shown = store.ok(json!({"command": "memory_view"}));
+    assert!(
+        index_line(&shown, "deploy-eu.md").ends_with(mark),
+        "{shown}"
+    );
+    let prompt = store.ok(json!({"command": "prompt"}));
+    assert!(
+        index_line(&prompt, "deploy-eu.md").ends_with(mark),
+        "{prompt}"
+    );
+    // A second note superseding it is counted.
+    create(
+        &store,
+        "/memories/deploy-zz.md",
+        "---\nsupersedes: deploy-eu\n---\nAlso moved.\n",
+    );
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(
+        index_line(&index, "deploy-eu.md").ends_with(" (superseded by deploy-us.md and 1 more)"),
+        "{index}"
+    );
+    // Once no note supersedes it, in another process, the mark goes.
+    store.restarted();
+    store.ok(json!({"command": "delete", "path": "/memories/deploy-zz.md"}));
+    store.restarted();
+    store.ok(
+        json!({"command": "str_replace", "path": "/memories/deploy-us.md",
+        "old_str": "- supersedes [[deploy-eu]]", "new_str": "- relates_to [[deploy-eu]]"}),
+    );
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(!index.contains("superseded"), "{index}");
+    store.restarted();
+    let shown = store.ok(json!({"command": "memory_view"}));
+    assert!(!shown.contains("superseded"), "{shown}");
+    // Back again, written by another process while this one stays warm:
+    // this one's next change replays it before rendering, and keeps the
+    // mark the other process wrote.
+    store.ok(json!({"command": "view", "path": "/memories"}));
+    let other = std::cell::RefCell::new(memcap_core::Indexes::default());
+    let in_other = |input: serde_json::Value| {
+        let io = memcap_core::Io::new(&store.fs, &store.env, &other);
+        let result = memcap_core::call(&io, &input.to_string());
+        assert!(!result.is_error, "{}", result.content);
+    };
+    in_other(
+        json!({"command": "str_replace", "path": "/memories/deploy-us.md",
+        "old_str": "- relates_to [[deploy-eu]]", "new_str": "- supersedes [[deploy-eu]]"}),
+    );
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(
+        index_line(&index, "deploy-eu.md").ends_with(mark),
+        "{index}"
+    );
+    create(&store, "/memories/more.md", "Unrelated.\n");
+    let index = store.file("MEMORY.md").unwrap();
+    assert!(
+        index_line(&index, "deploy-eu.md").ends_with(mark),
+        "{index}"
+    );
 }

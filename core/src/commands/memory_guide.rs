@@ -73,7 +73,8 @@ preferences: memory_search, then memory_get or build_context to read more.
 - A decision or fact changed: replace its line (memory_update); never keep \
 both versions. When the old fact is a note of its own, write the new note \
 with `- supersedes [[Old Note]]`: memory_search then leaves the old note \
-out (includeSuperseded shows it, marked). A fact that holds until a date: \
+out (includeSuperseded shows it, marked) and MEMORY.md marks it \
+`(superseded by …)`. A fact that holds until a date: \
 `valid_until: 2027-03-31` in the frontmatter.
 - Wrong or obsolete: remove the line, or the note (memory_delete).
 - Tidying up, or after others worked in the memory: memory_review lists \

@@ -51,7 +51,8 @@ pub fn prompt(io: &Io) -> Result<Output> {
         // The agent's own text gets what the region does not need at least.
         let (before, after) = fit_agent_text(&parts.before, &parts.after, left);
         let around = format!("{before}{after}");
-        let region = index::render(io, catalog, left.after(&around));
+        let superseded = maintain::superseded(catalog)?;
+        let region = index::render(io, catalog, &superseded, left.after(&around));
         let shown = index::compose(
             &index::Parts {
                 before,

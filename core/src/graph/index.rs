@@ -14,6 +14,7 @@
 use std::borrow::Cow;
 use std::cell::{Cell, Ref, RefCell};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use super::links::Graph;
 use super::node::{MAX_NOTE_ITEMS, Node};
@@ -64,6 +65,11 @@ pub struct GraphIndex {
     /// since may have moved it): saved at the end of the call, the next
     /// processes read it again without decoding.
     decoded_for_superseded: Cell<bool>,
+    /// The `supersedes` relations of the graph as taken and what they
+    /// resolve to, once asked for, until a change taken may move them: a
+    /// write asks whether it may ([`DerivedIndex::moves_others`]), and so
+    /// does each record a new process replays.
+    supersessions: RefCell<Option<Rc<supersede::Saved>>>,
 }
 
 /// Its name among the derived indexes (and in the journal).
@@ -91,6 +97,13 @@ impl GraphIndex {
 
 impl GraphIndex {
     fn apply_change(&mut self, change: Change) {
+        let kept = self.supersessions.get_mut();
+        if kept.as_ref().is_some_and(|saved| match &change {
+            Change::Put(node) => saved.moved_by_put(node),
+            Change::Removed(path) => saved.moved_by_removal(path),
+        }) {
+            *kept = None;
+        }
         match self.undecoded.get_mut() {
             Some(undecoded) => {
                 if let Change::Put(node) = &change {
@@ -170,14 +183,30 @@ impl GraphIndex {
     /// `supersedes` relations resolve to: they are saved apart, ahead of
     /// its notes, with what they resolved to. Else from the graph, decoded.
     pub fn superseded(&self) -> Result<SupersededSet, FsError> {
-        if let Some(saved) = self.saved_supersessions()? {
-            return Ok(saved.resolved);
+        Ok(self.supersessions()?.resolved.clone())
+    }
+
+    /// The `supersedes` relations of the graph as taken, and what they
+    /// resolve to: kept once found.
+    fn supersessions(&self) -> Result<Rc<supersede::Saved>, FsError> {
+        if let Some(kept) = self.supersessions.borrow().as_ref() {
+            return Ok(Rc::clone(kept));
         }
-        if self.undecoded.borrow().is_some() {
-            self.decoded_for_superseded.set(true);
-        }
-        let graph = self.graph()?;
-        Ok(supersede::resolve(&graph, &supersede::of_graph(&graph)))
+        let found = match self.saved_supersessions()? {
+            Some(saved) => saved,
+            None => {
+                if self.undecoded.borrow().is_some() {
+                    self.decoded_for_superseded.set(true);
+                }
+                let graph = self.graph()?;
+                let all = supersede::of_graph(&graph);
+                let resolved = supersede::resolve(&graph, &all);
+                supersede::Saved::new(all, resolved)
+            }
+        };
+        let found = Rc::new(found);
+        *self.supersessions.borrow_mut() = Some(Rc::clone(&found));
+        Ok(found)
     }
 
     /// The saved relations and what they resolved to, while the graph is
@@ -228,6 +257,15 @@ impl Change {
 fn node_of(entry: &Entry, text: Option<&str>, room: usize) -> Node {
     let read = is_markdown(&entry.path) && entry.path.split('/').next() != Some(CHAT);
     Node::read(entry, text.filter(|_| read).unwrap_or_default(), room)
+}
+
+/// What the catalog keeps of a node: how many relations it writes, and
+/// whether one supersedes.
+fn facts(node: &Node) -> NoteFacts {
+    NoteFacts {
+        relations: Some(relations(node)),
+        supersedes: Some(node.superseded().next().is_some()),
+    }
 }
 
 /// The relations a node writes, as the catalog lists them.
@@ -293,7 +331,7 @@ impl DerivedIndex for GraphIndex {
             NoteChange::Put(entry, text) => {
                 let room = self.room_for(&entry.path);
                 let node = node_of(entry, text, room);
-                facts.relations = Some(relations(&node));
+                facts = self::facts(&node);
                 Change::Put(node)
             }
             NoteChange::Removed(path) => Change::Removed(path.to_owned()),
@@ -307,11 +345,26 @@ impl DerivedIndex for GraphIndex {
         // markdown link): a note without one is not parsed.
         // A note's frontmatter names what it supersedes without one.
         if !text.is_some_and(|text| text.contains('[') || text.contains(SUPERSEDES)) {
-            return NoteFacts { relations: Some(0) };
+            return NoteFacts {
+                relations: Some(0),
+                supersedes: Some(false),
+            };
         }
         // As `apply` finds them wherever the store is far from its bound.
-        NoteFacts {
-            relations: Some(relations(&node_of(entry, text, 2 * MAX_NOTE_ITEMS))),
+        facts(&node_of(entry, text, 2 * MAX_NOTE_ITEMS))
+    }
+
+    fn moves_others(&self, change: NoteChange, facts: NoteFacts) -> bool {
+        // Damage is found again, and rebuilt, when the indexes are ready.
+        let Ok(saved) = self.supersessions() else {
+            return true;
+        };
+        match change {
+            // Its names, to tell whether a target may now find it.
+            NoteChange::Put(entry, _) => {
+                facts.supersedes != Some(false) || saved.moved_by_put(&Node::read(entry, "", 0))
+            }
+            NoteChange::Removed(path) => saved.moved_by_removal(path),
         }
     }
 

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::links::Graph;
 use super::names;
 use super::node::Node;
+use crate::notes::{frontmatter, validity};
 
 /// One `supersedes` relation: the root-relative path of the note that
 /// holds it and its target as written.
@@ -78,6 +79,24 @@ impl Saved {
     pub fn moved_by_removal(&self, path: &str) -> bool {
         self.resolved.contains_key(path) || self.relations.iter().any(|(source, _)| source == path)
     }
+}
+
+/// How many `supersedes` relations a note whose file holds `text` writes
+/// (in its frontmatter and its body), before any bound the graph puts on
+/// its relations: for the quota, what the note may mark in MEMORY.md.
+pub fn written(text: &str) -> usize {
+    // Every relation is a link, written with '[', and the frontmatter's
+    // key is `supersedes`: a note with neither is not parsed.
+    if !text.contains('[') && !text.contains(validity::SUPERSEDES) {
+        return 0;
+    }
+    let (body, _) = frontmatter::body(text);
+    let in_body = super::parse(body)
+        .relations
+        .iter()
+        .filter(|relation| relation.kind.eq_ignore_ascii_case(validity::SUPERSEDES))
+        .count();
+    validity::read(text).supersedes.len() + in_body
 }
 
 /// Every `supersedes` relation of `graph`.

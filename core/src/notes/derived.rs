@@ -66,6 +66,16 @@ pub trait DerivedIndex {
         NoteFacts::default()
     }
 
+    /// Whether taking a change still waiting may change what it answers of
+    /// notes other than the one changed in a way MEMORY.md shows (for the
+    /// graph: which notes are superseded). `facts`: the note's, as its
+    /// writer or [`DerivedIndex::facts_of`] found them. MEMORY.md is
+    /// rendered after the indexes take such a change, and without them
+    /// taking any other.
+    fn moves_others(&self, _change: NoteChange, _facts: NoteFacts) -> bool {
+        false
+    }
+
     /// Makes what it restored answer: an index that takes its saved state
     /// lazily ([`DerivedIndex::restore`]) takes it now, with every change
     /// since. The catalog calls this before any command asks the index, and
@@ -136,7 +146,7 @@ pub fn verify<'a>(
         if held.remove(&entry.path) != Some(entry.stamp.digest()) {
             let text = crate::files::read_indexed(io, &entry.path);
             let facts = index.apply(io, NoteChange::Put(entry, text.as_deref()))?;
-            if facts.relations.is_some_and(|n| n != entry.relations) {
+            if entry.differs(facts) {
                 verified.facts.push((entry.path.clone(), facts));
             }
             verified.changes += 1;
@@ -265,6 +275,9 @@ pub(super) struct Derived {
     indexes: Vec<Box<dyn DerivedIndex>>,
     /// The changes waiting.
     behind: Vec<Record>,
+    /// Whether one of them may change what MEMORY.md shows of other notes
+    /// ([`DerivedIndex::moves_others`]).
+    behind_moves_others: bool,
     /// Whether the indexes answer as they stand: built here, or restored
     /// and made ready.
     live: bool,
@@ -291,6 +304,7 @@ impl Derived {
         Self {
             indexes: registry(),
             behind: Vec::new(),
+            behind_moves_others: false,
             live: true,
             taken: 0,
         }
@@ -317,20 +331,49 @@ impl Derived {
             return self.apply(io, record, known);
         }
         self.behind.push(record.clone());
-        Ok(match record {
+        let (change, facts, found) = match record {
             Record::Put(entry) if arrival != Arrival::Replayed => {
                 let text = match known {
                     Some(bytes) => crate::files::indexed_text(bytes),
                     None => crate::files::read_indexed(io, &entry.path),
                 };
-                self.indexes
+                let found = self
+                    .indexes
                     .iter()
                     .fold(NoteFacts::default(), |facts, index| {
                         facts.and(index.facts_of(entry, text.as_deref()))
-                    })
+                    });
+                (NoteChange::Put(entry, None), found, found)
             }
-            _ => NoteFacts::default(),
-        })
+            // The writer's facts, kept with the entry.
+            Record::Put(entry) => (
+                NoteChange::Put(entry, None),
+                NoteFacts {
+                    relations: Some(entry.relations),
+                    supersedes: Some(entry.supersedes),
+                },
+                NoteFacts::default(),
+            ),
+            Record::Del(path) => (
+                NoteChange::Removed(path),
+                NoteFacts::default(),
+                NoteFacts::default(),
+            ),
+            _ => return Ok(NoteFacts::default()),
+        };
+        if !self.behind_moves_others {
+            self.behind_moves_others = self
+                .indexes
+                .iter()
+                .any(|index| index.moves_others(change, facts));
+        }
+        Ok(found)
+    }
+
+    /// Whether a change waiting may change what MEMORY.md shows of other
+    /// notes: it is then rendered with the indexes ready.
+    pub fn behind_moves_others(&self) -> bool {
+        self.behind_moves_others
     }
 
     /// Makes every index answer: each takes what it restored, then the
@@ -341,6 +384,7 @@ impl Derived {
             index.ready(io)?;
         }
         self.live = true;
+        self.behind_moves_others = false;
         let behind = std::mem::take(&mut self.behind);
         let latest: Vec<bool> = {
             let mut last = std::collections::HashMap::new();
@@ -359,7 +403,7 @@ impl Derived {
             let facts = self.apply(io, &record, None)?;
             self.taken += 1;
             if let Record::Put(entry) = record
-                && facts.relations.is_some_and(|n| n != entry.relations)
+                && entry.differs(facts)
             {
                 corrections.push((entry, facts));
             }

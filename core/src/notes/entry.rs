@@ -13,6 +13,8 @@ use super::frontmatter::Meta;
 pub struct NoteFacts {
     /// Relations the note writes (the graph counts them).
     pub relations: Option<u32>,
+    /// Whether one of them is a `supersedes` relation.
+    pub supersedes: Option<bool>,
 }
 
 impl NoteFacts {
@@ -20,6 +22,7 @@ impl NoteFacts {
     pub fn and(self, other: NoteFacts) -> NoteFacts {
         NoteFacts {
             relations: self.relations.or(other.relations),
+            supersedes: self.supersedes.or(other.supersedes),
         }
     }
 }
@@ -85,6 +88,10 @@ pub struct Entry {
     /// indexes counted them when they took its text; shown in the index
     /// and by `memory_view`, without asking the graph.
     pub relations: u32,
+    /// Whether one of those is a `supersedes` relation: a change to such a
+    /// note may change which other notes MEMORY.md marks superseded, so a
+    /// process that replays it lets the graph take it before rendering.
+    pub supersedes: bool,
     /// The note's line in MEMORY.md, made once: MEMORY.md is rendered after
     /// every change, and most of the notes it shows did not change.
     #[serde(skip)]
@@ -122,17 +129,26 @@ impl Entry {
             stamp,
             meta,
             relations,
+            supersedes: false,
             listing: Listing::default(),
         }
     }
 
     /// A copy with what `facts` say, when they say something new.
     pub fn with_facts(&self, facts: NoteFacts) -> Option<Entry> {
-        let relations = facts.relations.filter(|&n| n != self.relations)?;
-        Some(Entry {
+        let relations = facts.relations.unwrap_or(self.relations);
+        let supersedes = facts.supersedes.unwrap_or(self.supersedes);
+        ((relations, supersedes) != (self.relations, self.supersedes)).then(|| Entry {
             relations,
+            supersedes,
             ..self.clone()
         })
+    }
+
+    /// Whether `facts` say something of the note other than it has.
+    pub fn differs(&self, facts: NoteFacts) -> bool {
+        facts.relations.is_some_and(|n| n != self.relations)
+            || facts.supersedes.is_some_and(|s| s != self.supersedes)
     }
 
     /// The note's line in MEMORY.md and its name in lower case (what the

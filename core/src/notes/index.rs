@@ -9,6 +9,7 @@ pub use super::memory_md::{
     line_count, recomposed, split,
 };
 use super::validity;
+use crate::graph::supersede::SupersededSet;
 use crate::vocab::NoteType;
 use std::fmt::Write as _;
 
@@ -18,27 +19,45 @@ use crate::text::one_line;
 /// What a note past its `valid_until` shows after its line.
 pub const EXPIRED_MARK: &str = " (expired: past its valid_until)";
 
+/// The longest path a superseded note's mark names; a longer one is not
+/// named, so the mark stays within [`SUPERSEDED_MARK_MAX`].
+const SUPERSEDED_MARK_PATH: usize = 120;
+
+/// The mark of a superseded note when the note that supersedes it is not
+/// named.
+const SUPERSEDED_UNNAMED: &str = " (superseded: memory_view with all=true says by which notes)";
+
+/// The most bytes the mark after a superseded note's line takes.
+pub const SUPERSEDED_MARK_MAX: usize = 200;
+
 /// Characters of a description shown in the index.
 const DESCRIPTION_CHARS: usize = 150;
 
 /// How the region is written: a MEMORY.md found to match a render is
 /// trusted (not rendered again) while this is the same, so a change to
 /// what `render` writes for the same notes must bump it.
-pub const RENDER_VERSION: u32 = 2;
+pub const RENDER_VERSION: u32 = 3;
 
 /// The region for the notes in `catalog`, markers included, without a
 /// trailing newline, within `budget`. When not every note fits, the most
 /// recently changed ones are listed and a last line says how many are left
 /// out, of which types, and how to reach them. Conversation history and
 /// extra directories are never listed: `memory_search` reaches them.
-pub fn render(io: &Io, catalog: &Catalog, budget: Budget) -> String {
-    render_marked(io, catalog, budget).0
+/// A note another one supersedes (`superseded`: which, as the graph
+/// resolves them) is marked so, as one past its `valid_until` is.
+pub fn render(io: &Io, catalog: &Catalog, superseded: &SupersededSet, budget: Budget) -> String {
+    render_marked(io, catalog, superseded, budget).0
 }
 
 /// As [`render`], with when the next note it lists stops holding (after
 /// now), found in the same pass: a MEMORY.md rendered before then is
 /// rendered again from then, to mark it.
-pub fn render_marked(io: &Io, catalog: &Catalog, budget: Budget) -> (String, Option<u64>) {
+pub fn render_marked(
+    io: &Io,
+    catalog: &Catalog,
+    superseded: &SupersededSet,
+    budget: Budget,
+) -> (String, Option<u64>) {
     // Lines always present: markers and explanation.
     let fixed = [BEGIN, EXPLAIN, END];
     // Room is kept for the "left out" and "still reading" lines.
@@ -59,7 +78,7 @@ pub fn render_marked(io: &Io, catalog: &Catalog, budget: Budget) -> (String, Opt
         }
         let (line, key) = listing(entry);
         let group = entry.meta.kind as usize;
-        let marked = line.len() + mark(entry, now).len();
+        let marked = line.len() + mark(entry, superseded, now).len();
         let (lines, bytes) = if has_heading[group] {
             (1, marked + 1)
         } else {
@@ -103,7 +122,7 @@ pub fn render_marked(io: &Io, catalog: &Catalog, budget: Budget) -> (String, Opt
             out.push('\n');
         }
         out.push_str(line);
-        out.push_str(mark(entry, now));
+        out.push_str(&mark(entry, superseded, now));
         out.push('\n');
         if let Some(end) = validity::ends(entry.meta.valid_until.as_deref()).filter(|&e| e > now) {
             next = Some(next.map_or(end, |n: u64| n.min(end)));
@@ -124,13 +143,35 @@ pub fn render_marked(io: &Io, catalog: &Catalog, budget: Budget) -> (String, Opt
     (out, next)
 }
 
-/// What follows a note's line at `now`: [`EXPIRED_MARK`] when it is past
-/// its `valid_until`. Not kept with the line, which holds until the note
-/// changes: the mark comes with time.
-fn mark(entry: &Entry, now: u64) -> &'static str {
-    match validity::past(entry.meta.valid_until.as_deref(), now) {
-        true => EXPIRED_MARK,
-        false => "",
+/// What follows a note's line at `now`: that other notes supersede it
+/// ([`superseded_mark`]), and [`EXPIRED_MARK`] when it is past its
+/// `valid_until`. Not kept with the line, which holds until the note
+/// changes: the marks come with other notes and with time.
+fn mark(entry: &Entry, superseded: &SupersededSet, now: u64) -> String {
+    let mut mark = superseded
+        .get(&entry.path)
+        .map_or_else(String::new, |by| superseded_mark(by));
+    if validity::past(entry.meta.valid_until.as_deref(), now) {
+        mark.push_str(EXPIRED_MARK);
+    }
+    mark
+}
+
+/// ` (superseded by new.md)`, ` (superseded by new.md and 2 more)`: the
+/// first of the notes that supersede (root-relative paths, sorted), named
+/// as MEMORY.md links it, unless that is too long to name within
+/// [`SUPERSEDED_MARK_MAX`] (then `memory_view` with all=true names them).
+fn superseded_mark(by: &[String]) -> String {
+    let Some(first) = by
+        .first()
+        .map(|path| link(path))
+        .filter(|link| link.len() <= SUPERSEDED_MARK_PATH)
+    else {
+        return SUPERSEDED_UNNAMED.to_owned();
+    };
+    match by.len() - 1 {
+        0 => format!(" (superseded by {first})"),
+        more => format!(" (superseded by {first} and {more} more)"),
     }
 }
 
@@ -173,18 +214,23 @@ fn line_of(path: &str, meta: &Meta, relations: u32) -> String {
 
 /// The most the note at `path`, read as `meta`, can add to MEMORY.md: its
 /// line (with room for any count of relations, which the derived indexes
-/// count later), its group's heading, and the region's fixed lines when
-/// `fresh` (there is no MEMORY.md yet). For the quota: room is kept before
-/// the change is admitted, since MEMORY.md is rewritten after it.
-pub fn growth_bound(path: &str, meta: &Meta, fresh: bool) -> usize {
-    let line = line_of(path, meta, u32::MAX).len() + EXPIRED_MARK.len() + 1;
+/// count later, and for its marks), its group's heading, the region's
+/// fixed lines when `fresh` (there is no MEMORY.md yet), and a mark on
+/// each note its `supersedes` relations (`supersedes` of them) may name,
+/// within the region's budget. For the quota: room is kept before the
+/// change is admitted, since MEMORY.md is rewritten after it.
+pub fn growth_bound(path: &str, meta: &Meta, fresh: bool, supersedes: usize) -> usize {
+    let line = line_of(path, meta, u32::MAX).len() + SUPERSEDED_MARK_MAX + EXPIRED_MARK.len() + 1;
     let heading = "## ".len() + meta.kind.heading().len() + 1;
     let fixed = if fresh {
         [BEGIN, EXPLAIN, END].iter().map(|l| l.len() + 1).sum()
     } else {
         0
     };
-    line + heading + fixed
+    let marks = supersedes
+        .saturating_mul(SUPERSEDED_MARK_MAX)
+        .min(PROMPT_BUDGET.bytes);
+    line + heading + fixed + marks
 }
 
 fn left_out_line(counts: [usize; NoteType::ALL.len()]) -> String {
@@ -236,6 +282,24 @@ mod tests {
         assert_eq!(link("my notes/a (1).md"), "<my notes/a (1).md>");
         assert_eq!(link("a/b.md"), "a/b.md");
         assert_eq!(one_line("x y", 1), "x…");
+    }
+
+    #[test]
+    fn a_superseded_mark_names_the_first_note_within_its_bound() {
+        let by = |paths: &[&str]| paths.iter().map(|p| (*p).to_owned()).collect::<Vec<_>>();
+        assert_eq!(superseded_mark(&by(&["b.md"])), " (superseded by b.md)");
+        assert_eq!(
+            superseded_mark(&by(&["my b.md", "c.md", "d.md"])),
+            " (superseded by <my b.md> and 2 more)"
+        );
+        let long = format!("{}.md", "x".repeat(SUPERSEDED_MARK_PATH));
+        assert_eq!(superseded_mark(&by(&[&long])), SUPERSEDED_UNNAMED);
+        let at_most = format!("{}.md", "<".repeat(SUPERSEDED_MARK_PATH / 3 - 4));
+        let many: Vec<String> = std::iter::once(at_most)
+            .chain((0..10_000).map(|i| format!("{i}")))
+            .collect();
+        assert!(superseded_mark(&many).len() <= SUPERSEDED_MARK_MAX);
+        assert!(SUPERSEDED_UNNAMED.len() <= SUPERSEDED_MARK_MAX);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::record::{IndexMark, Record};
 use super::walk::RACY_SECONDS;
 use crate::error::{ErrorKind, FsError, Result, ToolError};
 use crate::files;
+use crate::graph::supersede::SupersededSet;
 use crate::io::Io;
 use crate::layout::{EXTRA, SHARED};
 use crate::storage::Kind;
@@ -38,13 +39,20 @@ pub fn is_index(path: &MemPath) -> bool {
 /// before the rewrite is renamed into place (or, with nothing to rewrite,
 /// before the kept text is returned). A file changed behind memcap's back
 /// fails that check and is read again.
-pub(super) fn write_index(io: &Io, catalog: &mut Catalog) -> Result<String> {
+///
+/// The outer error is the catalog's (a graph that does not decode, when
+/// the index marks superseded notes): the caller rebuilds it.
+pub(super) fn write_index(
+    io: &Io,
+    catalog: &mut Catalog,
+) -> std::result::Result<Result<String>, FsError> {
     let path = index_path();
     let shown = path.display();
     if let Some(text) = unchanged_index(io, catalog, &path, &shown) {
-        return Ok(text);
+        return Ok(Ok(text));
     }
-    rewrite_index(io, catalog, &path, &shown)
+    let superseded = crate::indexes::superseded(catalog)?;
+    Ok(rewrite_index(io, catalog, &path, &shown, &superseded))
 }
 
 /// What MEMORY.md's region depends on besides the notes and the file's
@@ -120,7 +128,13 @@ fn mark_index(catalog: &mut Catalog, sha256: String, until: Option<u64>) {
 }
 
 /// Renders the index and writes it into MEMORY.md where it differs.
-fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) -> Result<String> {
+fn rewrite_index(
+    io: &Io,
+    catalog: &mut Catalog,
+    path: &MemPath,
+    shown: &str,
+    superseded: &SupersededSet,
+) -> Result<String> {
     let mut last_error = None;
     // A kept copy that turns out stale does not use up an attempt.
     let attempts = ATTEMPTS + usize::from(catalog.memory_md.index_file.is_some());
@@ -160,7 +174,8 @@ fn rewrite_index(io: &Io, catalog: &mut Catalog, path: &MemPath, shown: &str) ->
             )),
         };
         let around = format!("{}{}", parts.before, parts.after);
-        let (region, until) = index::render_marked(io, catalog, PROMPT_BUDGET.after(&around));
+        let (region, until) =
+            index::render_marked(io, catalog, superseded, PROMPT_BUDGET.after(&around));
         let new = index::compose(parts, &region);
         let new_parts = index::recomposed(parts, &region);
         if let Some(kept) = existing.as_ref()

@@ -7,6 +7,7 @@ use super::index_file::{index_path, write_index};
 use super::{INDEX_FILE, frontmatter, is_note_path};
 use crate::error::{FsError, Result, ToolError};
 use crate::files;
+use crate::graph::supersede::SupersededSet;
 use crate::indexes;
 use crate::io::Io;
 use crate::output::IndexUpkeep;
@@ -37,7 +38,8 @@ fn after(io: &Io, paths: &[&MemPath], reread: bool) -> IndexUpkeep {
             }
         }
         catalog.follow_write(io)?;
-        let written = write_index(io, catalog);
+        catalog.ready_for_index(io)?;
+        let written = write_index(io, catalog)?;
         // MEMORY.md is a file of the store like any other (the quota counts it).
         catalog.update_index_file(io)?;
         // Once everything is written, each directory changed is stamped
@@ -94,15 +96,21 @@ pub fn fresh_with<T>(
 ) -> Result<T> {
     catalog::with(io, |io, catalog| {
         prepare(io, catalog, needs)?;
+        // Also when MEMORY.md is as rendered: `f` may render it (`prompt`).
+        catalog.ready_for_index(io)?;
         // A MEMORY.md memcap cannot rewrite (a directory, binary, a link out
         // of the root) must not keep the agent from its notes.
-        let written = write_index(io, catalog);
+        let written = write_index(io, catalog)?;
         catalog.update_index_file(io)?;
         catalog.stamp_parents(io, INDEX_FILE, &mut Vec::new())?;
+        let superseded = match written.is_err() {
+            true => indexes::superseded(catalog)?,
+            false => Default::default(),
+        };
         let text = written.unwrap_or_else(|e| {
             format!(
                 "{}\n\nNote: {} could not be updated: {}\n",
-                index::render(io, catalog, PROMPT_BUDGET),
+                index::render(io, catalog, &superseded, PROMPT_BUDGET),
                 index_path().display(),
                 e
             )
@@ -159,6 +167,12 @@ fn prepare(io: &Io, catalog: &mut Catalog, needs: Needs) -> std::result::Result<
     Ok(())
 }
 
+/// Which notes are superseded, and by which, as MEMORY.md marks them: for
+/// an answer that renders the index itself (`prompt`), within [`fresh`].
+pub fn superseded(catalog: &Catalog) -> Result<SupersededSet> {
+    indexes::superseded(catalog).map_err(catalog_error)
+}
+
 /// Files and bytes the store would hold with `path` at `new_size` bytes.
 pub fn usage_after(io: &Io, path: &MemPath, new_text: &str) -> Result<(u64, u64)> {
     let relative = path.key();
@@ -173,7 +187,8 @@ pub fn usage_after(io: &Io, path: &MemPath, new_text: &str) -> Result<(u64, u64)
             let has_index = catalog.size_of(INDEX_FILE)?.is_some();
             let old_line = catalog.note(&relative)?.map(|e| index::entry_line(e).len());
             let meta = frontmatter::read(new_text, path.file_name());
-            let growth = index::growth_bound(&relative, &meta, !has_index);
+            let supersedes = crate::graph::supersede::written(new_text);
+            let growth = index::growth_bound(&relative, &meta, !has_index, supersedes);
             after.0 += u64::from(!has_index);
             after.1 += growth.saturating_sub(old_line.unwrap_or(0)) as u64;
         }

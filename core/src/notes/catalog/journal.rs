@@ -21,7 +21,7 @@ use crate::notes::record::Record;
 use crate::notes::snapshot::{self, Head};
 use crate::storage::{File, Kind, Meta};
 
-const FORMAT: u32 = 12;
+const FORMAT: u32 = 13;
 /// Changes the derived indexes may take in one instance before it rewrites
 /// the journal with their state: one per this many notes, within bounds.
 /// Taking one costs a read of the note and its indexing (~0.1 ms a note

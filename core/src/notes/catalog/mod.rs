@@ -273,6 +273,17 @@ impl Catalog {
         Ok(())
     }
 
+    /// Makes the derived indexes ready when a change waiting may change
+    /// what MEMORY.md shows of notes other than the one changed (a note
+    /// that supersedes another): before MEMORY.md is rendered. Any other
+    /// change keeps waiting, so a write still costs no indexing.
+    pub fn ready_for_index(&mut self, io: &Io) -> Result<(), FsError> {
+        if self.feed.derived.behind_moves_others() {
+            self.derived_ready(io)?;
+        }
+        Ok(())
+    }
+
     /// The note `entry` was put as, with the facts the derived indexes
     /// found, if the catalog still has it so and they say something new.
     pub(in crate::notes) fn corrected(&self, entry: &Entry, facts: NoteFacts) -> Option<Entry> {
