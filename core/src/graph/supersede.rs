@@ -81,21 +81,26 @@ impl Saved {
     }
 }
 
-/// How many `supersedes` relations a note whose file holds `text` writes
-/// (in its frontmatter and its body), before any bound the graph puts on
-/// its relations: for the quota, what the note may mark in MEMORY.md.
+/// At least as many `supersedes` relations as a note whose file holds
+/// `text` writes (in its frontmatter and its body), before any bound the
+/// graph puts on its relations: for the quota, how many notes it may mark
+/// in MEMORY.md. The body is not parsed (a note of megabytes would cost
+/// its parse twice): each `supersedes` in it counts, as a relation's type
+/// must be written so.
 pub fn written(text: &str) -> usize {
     // Every relation is a link, written with '[', and the frontmatter's
-    // key is `supersedes`: a note with neither is not parsed.
+    // key is `supersedes`.
     if !text.contains('[') && !text.contains(validity::SUPERSEDES) {
         return 0;
     }
     let (body, _) = frontmatter::body(text);
-    let in_body = super::parse(body)
-        .relations
-        .iter()
-        .filter(|relation| relation.kind.eq_ignore_ascii_case(validity::SUPERSEDES))
-        .count();
+    let in_body = match body.contains('[') {
+        true => body
+            .to_ascii_lowercase()
+            .matches(validity::SUPERSEDES)
+            .count(),
+        false => 0,
+    };
     validity::read(text).supersedes.len() + in_body
 }
 
@@ -166,6 +171,16 @@ mod tests {
         );
         remove(&mut all, "new.md");
         assert!(all.is_empty());
+    }
+
+    #[test]
+    fn written_counts_at_least_every_supersedes_relation_of_a_note() {
+        assert_eq!(written("plain text\n"), 0);
+        assert_eq!(written("- links [[a]]\n"), 0);
+        let text = "---\nsupersedes:\n  - a\n  - b\n---\n- Supersedes [[c]]\n- supersedes [[d]]\n";
+        assert_eq!(written(text), 4);
+        // Every mention counts: a bound, never less than the relations.
+        assert_eq!(written("supersedes, said twice: supersedes [[x]]\n"), 2);
     }
 
     #[test]
