@@ -360,10 +360,12 @@ impl DerivedIndex for GraphIndex {
             return true;
         };
         match change {
+            NoteChange::Put(_, _) if facts.supersedes != Some(false) => true,
+            // With no relation, nothing else can move (most stores, and
+            // every record a new process replays there: no names made).
+            _ if saved.relations.is_empty() => false,
             // Its names, to tell whether a target may now find it.
-            NoteChange::Put(entry, _) => {
-                facts.supersedes != Some(false) || saved.moved_by_put(&Node::read(entry, "", 0))
-            }
+            NoteChange::Put(entry, _) => saved.moved_by_put(&Node::read(entry, "", 0)),
             NoteChange::Removed(path) => saved.moved_by_removal(path),
         }
     }
