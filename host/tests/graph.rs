@@ -718,5 +718,19 @@ fn search_leaves_out_superseded_and_expired_notes_through_every_interface() {
         .unwrap();
     assert_eq!(new.primary[0].supersedes, ["/memories/deploy/eu.md"]);
     assert!(!new.primary[0].expired);
+    // MEMORY.md marks both, as the agent's `memory_view` shows it.
+    f.memory.memory_view(false).unwrap();
+    let index = f.read("MEMORY.md");
+    let line = |path: &str| {
+        let link = format!("]({path})");
+        index
+            .lines()
+            .find(|l| l.starts_with("- [") && l.contains(&link))
+            .unwrap_or_else(|| panic!("{path} in {index}"))
+            .to_owned()
+    };
+    assert!(line("deploy/eu.md").ends_with(" (superseded by deploy/us.md)"), "{index}");
+    assert!(line("deploy/freeze.md").ends_with(" (expired: past its valid_until)"), "{index}");
+    assert!(!line("deploy/us.md").contains("superseded"), "{index}");
 }
 }
