@@ -136,11 +136,9 @@ impl Entry {
 
     /// A copy with what `facts` say, when they say something new.
     pub fn with_facts(&self, facts: NoteFacts) -> Option<Entry> {
-        let relations = facts.relations.unwrap_or(self.relations);
-        let supersedes = facts.supersedes.unwrap_or(self.supersedes);
-        ((relations, supersedes) != (self.relations, self.supersedes)).then(|| Entry {
-            relations,
-            supersedes,
+        self.differs(facts).then(|| Entry {
+            relations: facts.relations.unwrap_or(self.relations),
+            supersedes: facts.supersedes.unwrap_or(self.supersedes),
             ..self.clone()
         })
     }
