@@ -37,7 +37,7 @@ pub fn delete(io: &Io, shown: &str, pre: Option<&Precondition>) -> Result<Output
     if target.kind == Kind::Dir && io.fs.holds_mount(&rel) {
         return Err(fail(FsError::MountPoint));
     }
-    history::tracked(io, history::removal(io, &rel), || {
+    history::tracked(io, history::removal(io, &rel, Some(target)), || {
         if target.kind == Kind::Dir {
             files::remove_tree(io, &rel).map_err(fail)
         } else {

@@ -29,7 +29,7 @@ pub fn memory_delete(io: &Io, filename: &str, pre: Option<&Precondition>) -> Res
         return Err(ToolError::NoteIsDirectory { path: shown });
     }
     let rel = path.relative();
-    history::tracked(io, history::removal(io, &rel), || {
+    history::tracked(io, history::removal(io, &rel, Some(target)), || {
         io.fs.remove_file(&rel).map_err(fail)
     })?;
     files::sync_dir(io, &path.parent()).map_err(fail)?;

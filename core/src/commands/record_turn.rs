@@ -201,11 +201,10 @@ fn prune_sessions(io: &Io, keep: &MemPath) -> Vec<MemPath> {
         if &mem == keep || !recorded_here(io, &path) {
             continue;
         }
-        let gone = crate::history::tracked(io, crate::history::removal(io, &path), || {
-            match io.fs.remove_file(&path) {
-                Ok(()) | Err(FsError::NotFound) => Ok(()),
-                Err(e) => Err(crate::files::tool_error(e, &mem.display(), "remove")),
-            }
+        let changes = crate::history::removal(io, &path, None);
+        let gone = crate::history::tracked(io, changes, || match io.fs.remove_file(&path) {
+            Ok(()) | Err(FsError::NotFound) => Ok(()),
+            Err(e) => Err(crate::files::tool_error(e, &mem.display(), "remove")),
         });
         if gone.is_ok() {
             removed.push(mem);

@@ -136,10 +136,10 @@ pub fn replace_file_as(
     expected: Stamp,
 ) -> Result<()> {
     // The history records the stamp the write leaves, so the next edit
-    // knows the content it replaces without hashing it.
+    // knows the content it replaces without hashing it (when that pays).
     let staging = Staging {
         durable: true,
-        stamped: history::recording(io),
+        stamped: history::recording(io) && history::stamp_pays(bytes.len() as u64),
     };
     let (mut temp, written) = stage(io, path, shown, bytes, staging, "write")?;
     let change = Change {
@@ -241,7 +241,7 @@ pub fn create_file_as(io: &Io, op: Op, path: &MemPath, shown: &str, bytes: &[u8]
     let fail = |e| tool_error(e, shown, "create");
     let staging = Staging {
         durable: true,
-        stamped: history::recording(io),
+        stamped: history::recording(io) && history::stamp_pays(bytes.len() as u64),
     };
     let (temp, written) = stage(io, path, shown, bytes, staging, "create")?;
     let change = Change {

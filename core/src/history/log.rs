@@ -58,19 +58,31 @@ pub struct Tail {
     /// its lines in flight and their commit go through the one open.
     file: Option<Box<dyn File>>,
     /// The identity of the open log ([`crate::storage::Stamp::hash`]),
-    /// once asked: what a kept tail is checked against ([`keep`]).
+    /// once asked: what a kept tail is checked against ([`keep`]) when the
+    /// adapter does not count a file's names.
     identity: Option<(u64, u64)>,
-    /// The log's modification time as [`keep`] found it.
-    modified: Option<(u64, u32)>,
+    /// The open log as [`keep`] found it.
+    held: Option<HeldAs>,
     /// The contents this instance's last changes left, newest last, while
     /// the tail is kept ([`Tail::remember`]).
     recent: Vec<Left>,
 }
 
-/// A content a change left at a path: its stamp there and its SHA-256.
+/// What [`keep`] saw of the open log: what a write to it or a new file
+/// at its name would move.
+#[derive(Clone, Copy)]
+struct HeldAs {
+    modified: Option<(u64, u32)>,
+    changed: Option<(u64, u32)>,
+    /// Its names, when the adapter counts them.
+    links: Option<u64>,
+}
+
+/// A content a change left at a path: its stamp there, when the change
+/// took it, and its SHA-256.
 struct Left {
     path: String,
-    stamp: Stamp,
+    stamp: Option<Stamp>,
     sha256: String,
 }
 
@@ -85,15 +97,13 @@ impl Tail {
         for v in versions {
             let gone = |l: &Left| l.path == v.path || v.from.as_deref() == Some(&l.path);
             self.recent.retain(|l| !gone(l));
-            if let (Some(stamp), Some(sha256)) = (v.stamp, &v.sha256)
-                && stamp.hash.is_some()
-            {
+            if let Some(sha256) = &v.sha256 {
                 if self.recent.len() == RECENT {
                     self.recent.remove(0);
                 }
                 self.recent.push(Left {
                     path: v.path.clone(),
-                    stamp,
+                    stamp: v.stamp.filter(|s| s.hash.is_some()),
                     sha256: sha256.clone(),
                 });
             }
@@ -109,8 +119,21 @@ impl Tail {
         self.recent
             .iter()
             .rev()
-            .find(|l| l.path == path && l.stamp == *stamp)
+            .find(|l| l.path == path && l.stamp.as_ref() == Some(stamp))
             .map(|l| l.sha256.clone())
+    }
+
+    /// Whether one of this instance's last changes left the content with
+    /// hash `sha256` at `path` (and no change since moved or removed it):
+    /// then the history keeps it, as the newest version of a file still
+    /// there ([`Tail::known`]), and a file found holding it again needs no
+    /// version of its own.
+    pub fn left(&self, path: &str, sha256: &str) -> bool {
+        self.recent
+            .iter()
+            .rev()
+            .find(|l| l.path == path)
+            .is_some_and(|l| l.sha256 == sha256)
     }
 }
 
@@ -327,10 +350,14 @@ pub fn tail_for_write(io: &Io) -> Result<Tail, FsError> {
 ///
 /// Why the check is enough: while the log is held open its file cannot be
 /// freed, so no other file takes its identity; a log replaced (retention,
-/// redaction, a copy) is another file; every other change to it appends
-/// (lines in flight go after the newest line, and are marked dead or put
-/// on record only after), so a log written since is longer; and any write
-/// moves its modification time.
+/// redaction, a copy) or removed is another file, and the one held loses
+/// a name (and its status-change time moves); every other change to it
+/// appends (lines in flight go after the newest line, and are marked dead
+/// or put on record only after), so a log written since is longer; and
+/// any write moves its modification time. Where the adapter counts a
+/// file's names, the held file's own metadata says all of it (one call,
+/// no path walked); elsewhere the name's stamp is compared with the held
+/// file's identity.
 pub fn keep(io: &Io, mut tail: Tail) {
     let Some(slot) = io.warm_history() else {
         return;
@@ -341,13 +368,19 @@ pub fn keep(io: &Io, mut tail: Tail) {
         && tail.flight.is_empty()
         && !tail.unmarked;
     let held = match (&tail.file, clean) {
-        (Some(file), true) => file.stat().ok(),
+        (Some(file), true) => file.stat_named().ok(),
         _ => None,
     };
     *slot.borrow_mut() = held
-        .filter(|meta| meta.size == tail.size && meta.modified.is_some())
-        .map(|meta| {
-            tail.modified = meta.modified;
+        .filter(|(meta, links)| {
+            meta.size == tail.size && meta.modified.is_some() && *links != Some(0)
+        })
+        .map(|(meta, links)| {
+            tail.held = Some(HeldAs {
+                modified: meta.modified,
+                changed: meta.changed,
+                links,
+            });
             Box::new(tail) as Box<dyn std::any::Any>
         });
 }
@@ -361,8 +394,17 @@ fn kept(io: &Io) -> Option<Tail> {
         .take()?
         .downcast::<Tail>()
         .ok()?;
+    let held = tail.held?;
+    if held.links.is_some() {
+        let (meta, links) = tail.file.as_ref()?.stat_named().ok()?;
+        let same = meta.size == tail.size
+            && meta.modified == held.modified
+            && meta.changed == held.changed
+            && links == held.links;
+        return same.then_some(tail);
+    }
     let here = io.fs.stamp(HISTORY_LOG).ok()?;
-    if here.size != tail.size || here.modified != tail.modified || here.hash.is_none() {
+    if here.size != tail.size || here.modified != held.modified || here.hash.is_none() {
         return None;
     }
     let identity = match tail.identity {

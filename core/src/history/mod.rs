@@ -31,6 +31,7 @@ mod track;
 pub mod version;
 
 pub use found::{Author, MAX_FOUND_A_CALL, Recorded, found, record};
+pub use pending::stamp_pays;
 pub use shared::{reading, version, versions};
 pub use track::{Change, MAX_ACTOR_CHARS, actor, moving, own_marker, recording, removal, tracked};
 pub use version::{Op, Version};

@@ -112,6 +112,13 @@ pub fn whole_file_as(io: &Io, path: &str, meta: &crate::storage::Meta) -> Option
 /// (~5 µs through WASI), hashing 4 KiB about as much.
 const STAMPED_FROM: u64 = 4 << 10;
 
+/// Whether a content of `size` bytes is worth its stamp: a write takes the
+/// stamp it leaves (two calls) only for a content the next removal or edit
+/// would otherwise hash at a cost; a smaller one is hashed again instead.
+pub fn stamp_pays(size: u64) -> bool {
+    size >= STAMPED_FROM
+}
+
 /// [`whole_file_as`], with the stamp of what was read when the file is
 /// large enough for it to pay.
 pub fn whole_file_stamped(
@@ -124,7 +131,7 @@ pub fn whole_file_stamped(
     }
     let file = io.fs.open(path, false).ok()?;
     let bytes = files::read_to_end(&*file, 0, Some(files::MAX_FILE_BYTES), Some(meta.size)).ok()?;
-    let stamp = match meta.size >= STAMPED_FROM {
+    let stamp = match stamp_pays(meta.size) {
         true => file.stamp().ok().filter(|s| s.size == bytes.len() as u64),
         false => None,
     };

@@ -11,7 +11,7 @@ use crate::error::{FsError, Result, ToolError};
 use crate::io::Io;
 use crate::layout::{INDEX_FILE, is_reserved};
 use crate::storage::within::Within;
-use crate::storage::{Grant, Stamp};
+use crate::storage::{Grant, Meta, Stamp};
 use crate::text::one_line;
 use crate::vocab::settings::{ACTOR, ACTOR_ID, DEFAULT_ACTOR, OUTSIDE_ACTOR};
 
@@ -216,7 +216,7 @@ fn plan(
             Some(_) if known.is_some() => known,
             Some(old) => {
                 let sha = io.sha256_hex(old);
-                if blobs::put(io, &sha, old)? {
+                if !tail.left(at, &sha) && blobs::put(io, &sha, old)? {
                     // Never recorded: another program's, or older than the history.
                     let at = change.from.clone().unwrap_or_else(|| change.path.clone());
                     let mut version = Version {
@@ -299,9 +299,10 @@ pub fn recording(io: &Io) -> bool {
     retention::Retention::of(io).enabled()
 }
 
-/// The changes removing `rel` (a file, or a directory and all under it) makes.
-pub fn removal(io: &Io, rel: &str) -> Vec<Change> {
-    files_under(io, rel)
+/// The changes removing `rel` (a file, or a directory and all under it)
+/// makes; `meta` is `rel`'s, not followed, when the caller has just read it.
+pub fn removal(io: &Io, rel: &str, meta: Option<Meta>) -> Vec<Change> {
+    files_under(io, rel, meta)
         .into_iter()
         .map(|(path, old, stamp)| Change {
             old_stamp: stamp,
@@ -313,7 +314,7 @@ pub fn removal(io: &Io, rel: &str) -> Vec<Change> {
 /// The changes moving `from` (a file, or a directory and all under it) to
 /// `to` makes: one `renamed` a file, content kept.
 pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
-    files_under(io, from)
+    files_under(io, from, None)
         .into_iter()
         .map(|(path, content, stamp)| Change {
             from: Some(path.clone()),
@@ -331,8 +332,13 @@ pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
 /// Every regular file at or under `rel` that the history covers, with its
 /// content when it can be read (none past the largest file memcap reads)
 /// and, for a large one, the stamp of what was read.
-/// Nothing when history is off.
-fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>, Option<Stamp>)> {
+/// Nothing when history is off. `known` is `rel`'s metadata, not
+/// followed, if the caller has it.
+fn files_under(
+    io: &Io,
+    rel: &str,
+    mut known: Option<Meta>,
+) -> Vec<(String, Option<Vec<u8>>, Option<Stamp>)> {
     use crate::storage::Kind;
     let mut found = Vec::new();
     if !recording(io) {
@@ -340,7 +346,7 @@ fn files_under(io: &Io, rel: &str) -> Vec<(String, Option<Vec<u8>>, Option<Stamp
     }
     let mut stack = vec![rel.to_owned()];
     while let Some(path) = stack.pop() {
-        let Ok(meta) = io.fs.stat(&path, false) else {
+        let Some(meta) = known.take().or_else(|| io.fs.stat(&path, false).ok()) else {
             continue;
         };
         match meta.kind {

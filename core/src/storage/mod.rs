@@ -168,6 +168,14 @@ pub trait File {
     /// replacement of the name does not change it).
     fn stamp(&self) -> Result<Stamp, FsError>;
 
+    /// What [`File::stat`] says, with how many names the file has (its
+    /// hard links) when the adapter knows: a file whose name was replaced
+    /// or removed while it was open has one fewer, and its status-change
+    /// time moves. `None` when the adapter cannot tell.
+    fn stat_named(&self) -> Result<(Meta, Option<u64>), FsError> {
+        self.stat().map(|meta| (meta, None))
+    }
+
     /// Up to `len` bytes from `offset`, and whether the end of the file was
     /// reached: a read that meets the end may say so, or leave it to the
     /// next read, which is empty (WASI hosts do), so callers stop at either.

@@ -331,6 +331,11 @@ impl File for WasiFile {
         Ok(stamp(&st, self.0.metadata_hash()))
     }
 
+    fn stat_named(&self) -> Result<(Meta, Option<u64>), FsError> {
+        let st = self.0.stat().map_err(fs_error)?;
+        Ok((meta(&st), Some(st.link_count)))
+    }
+
     fn read_at(&self, offset: u64, len: u64) -> Result<(Vec<u8>, bool), FsError> {
         self.0.read(len, offset).map_err(fs_error)
     }
