@@ -770,6 +770,34 @@ mod tests {
     }
 
     #[test]
+    fn a_small_content_left_without_a_stamp_is_known_by_its_hash_only_where_it_was_left() {
+        let mut tail = Tail::default();
+        let unstamped = |path: &str, op, from: Option<&str>, id, sha| Version {
+            stamp: None,
+            ..version(path, op, from, id, sha)
+        };
+        tail.remember(&[
+            unstamped("a.md", Op::Created, None, 1, Some("one")),
+            unstamped("b.md", Op::Created, None, 2, Some("two")),
+        ]);
+        assert!(tail.left("a.md", "one"));
+        // No stamp to know it by, and nowhere else.
+        assert_eq!(tail.known("a.md", &stamp(1)), None);
+        assert!(!tail.left("a.md", "two"), "what another path holds");
+        assert!(!tail.left("c.md", "one"), "a path it never wrote");
+        // What a file holds now is what its newest change left.
+        tail.remember(&[unstamped("a.md", Op::Modified, None, 3, Some("three"))]);
+        assert!(!tail.left("a.md", "one"));
+        assert!(tail.left("a.md", "three"));
+        // Moved away or removed: nothing left there.
+        tail.remember(&[unstamped("c.md", Op::Renamed, Some("b.md"), 4, Some("two"))]);
+        assert!(!tail.left("b.md", "two"));
+        assert!(tail.left("c.md", "two"));
+        tail.remember(&[unstamped("a.md", Op::Deleted, None, 5, None)]);
+        assert!(!tail.left("a.md", "three"));
+    }
+
+    #[test]
     fn a_tail_read_from_the_log_knows_what_its_newest_version_left() {
         use crate::storage::Storage;
         let fs = crate::storage::memory::MemoryStorage::new();
