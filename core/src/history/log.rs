@@ -13,12 +13,13 @@
 //! (`{`) was written by a memcap before marks, which kept its changes in
 //! flight in a file of their own.
 
+use super::recent::Recent;
 use super::version::Version;
 use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
 use crate::layout::{HISTORY_DIR, HISTORY_LOG, RESERVED};
-use crate::storage::{File, Stamp};
+use crate::storage::File;
 
 /// The most of the log one call reads: far above what the default
 /// retention (256 MiB of content and log together) lets it reach.
@@ -63,9 +64,9 @@ pub struct Tail {
     identity: Option<(u64, u64)>,
     /// The open log as [`keep`] found it.
     held: Option<HeldAs>,
-    /// The contents this instance's last changes left, newest last, while
-    /// the tail is kept ([`Tail::remember`]).
-    recent: Vec<Left>,
+    /// The contents the log's newest version and, while the tail is kept,
+    /// this instance's last changes left.
+    pub recent: Recent,
 }
 
 /// What [`keep`] saw of the open log: what a write to it or a new file
@@ -76,65 +77,6 @@ struct HeldAs {
     changed: Option<(u64, u32)>,
     /// Its names, when the adapter counts them.
     links: Option<u64>,
-}
-
-/// A content a change left at a path: its stamp there, when the change
-/// took it, and its SHA-256.
-struct Left {
-    path: String,
-    stamp: Option<Stamp>,
-    sha256: String,
-}
-
-/// How many contents a kept tail remembers.
-const RECENT: usize = 32;
-
-impl Tail {
-    /// Remembers the contents `versions` (on record) left, so a later
-    /// change that replaces one of them, still as it was left, knows its
-    /// hash without reading or hashing it ([`Tail::known`]).
-    pub fn remember(&mut self, versions: &[Version]) {
-        for v in versions {
-            let gone = |l: &Left| l.path == v.path || v.from.as_deref() == Some(&l.path);
-            self.recent.retain(|l| !gone(l));
-            if let Some(sha256) = &v.sha256 {
-                if self.recent.len() == RECENT {
-                    self.recent.remove(0);
-                }
-                self.recent.push(Left {
-                    path: v.path.clone(),
-                    stamp: v.stamp.filter(|s| s.hash.is_some()),
-                    sha256: sha256.clone(),
-                });
-            }
-        }
-    }
-
-    /// The hash of the content at `path` whose stamp is `stamp`, when the
-    /// log's newest version or one of this instance's last changes left it
-    /// so. It is the newest version of a file still there, which retention
-    /// keeps: while the tail is kept no other change reached the log, and a
-    /// file another program wrote has another stamp.
-    pub fn known(&self, path: &str, stamp: &Stamp) -> Option<String> {
-        self.recent
-            .iter()
-            .rev()
-            .find(|l| l.path == path && l.stamp.as_ref() == Some(stamp))
-            .map(|l| l.sha256.clone())
-    }
-
-    /// Whether one of this instance's last changes left the content with
-    /// hash `sha256` at `path` (and no change since moved or removed it):
-    /// then the history keeps it, as the newest version of a file still
-    /// there ([`Tail::known`]), and a file found holding it again needs no
-    /// version of its own.
-    pub fn left(&self, path: &str, sha256: &str) -> bool {
-        self.recent
-            .iter()
-            .rev()
-            .find(|l| l.path == path)
-            .is_some_and(|l| l.sha256 == sha256)
-    }
 }
 
 /// A change's versions written in flight ([`begin`]): where, and their
@@ -474,9 +416,9 @@ fn read_tail(file: Box<dyn File>, keep: bool) -> Result<Tail, FsError> {
         if newest.is_some() || from == 0 || window >= MAX_LOG_BYTES {
             flight.reverse();
             // What the newest version left is known as the contents a kept
-            // tail's changes left are ([`Tail::known`]).
+            // tail's changes left are ([`Recent::known`]).
             if let Some(newest) = &newest {
-                tail.remember(std::slice::from_ref(newest));
+                tail.recent.remember(std::slice::from_ref(newest));
             }
             tail.last = newest;
             tail.flight = flight;
@@ -731,6 +673,7 @@ pub fn parse_line(line: &[u8]) -> Option<Version> {
 mod tests {
     use super::*;
     use crate::history::version::Op;
+    use crate::storage::Stamp;
 
     fn version(path: &str, op: Op, from: Option<&str>, id: u64, sha: Option<&str>) -> Version {
         Version {
@@ -749,55 +692,6 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_tail_knows_what_its_changes_left_until_the_file_moves_on() {
-        let mut tail = Tail::default();
-        tail.remember(&[
-            version("a.md", Op::Created, None, 1, Some("one")),
-            version("b.md", Op::Created, None, 2, Some("two")),
-        ]);
-        assert_eq!(tail.known("a.md", &stamp(1)).as_deref(), Some("one"));
-        // Another stamp is another content (another program's write).
-        assert_eq!(tail.known("a.md", &stamp(2)), None);
-        tail.remember(&[version("a.md", Op::Modified, None, 3, Some("three"))]);
-        assert_eq!(tail.known("a.md", &stamp(1)), None);
-        assert_eq!(tail.known("a.md", &stamp(3)).as_deref(), Some("three"));
-        // A rename takes what it moved away from its old path; a removal
-        // leaves nothing known.
-        tail.remember(&[version("c.md", Op::Renamed, Some("b.md"), 4, None)]);
-        assert_eq!(tail.known("b.md", &stamp(2)), None);
-        tail.remember(&[version("a.md", Op::Deleted, None, 5, None)]);
-        assert_eq!(tail.known("a.md", &stamp(3)), None);
-    }
-
-    #[test]
-    fn a_small_content_left_without_a_stamp_is_known_by_its_hash_only_where_it_was_left() {
-        let mut tail = Tail::default();
-        let unstamped = |path: &str, op, from: Option<&str>, id, sha| Version {
-            stamp: None,
-            ..version(path, op, from, id, sha)
-        };
-        tail.remember(&[
-            unstamped("a.md", Op::Created, None, 1, Some("one")),
-            unstamped("b.md", Op::Created, None, 2, Some("two")),
-        ]);
-        assert!(tail.left("a.md", "one"));
-        // No stamp to know it by, and nowhere else.
-        assert_eq!(tail.known("a.md", &stamp(1)), None);
-        assert!(!tail.left("a.md", "two"), "what another path holds");
-        assert!(!tail.left("c.md", "one"), "a path it never wrote");
-        // What a file holds now is what its newest change left.
-        tail.remember(&[unstamped("a.md", Op::Modified, None, 3, Some("three"))]);
-        assert!(!tail.left("a.md", "one"));
-        assert!(tail.left("a.md", "three"));
-        // Moved away or removed: nothing left there.
-        tail.remember(&[unstamped("c.md", Op::Renamed, Some("b.md"), 4, Some("two"))]);
-        assert!(!tail.left("b.md", "two"));
-        assert!(tail.left("c.md", "two"));
-        tail.remember(&[unstamped("a.md", Op::Deleted, None, 5, None)]);
-        assert!(!tail.left("a.md", "three"));
-    }
-
-    #[test]
     fn a_tail_read_from_the_log_knows_what_its_newest_version_left() {
         use crate::storage::Storage;
         let fs = crate::storage::memory::MemoryStorage::new();
@@ -807,21 +701,8 @@ mod tests {
         ]);
         fs.write_new("log", text.as_bytes(), false).unwrap();
         let tail = read_tail(fs.open("log", false).unwrap(), false).unwrap();
-        assert_eq!(tail.known("b.md", &stamp(2)).as_deref(), Some("two"));
+        assert_eq!(tail.recent.known("b.md", &stamp(2)).as_deref(), Some("two"));
         // Only the newest: an older one's content may since have gone.
-        assert_eq!(tail.known("a.md", &stamp(1)), None);
-    }
-
-    #[test]
-    fn a_kept_tail_remembers_only_the_newest_contents() {
-        let mut tail = Tail::default();
-        let many: Vec<Version> = (0..RECENT as u64 + 8)
-            .map(|i| version(&format!("n{i}.md"), Op::Created, None, i, Some("x")))
-            .collect();
-        tail.remember(&many);
-        assert_eq!(tail.recent.len(), RECENT);
-        assert_eq!(tail.known("n0.md", &stamp(0)), None);
-        let last = RECENT as u64 + 7;
-        assert!(tail.known(&format!("n{last}.md"), &stamp(last)).is_some());
+        assert_eq!(tail.recent.known("a.md", &stamp(1)), None);
     }
 }

@@ -23,6 +23,7 @@ pub mod paths;
 mod pending;
 pub mod problem;
 pub mod query;
+mod recent;
 pub mod redact;
 pub mod restore;
 pub mod retention;

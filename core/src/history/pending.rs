@@ -108,7 +108,7 @@ pub fn whole_file_as(io: &Io, path: &str, meta: &crate::storage::Meta) -> Option
 }
 
 /// Files from this size on are read with their stamp, which may spare
-/// hashing them ([`super::log::Tail::known`]): the stamp costs a call
+/// hashing them ([`super::recent::Recent::known`]): the stamp costs a call
 /// (~5 µs through WASI), hashing 4 KiB about as much.
 const STAMPED_FROM: u64 = 4 << 10;
 

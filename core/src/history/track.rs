@@ -178,7 +178,7 @@ fn track_in<T>(
         retention::upkeep(io, &tail, added, &retention);
         // After a failed change the next one reads the log again.
         if result.is_ok() {
-            tail.remember(&planned);
+            tail.recent.remember(&planned);
             log::keep(io, tail);
         }
     }
@@ -211,12 +211,12 @@ fn plan(
         let known = change
             .old_stamp
             .filter(|s| s.hash.is_some())
-            .and_then(|s| tail.known(at, &s));
+            .and_then(|s| tail.recent.known(at, &s));
         let prev = match &change.old {
             Some(_) if known.is_some() => known,
             Some(old) => {
                 let sha = io.sha256_hex(old);
-                if !tail.left(at, &sha) && blobs::put(io, &sha, old)? {
+                if !tail.recent.left(at, &sha) && blobs::put(io, &sha, old)? {
                     // Never recorded: another program's, or older than the history.
                     let at = change.from.clone().unwrap_or_else(|| change.path.clone());
                     let mut version = Version {
