@@ -22,6 +22,7 @@ use crate::error::FsError;
 use crate::files;
 use crate::io::Io;
 use crate::layout::HISTORY_PACKS;
+use crate::vocab::precondition::hex;
 
 const MAGIC: &[u8; 8] = b"MCPACK01";
 /// Magic, then the record count.
@@ -77,10 +78,6 @@ fn hash_bytes(sha: &str) -> Option<[u8; 32]> {
         *byte = u8::from_str_radix(sha.get(2 * i..2 * i + 2)?, 16).ok()?;
     }
     Some(out)
-}
-
-fn hash_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -358,7 +355,7 @@ pub fn plan(
         false => gone.iter().any(|g| g == sha),
     };
     let before = index.len();
-    index.retain(|hash, _| !drop_it(&hash_hex(hash)));
+    index.retain(|hash, _| !drop_it(&hex(hash)));
     let dropped = before - index.len();
     // Loose contents: dropped, or packed (unless packed already).
     let (mut drop_loose, mut loose) = (Vec::new(), Vec::new());
@@ -495,7 +492,7 @@ pub fn apply(io: &Io, plan: Plan) -> Result<Packed, FsError> {
     // Where the batch starts in its segment.
     let mut start = at;
     for (hash, source) in moving {
-        let sha = hash_hex(&hash);
+        let sha = hex(&hash);
         let bytes = match source {
             Source::Packed(place) => get_at(io, &sha, place)?,
             Source::Loose(sha) => loose::get(io, &sha)?,

@@ -33,8 +33,16 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&sha256(bytes))
 }
 
-fn hex(digest: &[u8; 32]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+/// `bytes` as lowercase hex, two digits a byte: from a table rather than a
+/// `format!` a byte, since every change writes a hash or two.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 /// 64 hex digits (either case) as a digest; `None` for anything else.
@@ -67,5 +75,9 @@ mod tests {
         assert_eq!(parse_hex(&format!("{}g", &empty[1..])), None);
         assert_eq!(parse_hex(&format!("+{}", &empty[1..])), None);
         assert_eq!(parse_hex(&"é".repeat(32)), None);
+        assert_eq!(hex(&[0x00, 0x0f, 0xa5, 0xf0, 0xff]), "000fa5f0ff");
+        let every: Vec<u8> = (0..=255).collect();
+        let parts: Vec<String> = every.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex(&every), parts.concat());
     }
 }
