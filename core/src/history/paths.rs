@@ -3,9 +3,10 @@
 //! one file, `memory_history` of a note) cost what they return, not a
 //! read of the whole log.
 //!
-//! Written whole by the upkeep that already reads the whole log (every
-//! few hundred versions, [`super::retention`]) and after a redaction
-//! rewrites it, never by a change, so writes cost nothing more. It covers
+//! Written by the upkeep every few hundred versions ([`super::retention`]:
+//! the versions since filed in it, from the log's end, or all of them by
+//! a pruning, which reads the whole log anyway) and after a redaction
+//! rewrites the log, never by a change, so writes cost nothing more. It covers
 //! the log up to a point; the lines after it (the versions since) are
 //! read as they are. Records are fixed-width, sorted by the first eight
 //! bytes of the SHA-256 of a path (a rename is filed under both its
@@ -42,6 +43,10 @@ const RECORD: usize = 8 + 8 + 8 + 4;
 /// (the versions since the last upkeep, which writes it every 256); past
 /// it, the lookup writes the index anew.
 const MAX_BEHIND: u64 = 128 << 10;
+/// The most of the log past what the index covers that the upkeep files
+/// in it ([`extend`]): the versions between two upkeeps, however long
+/// their lines.
+const MAX_EXTEND: u64 = 1 << 20;
 /// Lines this close together are read in one go.
 const GAP: u64 = 4 << 10;
 /// The most bytes one read of lines takes.
@@ -75,19 +80,38 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 /// Replaces the index with one of `versions`, each at `placed` in the
 /// log (as [`log::read_all_placed`] or [`log::rewrite`] give them).
 pub fn write(io: &Io, versions: &[Version], placed: &[Placed]) -> Result<(), FsError> {
-    let mut records: Vec<(u64, u64, Placed)> = Vec::with_capacity(versions.len() + 16);
-    for (v, at) in versions.iter().zip(placed) {
-        records.push((key_hash(&v.path), v.v, *at));
+    let mut records: Vec<Record> = Vec::with_capacity(versions.len() + 16);
+    file(&mut records, versions.iter().zip(placed.iter().copied()));
+    let last = versions.last().zip(placed.last().copied());
+    write_records(io, records, last)
+}
+
+/// A path's hash, a version's number, where its line is.
+type Record = (u64, u64, Placed);
+
+/// Adds the records of `versions` (a rename filed under both names).
+fn file<'a>(records: &mut Vec<Record>, versions: impl Iterator<Item = (&'a Version, Placed)>) {
+    for (v, at) in versions {
+        records.push((key_hash(&v.path), v.v, at));
         if v.op == Op::Renamed
             && let Some(from) = v.from.as_deref().filter(|f| *f != v.path)
         {
-            records.push((key_hash(from), v.v, *at));
+            records.push((key_hash(from), v.v, at));
         }
     }
+}
+
+/// Writes the index of `records`, covering the log up to the end of
+/// `last`'s line.
+fn write_records(
+    io: &Io,
+    mut records: Vec<Record>,
+    last: Option<(&Version, Placed)>,
+) -> Result<(), FsError> {
     records.sort_unstable_by_key(|(hash, v, _)| (*hash, *v));
-    let (last_at, last_v, covered) = match (versions.last(), placed.last()) {
-        (Some(v), Some(at)) => (at.at, v.v, at.at + u64::from(at.len) + 1),
-        _ => (0, 0, 0),
+    let (last_at, last_v, covered) = match last {
+        Some((v, at)) => (at.at, v.v, at.at + u64::from(at.len) + 1),
+        None => (0, 0, 0),
     };
     let mut bytes = Vec::with_capacity(HEADER + FANOUT + records.len() * RECORD);
     bytes.extend_from_slice(MAGIC);
@@ -111,6 +135,52 @@ pub fn write(io: &Io, versions: &[Version], placed: &[Placed]) -> Result<(), FsE
     }
     log::ensure_dir(io)?;
     files::put_private(io, HISTORY_PATHS, &bytes)
+}
+
+/// Files the versions put on record since what the index covers, and
+/// writes it anew: what the upkeep does between prunings, reading the
+/// index and the log's end, never the whole log. `false` when the index
+/// cannot be extended (there is none, the log no longer matches it, or
+/// more than [`MAX_EXTEND`] of the log is past it): then only a reading
+/// of the whole log writes it.
+pub fn extend(io: &Io) -> Result<bool, FsError> {
+    let open = |path| match io.fs.open(path, false) {
+        Ok(file) => Ok(Some(file)),
+        Err(FsError::NotFound) => Ok(None),
+        Err(e) => Err(e),
+    };
+    let (Some(log), Some(index)) = (open(HISTORY_LOG)?, open(HISTORY_PATHS)?) else {
+        return Ok(false);
+    };
+    let size = log.stat()?.size;
+    let Some((covered, head)) = head_of(&*index, &*log, size)? else {
+        return Ok(false);
+    };
+    let uncovered = size - covered;
+    if uncovered > MAX_EXTEND {
+        return Ok(false);
+    }
+    let since = files::read_to_end(&*log, covered, Some(uncovered), Some(uncovered))?;
+    let since = log::parse_placed(&since, covered);
+    let Some((newest, at)) = since.last() else {
+        return Ok(true);
+    };
+    let count = u64_at(&head, 32);
+    let len = count.saturating_mul(RECORD as u64);
+    let body = files::read_to_end(&*index, (HEADER + FANOUT) as u64, Some(len), Some(len))?;
+    if body.len() as u64 != len {
+        return Ok(false);
+    }
+    let mut records: Vec<Record> = Vec::with_capacity(body.len() / RECORD + since.len() * 2);
+    records.extend(body.chunks_exact(RECORD).map(|r| {
+        let at = Placed {
+            at: u64_at(r, 16),
+            len: u32_at(r, 24),
+        };
+        (u64_at(r, 0), u64_at(r, 8), at)
+    }));
+    file(&mut records, since.iter().map(|(v, at)| (v, *at)));
+    write_records(io, records, Some((newest, *at))).map(|()| true)
 }
 
 /// Removes the index (before a redaction rewrites the log: the hashes of

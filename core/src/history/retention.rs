@@ -65,9 +65,11 @@ pub struct Pruned {
 /// (unless the last pruning could not get under them: then only every
 /// [`AGE_EVERY`] versions, so a history its live files alone fill does
 /// not cost every change a read of the whole log), and each time the
-/// versions' count passes a multiple of [`AGE_EVERY`] to drop what is
-/// past its days (and write the index by path). `added`: how many
-/// versions the change logged (a copy of many files logs them at once).
+/// versions' count passes a multiple of [`AGE_EVERY`] when the oldest
+/// version is past its days. At the other multiples it only files the
+/// versions since in the index by path and packs their contents
+/// ([`step`]). `added`: how many versions the change logged (a copy of
+/// many files logs them at once).
 pub fn after(
     io: &Io,
     tail: &log::Tail,
@@ -80,11 +82,53 @@ pub fn after(
     let over = newest.total > retention.bytes || tail.end > retention.log_bound();
     let first = newest.v.saturating_sub(added.max(1) as u64 - 1).max(1);
     let crossed = (first - 1) / AGE_EVERY != newest.v / AGE_EVERY;
-    if (over && !newest.over) || crossed {
-        prune(io, retention)
-    } else {
-        Ok(Pruned::default())
+    if over && !newest.over {
+        return prune(io, retention);
     }
+    if !crossed {
+        return Ok(Pruned::default());
+    }
+    match over || !within_days(io, newest, retention)? || !step(io, tail, retention)? {
+        true => prune(io, retention),
+        false => Ok(Pruned::default()),
+    }
+}
+
+/// Whether nothing is past its days: the oldest version (the log's first
+/// line, read from its start) is not, and the log counts its versions
+/// (one written before memcap counted them is pruned to be counted).
+fn within_days(io: &Io, newest: &Version, retention: &Retention) -> Result<bool, FsError> {
+    if newest.n == 0 {
+        return Ok(false);
+    }
+    let cutoff = io
+        .now_seconds()
+        .saturating_sub(retention.days.saturating_mul(86_400));
+    Ok(log::first(io)?.is_none_or(|oldest| oldest.t >= cutoff))
+}
+
+/// The upkeep of a history within its bounds, which drops nothing: the
+/// versions since the last upkeep filed in the index by path and the
+/// contents they kept packed, from the index and the log's end, so that it
+/// costs what was written since, not a read of the whole log (which every
+/// upkeep was: ~40 ms every 256 versions at 10,000). `false` when only a
+/// pruning will do (the index by path cannot be extended).
+fn step(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<bool, FsError> {
+    if !super::paths::extend(io)? {
+        return Ok(false);
+    }
+    // Nothing is dropped, so contents no version names (a crash's) are
+    // packed too, and left for a pruning to sweep.
+    let plan = packs::plan(
+        io,
+        &HashSet::new(),
+        &[],
+        false,
+        retention.bytes / 10 * 9,
+        tail.end,
+    )?;
+    packs::apply(io, plan)?;
+    Ok(true)
 }
 
 /// [`after`], its failure kept for `memory_stats` ([`super::problem`])
