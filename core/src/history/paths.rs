@@ -165,8 +165,12 @@ pub fn extend(io: &Io) -> Result<bool, FsError> {
     let Some((newest, at)) = since.last() else {
         return Ok(true);
     };
-    let count = u64_at(&head, 32);
-    let len = count.saturating_mul(RECORD as u64);
+    // The records its header counts, when they are what the file holds (a
+    // damaged count is not read, nor made room for).
+    let len = u64_at(&head, 32).saturating_mul(RECORD as u64);
+    if index.stat()?.size != (HEADER + FANOUT) as u64 + len {
+        return Ok(false);
+    }
     let body = files::read_to_end(&*index, (HEADER + FANOUT) as u64, Some(len), Some(len))?;
     if body.len() as u64 != len {
         return Ok(false);

@@ -110,9 +110,9 @@ fn within_days(io: &Io, newest: &Version, retention: &Retention) -> Result<bool,
 /// The upkeep of a history within its bounds, which drops nothing: the
 /// versions since the last upkeep filed in the index by path and the
 /// contents they kept packed, from the index and the log's end, so that it
-/// costs what was written since, not a read of the whole log (which every
-/// upkeep was: ~40 ms every 256 versions at 10,000). `false` when only a
-/// pruning will do (the index by path cannot be extended).
+/// costs what was written since, not a read of the whole log
+/// (docs/benchmarks.md, "The upkeep without the whole log"). `false` when
+/// only a pruning will do (the index by path cannot be extended).
 fn step(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<bool, FsError> {
     if !super::paths::extend(io)? {
         return Ok(false);
