@@ -672,24 +672,8 @@ pub fn parse_line(line: &[u8]) -> Option<Version> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::history::recent::tests::{stamp, version};
     use crate::history::version::Op;
-    use crate::storage::Stamp;
-
-    fn version(path: &str, op: Op, from: Option<&str>, id: u64, sha: Option<&str>) -> Version {
-        Version {
-            t: 0,
-            stamp: sha.map(|_| stamp(id)),
-            ..Version::sample(id, op, path, from, sha)
-        }
-    }
-
-    fn stamp(id: u64) -> Stamp {
-        Stamp {
-            size: 1,
-            modified: Some((id, 0)),
-            hash: Some((id, 0)),
-        }
-    }
 
     #[test]
     fn a_tail_read_from_the_log_knows_what_its_newest_version_left() {

@@ -68,12 +68,20 @@ impl Recent {
     }
 }
 
+/// Versions and stamps for tests of what the log remembers (here and in
+/// `log.rs`).
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::history::version::Op;
 
-    fn version(path: &str, op: Op, from: Option<&str>, id: u64, sha: Option<&str>) -> Version {
+    pub(in crate::history) fn version(
+        path: &str,
+        op: Op,
+        from: Option<&str>,
+        id: u64,
+        sha: Option<&str>,
+    ) -> Version {
         Version {
             t: 0,
             stamp: sha.map(|_| stamp(id)),
@@ -81,7 +89,7 @@ mod tests {
         }
     }
 
-    fn stamp(id: u64) -> Stamp {
+    pub(in crate::history) fn stamp(id: u64) -> Stamp {
         Stamp {
             size: 1,
             modified: Some((id, 0)),
