@@ -417,3 +417,62 @@ fn a_content_another_program_left_is_kept_before_a_warm_handle_replaces_it() {
     assert_eq!(versions.len(), 3, "created, theirs, modified");
 }
 }
+
+#[test]
+fn a_note_replaced_by_one_of_the_same_size_and_time_is_kept_before_a_delete() {
+    let f = Fixture::directory();
+    let m = &f.memory;
+    // (The first change creates the log; from the second on the handle
+    // keeps it open, and what its changes left.)
+    m.create("/memories/b.md", "first\n").unwrap();
+    m.create("/memories/a.md", "ours-ours\n").unwrap();
+    // Another program puts another file of the same size at the note this
+    // handle just wrote, with its modification time: only the file's
+    // status-change or creation time tells, which a delete that does not
+    // read the file must look at. (A file made within the same tick of the
+    // file system's clock would not tell: one is made until it does.)
+    let path = f.root().join("a.md");
+    let ours = std::fs::metadata(&path).unwrap();
+    let theirs = f.root().join("theirs.tmp");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        std::fs::write(&theirs, "THEIRS-99\n").unwrap();
+        let made = std::fs::metadata(&theirs).unwrap();
+        if made.created().ok() != ours.created().ok() || made.created().is_err() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the clock never moved"
+        );
+        std::fs::remove_file(&theirs).unwrap();
+    }
+    std::fs::File::options()
+        .write(true)
+        .open(&theirs)
+        .and_then(|file| file.set_modified(ours.modified().unwrap()))
+        .unwrap();
+    std::fs::rename(&theirs, &path).unwrap();
+    m.delete("/memories/a.md").unwrap();
+    let versions = m.history_list("/memories/a.md", None, None).unwrap();
+    let theirs = versions
+        .iter()
+        .find(|v| v.actor == "(outside memcap)")
+        .expect("the other program's content is a version of its own");
+    assert_eq!(
+        m.history_show("/memories/a.md", theirs.number).unwrap(),
+        b"THEIRS-99\n"
+    );
+    assert_eq!(versions.len(), 3, "created, theirs, deleted");
+    // Left as this handle wrote it, a note is deleted without being read,
+    // and its content is the version before the deletion all the same.
+    m.create("/memories/c.md", "ours-too\n").unwrap();
+    m.delete("/memories/c.md").unwrap();
+    let versions = m.history_list("/memories/c.md", None, None).unwrap();
+    assert_eq!(versions.len(), 2, "created, deleted");
+    assert_eq!(
+        m.history_show("/memories/c.md", versions[1].number)
+            .unwrap(),
+        b"ours-too\n"
+    );
+}

@@ -293,7 +293,7 @@ pub fn tail_for_write(io: &Io) -> Result<Tail, FsError> {
 /// Why the check is enough: while the log is held open its file cannot be
 /// freed, so no other file takes its identity; a log replaced (retention,
 /// redaction, a copy) or removed is another file, and the one held loses
-/// a name (and its status-change time moves); every other change to it
+/// a name; every other change to it
 /// appends (lines in flight go after the newest line, and are marked dead
 /// or put on record only after), so a log written since is longer; and
 /// any write moves its modification time. Where the adapter counts a
@@ -325,6 +325,34 @@ pub fn keep(io: &Io, mut tail: Tail) {
             });
             Box::new(tail) as Box<dyn std::any::Any>
         });
+}
+
+/// Tells the kept tail what a stat found at `path` right after this call
+/// wrote `bytes` there ([`Recent::seen`]). The hash is this call's, known
+/// already ([`Io::sha256_hex`]).
+pub fn seen(io: &Io, path: &str, meta: &crate::storage::Meta, bytes: &[u8]) {
+    let Some(slot) = io.warm_history() else {
+        return;
+    };
+    let mut slot = slot.borrow_mut();
+    let Some(tail) = slot.as_mut().and_then(|t| t.downcast_mut::<Tail>()) else {
+        return;
+    };
+    if tail.recent.unseen(path) {
+        tail.recent.seen(path, &io.sha256_hex(bytes), meta);
+    }
+}
+
+/// The hash of the content at `path`, when a change of this instance left
+/// it there and the file still has the metadata `meta` it had right after
+/// ([`Recent::seen_as`]). Whether the content is still kept is for the
+/// change to ask of the tail it reads ([`Recent::left`]).
+pub fn seen_as(io: &Io, path: &str, meta: &crate::storage::Meta) -> Option<String> {
+    let slot = io.warm_history()?.borrow();
+    slot.as_ref()?
+        .downcast_ref::<Tail>()?
+        .recent
+        .seen_as(path, meta)
 }
 
 /// The tail [`keep`] kept, taken, if the log is still the file it holds,

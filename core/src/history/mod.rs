@@ -32,6 +32,7 @@ mod track;
 pub mod version;
 
 pub use found::{Author, MAX_FOUND_A_CALL, Recorded, found, record};
+pub use log::seen as seen_written;
 pub use pending::stamp_pays;
 pub use shared::{reading, version, versions};
 pub use track::{Change, MAX_ACTOR_CHARS, actor, moving, own_marker, recording, removal, tracked};

@@ -5,7 +5,7 @@
 //! replacing or removing it needs neither a hash by reading nor a copy.
 
 use super::version::Version;
-use crate::storage::Stamp;
+use crate::storage::{Kind, Meta, Stamp};
 
 /// How many contents are remembered.
 const RECENT: usize = 32;
@@ -15,11 +15,42 @@ const RECENT: usize = 32;
 pub struct Recent(Vec<Left>);
 
 /// A content a change left at a path: its stamp there, when the change
-/// took it, and its SHA-256.
+/// took it, what the catalog found there right after ([`Recent::seen`]),
+/// and its SHA-256.
 struct Left {
     path: String,
     stamp: Option<Stamp>,
+    seen: Option<Seen>,
     sha256: String,
+}
+
+/// A file's size and times as a stat right after a write found them. A
+/// file put in its place since has another status-change time (or, as
+/// wasmtime reports it, creation time: [`Meta::changed`]), which no
+/// program can set; one written over in place another modification time.
+/// A program that does either within one tick of the file system's clock,
+/// with the same size, or writes over it in place and sets its
+/// modification time back, is as unseen as it is to a stamp
+/// ([`Recent::known`]), which the history already trusts for larger
+/// files.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    size: u64,
+    modified: (u64, u32),
+    changed: (u64, u32),
+}
+
+impl Seen {
+    fn of(meta: &Meta) -> Option<Self> {
+        if meta.kind != Kind::File {
+            return None;
+        }
+        Some(Self {
+            size: meta.size,
+            modified: meta.modified?,
+            changed: meta.changed?,
+        })
+    }
 }
 
 impl Recent {
@@ -37,6 +68,7 @@ impl Recent {
                 self.0.push(Left {
                     path: v.path.clone(),
                     stamp: v.stamp.filter(|s| s.hash.is_some()),
+                    seen: None,
                     sha256: sha256.clone(),
                 });
             }
@@ -55,16 +87,44 @@ impl Recent {
             .map(|l| l.sha256.clone())
     }
 
+    /// Whether the newest change at `path` left a content not yet
+    /// [`Recent::seen`] there.
+    pub fn unseen(&self, path: &str) -> bool {
+        self.newest(path).is_some_and(|l| l.seen.is_none())
+    }
+
+    /// Takes what a stat found at `path` right after this call wrote the
+    /// content with hash `sha256` there (the catalog's look at what it
+    /// wrote), if that is what the newest change at `path` left: a later
+    /// change that finds the file so knows its content without reading it
+    /// ([`Recent::seen_as`]).
+    pub fn seen(&mut self, path: &str, sha256: &str, meta: &Meta) {
+        if let Some(left) = self.0.iter_mut().rev().find(|l| l.path == path)
+            && left.sha256 == sha256
+            && left.seen.is_none()
+        {
+            left.seen = Seen::of(meta);
+        }
+    }
+
+    /// The hash of the content at `path`, when the newest change there
+    /// left it and the file's metadata is still `meta`, as it was seen
+    /// right after ([`Recent::seen`]).
+    pub fn seen_as(&self, path: &str, meta: &Meta) -> Option<String> {
+        let left = self.newest(path)?;
+        (left.seen.is_some() && left.seen == Seen::of(meta)).then(|| left.sha256.clone())
+    }
+
+    fn newest(&self, path: &str) -> Option<&Left> {
+        self.0.iter().rev().find(|l| l.path == path)
+    }
+
     /// Whether the newest of the last changes at `path` left the content
     /// with hash `sha256` there: a file found holding it (read and hashed,
     /// for a content too small to be stamped) needs no version of its own
     /// and no copy kept again.
     pub fn left(&self, path: &str, sha256: &str) -> bool {
-        self.0
-            .iter()
-            .rev()
-            .find(|l| l.path == path)
-            .is_some_and(|l| l.sha256 == sha256)
+        self.newest(path).is_some_and(|l| l.sha256 == sha256)
     }
 }
 
@@ -144,6 +204,64 @@ pub(super) mod tests {
         assert!(recent.left("c.md", "two"));
         recent.remember(&[unstamped("a.md", Op::Deleted, None, 5, None)]);
         assert!(!recent.left("a.md", "three"));
+    }
+
+    fn meta(size: u64, modified: u64, changed: u64) -> Meta {
+        Meta {
+            kind: Kind::File,
+            size,
+            modified: Some((modified, 7)),
+            changed: Some((changed, 9)),
+        }
+    }
+
+    #[test]
+    fn a_content_seen_right_after_its_write_is_known_while_the_file_is_as_seen() {
+        let mut recent = Recent::default();
+        recent.remember(&[Version {
+            stamp: None,
+            ..version("a.md", Op::Created, None, 1, Some("one"))
+        }]);
+        assert!(recent.unseen("a.md"));
+        // Another content than the one left there is not taken for it.
+        recent.seen("a.md", "two", &meta(3, 10, 10));
+        assert_eq!(recent.seen_as("a.md", &meta(3, 10, 10)), None);
+        recent.seen("a.md", "one", &meta(3, 10, 10));
+        assert!(!recent.unseen("a.md"));
+        assert_eq!(
+            recent.seen_as("a.md", &meta(3, 10, 10)).as_deref(),
+            Some("one")
+        );
+        // Seen once: a later look (another content's) does not move it.
+        recent.seen("a.md", "one", &meta(3, 11, 11));
+        assert_eq!(
+            recent.seen_as("a.md", &meta(3, 10, 10)).as_deref(),
+            Some("one")
+        );
+        // Written over in place, replaced, grown, or not a file: unknown.
+        for other in [meta(3, 12, 12), meta(3, 10, 12), meta(4, 10, 10)] {
+            assert_eq!(recent.seen_as("a.md", &other), None);
+        }
+        let link = Meta {
+            kind: Kind::Link,
+            ..meta(3, 10, 10)
+        };
+        assert_eq!(recent.seen_as("a.md", &link), None);
+        assert_eq!(recent.seen_as("b.md", &meta(3, 10, 10)), None);
+        // Its next change leaves a content not seen yet.
+        recent.remember(&[Version {
+            stamp: None,
+            ..version("a.md", Op::Modified, None, 2, Some("two"))
+        }]);
+        assert_eq!(recent.seen_as("a.md", &meta(3, 10, 10)), None);
+        assert!(recent.unseen("a.md"));
+        // A metadata without times is never taken.
+        let timeless = Meta {
+            modified: None,
+            ..meta(3, 10, 10)
+        };
+        recent.seen("a.md", "two", &timeless);
+        assert_eq!(recent.seen_as("a.md", &timeless), None);
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub struct Change {
     pub new: Option<Vec<u8>>,
     /// The stamp of the content replaced, as it was read.
     pub old_stamp: Option<Stamp>,
+    /// The hash of the content replaced, when known without reading it
+    /// (`old` is then `None`): this instance's last change left it.
+    pub old_sha: Option<String>,
     /// The stamp the change leaves on the file, when the writer knows it.
     pub new_stamp: Option<Stamp>,
 }
@@ -43,6 +46,7 @@ impl Change {
             old,
             new,
             old_stamp: None,
+            old_sha: None,
             new_stamp: None,
         }
     }
@@ -208,12 +212,21 @@ fn plan(
         // Replacing what memcap wrote last, still as it left it: its hash
         // is on record and its copy kept.
         let at = change.from.as_deref().unwrap_or(&change.path);
-        let known = change
-            .old_stamp
-            .filter(|s| s.hash.is_some())
-            .and_then(|s| tail.recent.known(at, &s));
-        let prev = match &change.old {
-            Some(_) if known.is_some() => known,
+        let known = match &change.old_sha {
+            // Known unread: still kept if the log says this instance left it.
+            Some(sha) => Some(sha.clone()).filter(|sha| tail.recent.left(at, sha)),
+            None => change
+                .old_stamp
+                .filter(|s| s.hash.is_some())
+                .and_then(|s| tail.recent.known(at, &s)),
+        };
+        // Not kept after all (another instance's change came between): read.
+        let read = match (&change.old, &change.old_sha) {
+            (None, Some(_)) if known.is_none() => pending::whole_file(io, at),
+            _ => None,
+        };
+        let prev = match change.old.as_ref().or(read.as_ref()) {
+            _ if known.is_some() => known,
             Some(old) => {
                 let sha = io.sha256_hex(old);
                 if !tail.recent.left(at, &sha) && blobs::put(io, &sha, old)? {
@@ -302,11 +315,12 @@ pub fn recording(io: &Io) -> bool {
 /// The changes removing `rel` (a file, or a directory and all under it)
 /// makes; `meta` is `rel`'s, not followed, when the caller has just read it.
 pub fn removal(io: &Io, rel: &str, meta: Option<Meta>) -> Vec<Change> {
-    files_under(io, rel, meta)
+    files_under(io, rel, meta, true)
         .into_iter()
-        .map(|(path, old, stamp)| Change {
-            old_stamp: stamp,
-            ..Change::new(path, Op::Deleted, old, None)
+        .map(|found| Change {
+            old_stamp: found.stamp,
+            old_sha: found.sha256,
+            ..Change::new(found.path, Op::Deleted, found.content, None)
         })
         .collect()
 }
@@ -314,31 +328,39 @@ pub fn removal(io: &Io, rel: &str, meta: Option<Meta>) -> Vec<Change> {
 /// The changes moving `from` (a file, or a directory and all under it) to
 /// `to` makes: one `renamed` a file, content kept.
 pub fn moving(io: &Io, from: &str, to: &str) -> Vec<Change> {
-    files_under(io, from, None)
+    files_under(io, from, None, false)
         .into_iter()
-        .map(|(path, content, stamp)| Change {
-            from: Some(path.clone()),
-            old_stamp: stamp,
+        .map(|found| Change {
+            from: Some(found.path.clone()),
+            old_stamp: found.stamp,
             ..Change::new(
-                format!("{to}{}", &path[from.len()..]),
+                format!("{to}{}", &found.path[from.len()..]),
                 Op::Renamed,
-                content.clone(),
-                content,
+                found.content.clone(),
+                found.content,
             )
         })
         .collect()
 }
 
+/// A file [`files_under`] found.
+struct Under {
+    path: String,
+    /// Its content, when read.
+    content: Option<Vec<u8>>,
+    /// For a large one read, the stamp of what was read.
+    stamp: Option<Stamp>,
+    /// Its content's hash, when known without reading it.
+    sha256: Option<String>,
+}
+
 /// Every regular file at or under `rel` that the history covers, with its
-/// content when it can be read (none past the largest file memcap reads)
-/// and, for a large one, the stamp of what was read.
+/// content when it can be read (none past the largest file memcap reads).
+/// With `unread`, a file this instance's last changes left, still as they
+/// left it, is not read: its hash is known ([`log::seen_as`]).
 /// Nothing when history is off. `known` is `rel`'s metadata, not
 /// followed, if the caller has it.
-fn files_under(
-    io: &Io,
-    rel: &str,
-    mut known: Option<Meta>,
-) -> Vec<(String, Option<Vec<u8>>, Option<Stamp>)> {
+fn files_under(io: &Io, rel: &str, mut known: Option<Meta>, unread: bool) -> Vec<Under> {
     use crate::storage::Kind;
     let mut found = Vec::new();
     if !recording(io) {
@@ -351,11 +373,20 @@ fn files_under(
         };
         match meta.kind {
             Kind::File if Change::covers(io, &path) => {
-                let (content, stamp) = match pending::whole_file_stamped(io, &path, &meta) {
-                    Some((bytes, stamp)) => (Some(bytes), stamp),
-                    None => (None, None),
+                let sha256 = unread.then(|| log::seen_as(io, &path, &meta)).flatten();
+                let (content, stamp) = match sha256 {
+                    Some(_) => (None, None),
+                    None => match pending::whole_file_stamped(io, &path, &meta) {
+                        Some((bytes, stamp)) => (Some(bytes), stamp),
+                        None => (None, None),
+                    },
                 };
-                found.push((path, content, stamp));
+                found.push(Under {
+                    path,
+                    content,
+                    stamp,
+                    sha256,
+                });
             }
             Kind::Dir if !crate::layout::is_reserved(path.split('/')) => {
                 for entry in io.fs.list(&path).unwrap_or_default() {
@@ -365,6 +396,6 @@ fn files_under(
             _ => {}
         }
     }
-    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found.sort_by(|a, b| a.path.cmp(&b.path));
     found
 }

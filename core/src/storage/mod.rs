@@ -33,7 +33,10 @@ pub struct Meta {
     pub size: u64,
     /// Modification time (seconds, nanoseconds).
     pub modified: Option<(u64, u32)>,
-    /// Status-change time, which also moves on a rename or in-place rewrite.
+    /// Status-change time as the host reports it. A POSIX `ctime` moves on
+    /// any write, rename or new link; wasmtime (48) reports the file's
+    /// creation time here, which moves only when the name holds another
+    /// file: neither can be set by a program.
     pub changed: Option<(u64, u32)>,
 }
 
@@ -170,8 +173,8 @@ pub trait File {
 
     /// What [`File::stat`] says, with how many names the file has (its
     /// hard links) when the adapter knows: a file whose name was replaced
-    /// or removed while it was open has one fewer, and its status-change
-    /// time moves. `None` when the adapter cannot tell.
+    /// or removed while it was open has one fewer. `None` when the adapter
+    /// cannot tell.
     fn stat_named(&self) -> Result<(Meta, Option<u64>), FsError> {
         self.stat().map(|meta| (meta, None))
     }

@@ -47,6 +47,10 @@ impl Catalog {
         let stamp = stamp_of(&st);
         // A note this call just wrote is not read back: its bytes are known.
         let mut whole = io.take_written(path, st.size);
+        if let Some(bytes) = &whole {
+            // The history's next change of it need not read it either.
+            crate::history::seen_written(io, path, &st, bytes);
+        }
         // A young stamp is trusted too: [`Catalog::verify_aged`] rereads
         // the note once it is old enough to show every change.
         let trusted = !reread && whole.is_none();
