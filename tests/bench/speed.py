@@ -32,6 +32,7 @@ Exits 0 whatever it measured (CI prints the table and does not fail on it),
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -159,10 +160,11 @@ def warm_writes(memcap: str, scratch: Path, calls: int, against: str | None = No
                                      "old_str": swap[i % 2], "new_str": swap[(i + 1) % 2]}),
                     ("delete", {"command": "delete", "path": f"/memories/w{size}/{i}.md"}),
                 ):
-                    # In turn, the first of them moved on each time:
-                    # drift falls on all alike.
-                    names = list(tools)
-                    for name in names[i % len(names):] + names[:i % len(names)]:
+                    # Every order of them in turn: drift falls on all
+                    # alike, and each follows each other as often (a
+                    # call right after another memcap's runs faster).
+                    orders = list(itertools.permutations(tools))
+                    for name in orders[i % len(orders)]:
                         t = time.perf_counter()
                         tools[name](command)
                         samples[(name, op)].append(time.perf_counter() - t)
