@@ -10,6 +10,7 @@ mod record;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use memcap_core::vocab::precondition::hex;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -195,10 +196,6 @@ pub fn parse_lifetime(text: &str) -> Result<i64, String> {
 
 fn hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

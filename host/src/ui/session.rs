@@ -80,7 +80,7 @@ impl Default for Sessions {
 pub fn secret() -> String {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the OS gives random bytes");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    memcap_core::vocab::precondition::hex(&bytes)
 }
 
 impl Sessions {
