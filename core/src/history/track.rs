@@ -261,7 +261,10 @@ fn plan(
         let (sha256, size) = match &change.new {
             Some(new) => {
                 let sha = io.sha256_hex(new);
-                if blobs::put_new(io, &sha, new)? {
+                // The content the change replaces is kept by now: a
+                // rename's, left as it was, is not written again.
+                let kept = prev.as_deref() == Some(sha.as_str());
+                if !kept && blobs::put_new(io, &sha, new)? {
                     total += new.len() as u64 + packs::RECORD;
                     fresh.push(sha.clone());
                 }
