@@ -476,3 +476,34 @@ fn a_note_replaced_by_one_of_the_same_size_and_time_is_kept_before_a_delete() {
         b"ours-too\n"
     );
 }
+
+#[test]
+fn a_renamed_note_keeps_its_content_once() {
+    let f = Fixture::directory();
+    let m = &f.memory;
+    let text = "a note that moves\n";
+    m.create("/memories/a.md", text).unwrap();
+    // Enough changes after it for the upkeep to pack its content.
+    for i in 0..300 {
+        m.create(&format!("/memories/more/{i}.md"), &format!("{i}\n"))
+            .unwrap();
+    }
+    let loose =
+        f.root()
+            .join(".memcap/history/blobs")
+            .join(memcap_core::vocab::precondition::sha256_hex(
+                text.as_bytes(),
+            ));
+    assert!(!loose.exists(), "packed by the upkeep");
+    m.rename("/memories/a.md", "/memories/b.md").unwrap();
+    assert!(
+        !loose.exists(),
+        "a rename keeps no second copy of its content"
+    );
+    let versions = m.history_list("/memories/b.md", None, None).unwrap();
+    assert_eq!(
+        m.history_show("/memories/b.md", versions[0].number)
+            .unwrap(),
+        text.as_bytes()
+    );
+}
