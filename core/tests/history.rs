@@ -633,12 +633,14 @@ fn a_pruning_that_fails_is_shown_by_memory_stats_until_one_succeeds() {
         s.ok(json!({"command": "create", "path": format!("/memories/{i}.md"), "file_text": "x\n"}));
     }
     assert_eq!(problem(&s), None);
-    // The 256th version is a pruning's turn; it cannot list the contents.
+    // The 256th version is an upkeep's turn; it cannot list the contents,
+    // and says at which step it stopped.
     s.fs.refuse_listing(Some(".memcap/history/blobs"));
     s.ok(json!({"command": "create", "path": "/memories/256.md", "file_text": "y\n"}));
     let said = problem(&s).expect("the failed pruning is shown");
     assert!(
-        said.contains("prune the history") && said.contains("permission denied"),
+        said.contains("Could not plan the packing of the history of /memories")
+            && said.contains("permission denied"),
         "{said}"
     );
     assert_eq!(

@@ -129,3 +129,58 @@ fn many_tiny_writes_keep_the_history_files_within_a_small_budget() {
     let text = String::from_utf8(history::show(&io, "/memories/7.md", oldest.v).unwrap()).unwrap();
     assert!(text.starts_with("count "), "{text}");
 }
+
+#[test]
+fn an_empty_segment_a_crash_left_is_packed_into() {
+    use memcap_core::storage::Storage;
+    let s = Store::new();
+    let body = |i: usize| format!("Note {i}, packed after a crash.\n");
+    for i in 0..300 {
+        s.ok(json!({"command": "create", "path": format!("/memories/n/{i}.md"), "file_text": body(i)}));
+    }
+    // Killed between creating the next segment and writing its bytes:
+    // the packing after it appends there rather than failing each time.
+    let segments = |s: &Store| {
+        history_files(s)
+            .into_iter()
+            .filter(|(p, _)| p.contains("/packs/0"))
+            .collect::<Vec<_>>()
+    };
+    let newest = segments(&s).last().unwrap().0.clone();
+    let number: u32 = newest.rsplit('/').next().unwrap().parse().unwrap();
+    s.fs.write_new(
+        &format!(".memcap/history/packs/{:08}", number + 1),
+        b"",
+        false,
+    )
+    .unwrap();
+    for i in 300..600 {
+        s.ok(json!({"command": "create", "path": format!("/memories/n/{i}.md"), "file_text": body(i)}));
+    }
+    let stats: serde_json::Value =
+        serde_json::from_str(&s.ok(json!({"command": "memory_stats"}))).unwrap();
+    assert_eq!(stats.get("historyProblem"), None, "{stats}");
+    let after = segments(&s);
+    let last = after.last().unwrap();
+    assert!(
+        last.0.ends_with(&format!("{:08}", number + 1)) && last.1 > 0,
+        "{after:?}"
+    );
+    let loose = history_files(&s)
+        .iter()
+        .filter(|(p, _)| p.contains("/blobs/"))
+        .count();
+    assert!(
+        loose < 100,
+        "{loose} loose contents: the packing did not run"
+    );
+    let io = Io::new(&s.fs, &s.env, &s.indexes);
+    for i in (0..600).step_by(13) {
+        let path = format!("/memories/n/{i}.md");
+        let listed = history::list(&io, &path, None, None).unwrap();
+        assert_eq!(
+            history::show(&io, &path, listed[0].v).unwrap(),
+            body(i).as_bytes()
+        );
+    }
+}

@@ -84,7 +84,7 @@ fn kill_nine_while_pruning_and_packing_loses_no_version() {
             .arg(&root)
             .args(["--history-mib", "1", "call"])
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         let lines = (n..n + 200).map(|m| {
@@ -96,7 +96,7 @@ fn kill_nine_while_pruning_and_packing_loses_no_version() {
             .to_string()
         });
         let delay = Duration::from_micros(rng.random_range(2_000..60_000));
-        common::kill_writer(&mut child, lines, delay);
+        common::kill_writing(&mut child, lines, delay);
         n += 200;
         // The next change settles what the kill left; then every version
         // kept reads back and the versions and the files agree.
@@ -105,6 +105,9 @@ fn kill_nine_while_pruning_and_packing_loses_no_version() {
             .create(&format!("/memories/probe-{kill}.md"), "p\n")
             .unwrap();
         every_version_reads_back(&memory, "", &format!("after kill {kill}"));
+        // What a kill leaves never stops the upkeep: no pruning failed.
+        let problem = memory.memory_stats().unwrap().history_problem;
+        assert_eq!(problem, None, "after kill {kill}");
     }
     // The budget held through it all, segments and their index included.
     let memory = open(&root);

@@ -478,9 +478,12 @@ pub fn apply(io: &Io, plan: Plan) -> Result<Packed, FsError> {
             return Ok(());
         }
         let path = segment_path(segment.0);
-        let written = match segment.1 {
-            0 => io.fs.write_new(&path, batch, false),
-            at => io.fs.write_at(&path, at, batch),
+        // A segment there already is appended to, even an empty one (a
+        // crash between its creation and its first bytes): only a new
+        // number is created, which never replaces anything.
+        let written = match (segment.1, sizes.contains_key(&segment.0)) {
+            (0, false) => io.fs.write_new(&path, batch, false),
+            (at, _) => io.fs.write_at(&path, at, batch),
         };
         batch.clear();
         written

@@ -1,7 +1,9 @@
-//! Upkeep that failed: a pruning that could not read or rewrite the log.
-//! The change it followed is made and recorded all the same, so the
-//! failure is not the change's answer; it is kept here, with its time,
-//! for `memory_stats` to show until a pruning succeeds.
+//! Upkeep that failed: a pruning or packing that could not read or write
+//! what it had to, named by its step ("could not pack the contents of the
+//! history of /memories: ..."). The change it followed is made and
+//! recorded all the same, so the failure is not the change's answer; it is
+//! kept here, with its time, for `memory_stats` to show until a pruning
+//! succeeds.
 
 use crate::error::FsError;
 use crate::files;
@@ -11,7 +13,8 @@ use crate::layout::HISTORY_PROBLEM;
 /// The most of the note `memory_stats` reads.
 const MAX_BYTES: u64 = 1024;
 
-/// Keeps what went wrong (`doing`, as "prune the history of"), replacing
+/// Keeps what went wrong (`doing`, as "pack the contents of the history
+/// of"), replacing
 /// what was kept before. Best effort: a history that cannot be written at
 /// all fails the next change's own recording, which says so.
 pub fn record(io: &Io, doing: &'static str, error: FsError) {

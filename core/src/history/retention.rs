@@ -53,6 +53,22 @@ impl Retention {
     }
 }
 
+/// An upkeep that failed: the step it was at (as `doing` in "could not
+/// DOING /memories") and what the file system said.
+pub type Failed = (&'static str, FsError);
+
+/// The upkeep's steps, named in [`super::problem`]'s note.
+const READ_LOG: &str = "read the history's log of";
+const REWRITE_LOG: &str = "rewrite the history's log of";
+const FILE_BY_PATH: &str = "file by path the history of";
+const PLAN_PACKING: &str = "plan the packing of the history of";
+const PACK: &str = "pack the contents of the history of";
+const CLEAR_PROBLEM: &str = "clear the last upkeep's failure in the history of";
+
+fn at(doing: &'static str) -> impl Fn(FsError) -> Failed {
+    move |error| (doing, error)
+}
+
 /// What a pruning did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pruned {
@@ -75,7 +91,7 @@ pub fn after(
     tail: &log::Tail,
     added: usize,
     retention: &Retention,
-) -> Result<Pruned, FsError> {
+) -> Result<Pruned, Failed> {
     let Some(newest) = &tail.last else {
         return Ok(Pruned::default());
     };
@@ -88,7 +104,8 @@ pub fn after(
     if !crossed {
         return Ok(Pruned::default());
     }
-    match over || !within_days(io, newest, retention)? || !step(io, tail, retention)? {
+    let aged = !within_days(io, newest, retention).map_err(at(READ_LOG))?;
+    match over || aged || !step(io, tail, retention)? {
         true => prune(io, retention),
         false => Ok(Pruned::default()),
     }
@@ -113,8 +130,8 @@ fn within_days(io: &Io, newest: &Version, retention: &Retention) -> Result<bool,
 /// costs what was written since, not a read of the whole log
 /// (docs/benchmarks.md, "The upkeep without the whole log"). `false` when
 /// only a pruning will do (the index by path cannot be extended).
-fn step(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<bool, FsError> {
-    if !super::paths::extend(io)? {
+fn step(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<bool, Failed> {
+    if !super::paths::extend(io).map_err(at(FILE_BY_PATH))? {
         return Ok(false);
     }
     // Nothing is dropped, so contents no version names (a crash's) are
@@ -126,24 +143,25 @@ fn step(io: &Io, tail: &log::Tail, retention: &Retention) -> Result<bool, FsErro
         false,
         retention.bytes / 10 * 9,
         tail.end,
-    )?;
-    packs::apply(io, plan)?;
+    )
+    .map_err(at(PLAN_PACKING))?;
+    packs::apply(io, plan).map_err(at(PACK))?;
     Ok(true)
 }
 
 /// [`after`], its failure kept for `memory_stats` ([`super::problem`])
 /// rather than dropped: the change it follows is made and recorded.
 pub fn upkeep(io: &Io, tail: &log::Tail, added: usize, retention: &Retention) {
-    if let Err(error) = after(io, tail, added, retention) {
-        super::problem::record(io, "prune the history of", error);
+    if let Err((doing, error)) = after(io, tail, added, retention) {
+        super::problem::record(io, doing, error);
     }
 }
 
 /// Drops the oldest versions past either bound (never a file's newest
 /// while the file is there), their contents no version still needs, and
 /// contents no version names (left by a crash).
-pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
-    let (versions, mut placed) = log::read_all_placed(io)?;
+pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, Failed> {
+    let (versions, mut placed) = log::read_all_placed(io).map_err(at(READ_LOG))?;
     let newest_of_live = newest_of_live(&versions);
     let mut uses: HashMap<&str, usize> = HashMap::new();
     let mut sizes: HashMap<&str, u64> = HashMap::new();
@@ -199,8 +217,9 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
     // bytes written anew. Planned first, done once the log no longer
     // names what goes, and counted in its totals: what the segments still
     // hold of dropped contents is history on disk.
-    let sweep = !super::pending::exists(io)?;
-    let plan = packs::plan(io, &named, &gone, sweep, target, log_bytes)?;
+    let sweep = !super::pending::exists(io).map_err(at(READ_LOG))?;
+    let plan =
+        packs::plan(io, &named, &gone, sweep, target, log_bytes).map_err(at(PLAN_PACKING))?;
     let dead = plan.dead;
     total += dead;
     // Still over: only the newest versions of live files are left, and
@@ -218,15 +237,15 @@ pub fn prune(io: &Io, retention: &Retention) -> Result<Pruned, FsError> {
             if let Some(last) = kept.last_mut() {
                 last.over = over;
             }
-            placed = log::rewrite(io, &kept)?;
+            placed = log::rewrite(io, &kept).map_err(at(REWRITE_LOG))?;
             kept
         }
         false => versions,
     };
-    pruned.contents += packs::apply(io, plan)?.dropped;
+    pruned.contents += packs::apply(io, plan).map_err(at(PACK))?.dropped;
     // The index by path, of the log as it is now.
-    super::paths::write(io, &kept, &placed)?;
-    super::problem::clear(io)?;
+    super::paths::write(io, &kept, &placed).map_err(at(FILE_BY_PATH))?;
+    super::problem::clear(io).map_err(at(CLEAR_PROBLEM))?;
     Ok(pruned)
 }
 

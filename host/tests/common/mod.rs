@@ -566,6 +566,41 @@ pub fn kill_writer(
     let _ = writer.join();
 }
 
+/// [`kill_writer`], the delay counted from the child's first answer
+/// rather than its start: a start slowed by a busy machine (the
+/// component's load) would otherwise take the whole delay, and the kill
+/// land before any write. The child's stdout must be piped; its answers
+/// are read and dropped (so a full pipe cannot stall it). A child that
+/// answers nothing within a minute is killed then.
+pub fn kill_writing(
+    child: &mut std::process::Child,
+    lines: impl Iterator<Item = String> + Send + 'static,
+    delay: std::time::Duration,
+) {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().expect("the child's stdout is piped");
+    let (first, answered) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let _ = lines.next();
+        let _ = first.send(());
+        lines.for_each(drop);
+    });
+    use std::io::Write;
+    let mut stdin = child.stdin.take().expect("the child's stdin is piped");
+    let writer = std::thread::spawn(move || {
+        for line in lines {
+            if writeln!(stdin, "{line}").is_err() {
+                return;
+            }
+        }
+    });
+    let _ = answered.recv_timeout(std::time::Duration::from_secs(60));
+    kill_after(child, delay);
+    let _ = writer.join();
+    let _ = reader.join();
+}
+
 /// Starts `memcap --root ROOT call` with `input` written to its stdin from a
 /// thread (so a full pipe cannot stall the test) and stdout piped.
 pub fn feed_call(root: &Path, input: String) -> std::process::Child {
