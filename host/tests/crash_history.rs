@@ -159,16 +159,21 @@ fn holding(root: &Path, secret: &str) -> Vec<String> {
 #[test]
 fn kill_nine_during_a_redaction_and_the_next_one_finishes_it() {
     let secret = "Kx9-redact-me-7731";
-    // How long a whole redaction takes here (start-up included): the kills
-    // land in its second half, where the redaction itself runs.
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memories");
-    store_with_a_secret(&root, secret);
-    let before = holding(&root, secret).len();
-    let started = std::time::Instant::now();
-    assert!(redact(&root).wait().unwrap().success());
-    let whole = started.elapsed().as_micros() as u64;
-    assert_eq!(holding(&root, secret), Vec::<String>::new());
+    // How long a whole redaction takes here (start-up included), the
+    // quickest of three (the first may pay for a cold start the others do
+    // not): the kills land in its second half, where the redaction runs.
+    let mut whole = u64::MAX;
+    let mut before = 0;
+    for _ in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("memories");
+        store_with_a_secret(&root, secret);
+        before = holding(&root, secret).len();
+        let started = std::time::Instant::now();
+        assert!(redact(&root).wait().unwrap().success());
+        whole = whole.min(started.elapsed().as_micros() as u64);
+        assert_eq!(holding(&root, secret), Vec::<String>::new());
+    }
     let mut rng = rand::rngs::StdRng::seed_from_u64(56);
     let (mut cut_short, mut halfway) = (0, 0);
     for kill in 0..kills() {
