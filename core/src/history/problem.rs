@@ -14,9 +14,9 @@ use crate::layout::HISTORY_PROBLEM;
 const MAX_BYTES: u64 = 1024;
 
 /// Keeps what went wrong (`doing`, as "pack the contents of the history
-/// of"), replacing
-/// what was kept before. Best effort: a history that cannot be written at
-/// all fails the next change's own recording, which says so.
+/// of"), replacing what was kept before. Best effort: a history that
+/// cannot be written at all fails the next change's own recording, which
+/// says so.
 pub fn record(io: &Io, doing: &'static str, error: FsError) {
     let said = crate::error::ToolError::Fs {
         error,
