@@ -553,17 +553,26 @@ pub fn kill_writer(
     lines: impl Iterator<Item = String> + Send + 'static,
     delay: std::time::Duration,
 ) {
+    let writer = feed_lines(child, lines);
+    kill_after(child, delay);
+    let _ = writer.join();
+}
+
+/// Writes `lines` to the child's stdin from a thread, until the child
+/// stops reading.
+fn feed_lines(
+    child: &mut std::process::Child,
+    lines: impl Iterator<Item = String> + Send + 'static,
+) -> std::thread::JoinHandle<()> {
     use std::io::Write;
     let mut stdin = child.stdin.take().expect("the child's stdin is piped");
-    let writer = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         for line in lines {
             if writeln!(stdin, "{line}").is_err() {
                 return;
             }
         }
-    });
-    kill_after(child, delay);
-    let _ = writer.join();
+    })
 }
 
 /// [`kill_writer`], the delay counted from the child's first answer
@@ -586,15 +595,7 @@ pub fn kill_writing(
         let _ = first.send(());
         lines.for_each(drop);
     });
-    use std::io::Write;
-    let mut stdin = child.stdin.take().expect("the child's stdin is piped");
-    let writer = std::thread::spawn(move || {
-        for line in lines {
-            if writeln!(stdin, "{line}").is_err() {
-                return;
-            }
-        }
-    });
+    let writer = feed_lines(child, lines);
     let _ = answered.recv_timeout(std::time::Duration::from_secs(60));
     kill_after(child, delay);
     let _ = writer.join();
